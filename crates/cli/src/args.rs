@@ -1,0 +1,285 @@
+//! Command-line options, spelled as sysbench spells them.
+//!
+//! Parse, then validate: clap turns argv into these raw structs, [`crate::plan_build`]
+//! turns them into the engine's validated [`dbdyno_engine::Plan`].
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub const ABOUT: &str = "DB Dyno: benchmark MySQL and MariaDB across a thread ladder (sysbench-compatible)";
+
+/// `dbdyno <workload> [options] <command>`: sysbench's own syntax.
+#[derive(Debug, Parser)]
+#[command(
+    name = "dbdyno",
+    version,
+    about = ABOUT,
+    override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno ladder [options]\n       dbdyno help",
+    after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name; --table_size and --table-size are the same option.\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
+)]
+pub struct WorkloadCli {
+    /// Workload name (oltp_read_write, ...) or a sysbench script path.
+    pub workload: String,
+    /// prepare, prewarm, run or cleanup.
+    pub command: WorkloadCommand,
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[command(flatten)]
+    pub workload_opts: WorkloadArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Threads for run, and for prepare/prewarm/cleanup.
+    #[arg(long, default_value_t = 1)]
+    pub threads: u32,
+    /// With prepare/cleanup: allow a schema that also holds non-benchmark tables.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WorkloadCommand {
+    Prepare,
+    Prewarm,
+    Run,
+    Cleanup,
+}
+
+/// Top-level subcommands other than the sysbench form.
+#[derive(Debug, Parser)]
+#[command(name = "dbdyno", version, about = ABOUT)]
+pub struct ToolCli {
+    #[command(subcommand)]
+    pub command: ToolCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolCommand {
+    /// Scenarios × thread counts, one result per step (the seed toolkit's loop).
+    Ladder(LadderArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LadderArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[command(flatten)]
+    pub workload_opts: WorkloadArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Comma-separated scenarios.
+    #[arg(long, value_delimiter = ',', default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only")]
+    pub scenarios: Vec<String>,
+    /// Comma-separated thread counts.
+    #[arg(long, value_delimiter = ',', default_value = "1,8,16,32,64,128")]
+    pub ladder: Vec<u32>,
+    /// Seconds of pause between steps (lets redo/WAL flushing settle).
+    #[arg(long, default_value_t = 0)]
+    pub cooldown: u64,
+    /// Create and load the tables before the first step.
+    #[arg(long)]
+    pub prepare: bool,
+    /// Read the tables into the buffer pool before the first step.
+    #[arg(long)]
+    pub prewarm: bool,
+    /// Drop the benchmark tables after the last step.
+    #[arg(long)]
+    pub cleanup: bool,
+    /// Threads for prepare, prewarm and cleanup.
+    #[arg(long, default_value_t = 4)]
+    pub admin_threads: u32,
+    /// With --prepare/--cleanup: allow a schema that also holds non-benchmark tables.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ConnArgs {
+    #[arg(long, default_value = "localhost")]
+    pub mysql_host: String,
+    #[arg(long, default_value_t = 3306)]
+    pub mysql_port: u16,
+    /// Unix socket (host and port are then ignored).
+    #[arg(long)]
+    pub mysql_socket: Option<String>,
+    #[arg(long, default_value = "sbtest")]
+    pub mysql_user: String,
+    /// Password. Prefer MYSQL_PWD or the prompt (give the option without a value):
+    /// a password on the command line is visible to other users of the machine.
+    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt")]
+    pub mysql_password: Option<String>,
+    #[arg(long, default_value = "sbtest")]
+    pub mysql_db: String,
+    /// sysbench's switch: on = encrypt without verifying (same as --mysql-ssl-mode=required).
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
+    pub mysql_ssl: Option<bool>,
+    /// disabled, required, verify_ca or verify_identity.
+    #[arg(long)]
+    pub mysql_ssl_mode: Option<String>,
+    /// CA certificate (PEM) for verify_ca / verify_identity.
+    #[arg(long)]
+    pub mysql_ssl_ca: Option<String>,
+    /// Error codes that restart a transaction instead of stopping ("all" or a list).
+    #[arg(long, default_value = "1213,1020,1205")]
+    pub mysql_ignore_errors: String,
+    /// auto (server-side prepared statements) or disable.
+    #[arg(long, default_value = "auto")]
+    pub db_ps_mode: String,
+    /// Only MySQL-protocol servers are supported.
+    #[arg(long, default_value = "mysql")]
+    pub db_driver: String,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct WorkloadArgs {
+    #[arg(long, default_value_t = 1)]
+    pub tables: u32,
+    #[arg(long, default_value_t = 10_000)]
+    pub table_size: u64,
+    #[arg(long, default_value_t = 100)]
+    pub range_size: u32,
+    #[arg(long, default_value_t = 10)]
+    pub point_selects: u32,
+    #[arg(long, default_value_t = 1)]
+    pub simple_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub sum_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub order_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub distinct_ranges: u32,
+    #[arg(long, default_value_t = 1)]
+    pub index_updates: u32,
+    #[arg(long, default_value_t = 1)]
+    pub non_index_updates: u32,
+    #[arg(long, default_value_t = 1)]
+    pub delete_inserts: u32,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "on", value_parser = parse_bool)]
+    pub range_selects: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
+    pub skip_trx: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "on", value_parser = parse_bool)]
+    pub auto_inc: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
+    pub secondary: bool,
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "on", value_parser = parse_bool)]
+    pub create_secondary: bool,
+    #[arg(long, default_value = "innodb")]
+    pub mysql_storage_engine: String,
+    #[arg(long, default_value_t = 10)]
+    pub random_points: u32,
+    #[arg(long, default_value_t = 10)]
+    pub number_of_ranges: u32,
+    #[arg(long, default_value_t = 5)]
+    pub delta: u32,
+    /// uniform, gaussian, special, pareto or zipfian.
+    #[arg(long, default_value = "special")]
+    pub rand_type: String,
+    #[arg(long, default_value_t = 12)]
+    pub rand_spec_iter: u32,
+    #[arg(long, default_value_t = 1.0)]
+    pub rand_spec_pct: f64,
+    #[arg(long, default_value_t = 75.0)]
+    pub rand_spec_res: f64,
+    /// 0 seeds from the clock.
+    #[arg(long, default_value_t = 0)]
+    pub rand_seed: u64,
+    #[arg(long, default_value_t = 0.2)]
+    pub rand_pareto_h: f64,
+    #[arg(long, default_value_t = 0.8)]
+    pub rand_zipfian_exp: f64,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    /// Seconds per measured step (0 = no limit; then --events is required).
+    #[arg(long)]
+    pub time: Option<u64>,
+    /// Stop a step after this many transactions (0 = no limit).
+    #[arg(long, default_value_t = 0)]
+    pub events: u64,
+    /// Seconds of load before each step's measurement starts (not recorded).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: u64,
+    /// Fixed arrival rate in transactions/s; latency counts from each intended start.
+    #[arg(long, default_value_t = 0.0)]
+    pub rate: f64,
+    /// Print an interval line every N seconds (0 = none for run; 1 for ladder).
+    #[arg(long)]
+    pub report_interval: Option<u64>,
+    /// Percentile for interval lines and the summary (sysbench's --percentile).
+    #[arg(long, default_value_t = 95.0)]
+    pub percentile: f64,
+    /// Print the latency histogram with the summary.
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
+    pub histogram: bool,
+    /// Write machine-readable results (schema: docs/json-schema.md) to this file ("-" = stdout).
+    #[arg(long)]
+    pub json: Option<String>,
+    /// Prewarm: repeat the scans until one pass hits the buffer pool at least this often (percent).
+    #[arg(long)]
+    pub prewarm_until_hit_rate: Option<f64>,
+}
+
+/// sysbench's boolean spellings.
+pub fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        other => Err(format!("'{other}' is not on/off")),
+    }
+}
+
+/// sysbench accepts `--table_size` and `--table-size`; clap knows the dashed form.
+/// Only the option name is rewritten, never its value.
+pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| {
+            if let Some(rest) = a.strip_prefix("--") {
+                let (name, value) = match rest.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (rest, None),
+                };
+                let name = name.replace('_', "-");
+                match value {
+                    Some(v) => format!("--{name}={v}"),
+                    None => format!("--{name}"),
+                }
+            } else {
+                a
+            }
+        })
+        .collect()
+}
+
+/// Which grammar argv uses: the first word that is not an option decides.
+pub fn first_word(args: &[String]) -> Option<&str> {
+    args.iter().skip(1).map(String::as_str).find(|a| !a.starts_with('-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn underscores_become_dashes_in_names_only() {
+        let v = normalize_args(["dbdyno", "--table_size=10", "--mysql-db=my_db", "oltp_read_write"].map(String::from));
+        assert_eq!(v, ["dbdyno", "--table-size=10", "--mysql-db=my_db", "oltp_read_write"]);
+    }
+
+    #[test]
+    fn options_before_and_after_the_workload() {
+        let args = normalize_args(
+            ["dbdyno", "--threads=8", "oltp_read_write", "--tables=4", "run", "--skip_trx=on"].map(String::from),
+        );
+        let cli = WorkloadCli::try_parse_from(args).unwrap();
+        assert_eq!(cli.threads, 8);
+        assert_eq!(cli.workload_opts.tables, 4);
+        assert!(cli.workload_opts.skip_trx);
+        assert_eq!(cli.command, WorkloadCommand::Run);
+    }
+
+    #[test]
+    fn unknown_options_are_refused() {
+        let args = normalize_args(["dbdyno", "oltp_read_write", "--tabels=4", "run"].map(String::from));
+        assert!(WorkloadCli::try_parse_from(args).is_err());
+    }
+}

@@ -1,0 +1,154 @@
+//! Turns engine events into sysbench-style text on stdout, and a progress bar on stderr
+//! when stderr is a terminal. The printer is just another consumer of the event channel.
+
+use std::io::{IsTerminal, Write};
+
+use dbdyno_engine::stats::LatencyHistogram;
+use dbdyno_engine::{sysbench_text, EngineEvent, StepResult};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// What kind of output the command wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// One sysbench command: its exact layout.
+    Sysbench { histogram: bool },
+    /// A ladder: a heading per step, interval lines, a one-line result, a table at the end.
+    Ladder,
+}
+
+pub struct Printer {
+    style: Style,
+    print_intervals: bool,
+    bar: Option<ProgressBar>,
+    ladder_rows: Vec<StepResult>,
+}
+
+impl Printer {
+    pub fn new(style: Style, print_intervals: bool) -> Self {
+        Printer {
+            style,
+            print_intervals,
+            bar: None,
+            ladder_rows: Vec::new(),
+        }
+    }
+
+    pub fn handle(&mut self, e: &EngineEvent) {
+        let mut out = std::io::stdout().lock();
+        match e {
+            EngineEvent::PhaseStarted { index, of, label } => {
+                if self.style == Style::Ladder {
+                    let _ = writeln!(out, "\n=== [{}/{}] {label} ===", index + 1, of);
+                }
+            }
+            EngineEvent::Message { text } => {
+                let _ = writeln!(out, "{text}");
+            }
+            EngineEvent::Warning { text } => {
+                eprintln!("WARNING: {text}");
+            }
+            EngineEvent::PrepareProgress { rows_done, rows_total } => self.progress(*rows_done, *rows_total),
+            EngineEvent::PrepareFinished(r) => {
+                if let Some(bar) = self.bar.take() {
+                    bar.finish_and_clear();
+                }
+                let _ = writeln!(
+                    out,
+                    "Prepared {} table(s), {} rows in {:.1}s ({:.0} rows/s; load {:.1}s, indexes {:.1}s, {} threads)",
+                    r.tables, r.rows, r.seconds, r.rows_per_sec, r.load_seconds, r.index_seconds, r.threads
+                );
+            }
+            EngineEvent::PrewarmFinished(r) => {
+                let _ = writeln!(out, "Prewarmed {} table(s) in {:.1}s", r.tables, r.seconds);
+            }
+            EngineEvent::StepStarted { threads, warmup_s, .. } => {
+                if let Style::Sysbench { .. } = self.style {
+                    let _ = writeln!(out, "Initializing worker threads...\n");
+                    let _ = writeln!(out, "Threads started!\n");
+                } else if *warmup_s > 0 {
+                    let _ = writeln!(out, "(warmup {warmup_s}s done, measuring {threads} threads)");
+                }
+            }
+            EngineEvent::Interval { record, .. } => {
+                if self.print_intervals {
+                    let _ = writeln!(out, "{}", sysbench_text::format_interval(record));
+                }
+            }
+            EngineEvent::StepFinished { result, .. } => match self.style {
+                Style::Sysbench { histogram } => {
+                    let hist = if histogram {
+                        LatencyHistogram::from_base64(&result.histogram).ok()
+                    } else {
+                        None
+                    };
+                    let _ = writeln!(out, "{}", sysbench_text::format_summary(result, hist.as_ref()));
+                }
+                Style::Ladder => {
+                    let _ = writeln!(
+                        out,
+                        "{} threads={} tps={:.2} qps={:.2} p{}={:.2}ms p99={:.2}ms errors={} reconnects={} client_cpu={:.0}%{}",
+                        result.scenario,
+                        result.threads,
+                        result.tps(),
+                        result.qps(),
+                        trim_pct(result.percentile),
+                        result.latency_pct_ms,
+                        result.latency.p99_ms,
+                        result.ignored_errors,
+                        result.reconnects,
+                        result.client_cpu.percent_of_machine,
+                        if result.cancelled { " (cancelled)" } else { "" }
+                    );
+                    self.ladder_rows.push((**result).clone());
+                }
+            },
+            EngineEvent::Cooldown { seconds } => {
+                let _ = writeln!(out, "cool-down {seconds}s...");
+            }
+        }
+    }
+
+    fn progress(&mut self, done: u64, total: u64) {
+        if !std::io::stderr().is_terminal() || total == 0 {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = ProgressBar::new(total);
+            b.set_style(
+                ProgressStyle::with_template("{spinner} loading [{bar:40}] {pos}/{len} rows {per_sec} eta {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            b
+        });
+        bar.set_position(done);
+    }
+
+    /// The ladder's closing table: one line per step, the seed report's matrix.
+    pub fn finish(&self) {
+        if self.style != Style::Ladder || self.ladder_rows.is_empty() {
+            return;
+        }
+        println!("\n{:<24} {:>7} {:>12} {:>12} {:>10} {:>10} {:>8}", "scenario", "threads", "tps", "qps", "p95 ms", "p99 ms", "errors");
+        for r in &self.ladder_rows {
+            println!(
+                "{:<24} {:>7} {:>12.2} {:>12.2} {:>10.2} {:>10.2} {:>8}",
+                r.scenario.name(),
+                r.threads,
+                r.tps(),
+                r.qps(),
+                r.latency.p95_ms,
+                r.latency.p99_ms,
+                r.ignored_errors
+            );
+        }
+    }
+}
+
+fn trim_pct(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{}", p as u64)
+    } else {
+        format!("{p}")
+    }
+}

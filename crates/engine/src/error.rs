@@ -1,0 +1,65 @@
+//! Engine errors. Each says what failed, against what, and what the server answered,
+//! so the shells can print it as is.
+
+use crate::plan::PlanError;
+use crate::workload::StatementClass;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EngineError {
+    #[error("invalid plan: {0}")]
+    Plan(#[from] PlanError),
+
+    #[error("cannot connect to MySQL at {endpoint} as '{user}': {message}")]
+    Connect {
+        endpoint: String,
+        user: String,
+        /// Server error code when the server answered (1045 access denied, 1049 unknown database).
+        code: Option<u16>,
+        message: String,
+    },
+
+    #[error("{class} statement failed: {message} (error {code}){}", sql_hint(.sql))]
+    Statement {
+        class: StatementClass,
+        code: u16,
+        message: String,
+        sql: String,
+    },
+
+    #[error("{context} failed: {message}{}", code.map(|c| format!(" (error {c})")).unwrap_or_default())]
+    Query {
+        context: String,
+        code: Option<u16>,
+        message: String,
+    },
+
+    /// A safety rule stopped the phase before it changed anything.
+    #[error("{0}")]
+    Refused(String),
+
+    #[error("lost the connection to the server and could not reconnect within {seconds}s: {message}")]
+    ReconnectFailed { seconds: u64, message: String },
+
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn sql_hint(sql: &str) -> String {
+    if sql.is_empty() {
+        String::new()
+    } else {
+        let short: String = sql.chars().take(160).collect();
+        format!("\n  statement: {short}")
+    }
+}
+
+impl EngineError {
+    /// The server's error code, when there is one (tests and shells branch on it).
+    pub fn server_code(&self) -> Option<u16> {
+        match self {
+            EngineError::Connect { code, .. } | EngineError::Query { code, .. } => *code,
+            EngineError::Statement { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! What the engine tells its consumers while it runs. The CLI prints these, the GUI
+//! draws them, the history writer stores them; the engine does not know which.
+
+use serde::{Deserialize, Serialize};
+
+use crate::phases::{PrepareReport, PrewarmReport};
+use crate::results::{IntervalRecord, StepResult};
+use crate::workload::Scenario;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EngineEvent {
+    /// A phase of the plan begins. `index` counts phases from 0, `of` is their number.
+    PhaseStarted {
+        index: usize,
+        of: usize,
+        label: String,
+    },
+    /// A line sysbench would print ("Creating table 'sbtest1'...").
+    Message { text: String },
+    /// A non-fatal problem worth showing (errors ignored, a reconnect, a slow prewarm).
+    Warning { text: String },
+    /// Rows loaded so far during prepare.
+    PrepareProgress { rows_done: u64, rows_total: u64 },
+    PrepareFinished(PrepareReport),
+    PrewarmFinished(PrewarmReport),
+    /// A measured step is starting: warmup (if any) has ended, the clock runs.
+    StepStarted {
+        step: usize,
+        scenario: Scenario,
+        threads: u32,
+        warmup_s: u64,
+        planned_s: u64,
+    },
+    /// One interval of a step (sysbench's `[ 1s ] thds: ...` line).
+    Interval { step: usize, record: IntervalRecord },
+    StepFinished { step: usize, result: Box<StepResult> },
+    Cooldown { seconds: u64 },
+}
+
+/// The sending half given to the engine. Sending never fails the run: a consumer that
+/// went away simply stops receiving.
+#[derive(Debug, Clone)]
+pub struct EventSink(Option<crossbeam_channel::Sender<EngineEvent>>);
+
+impl EventSink {
+    pub fn new(tx: crossbeam_channel::Sender<EngineEvent>) -> Self {
+        EventSink(Some(tx))
+    }
+
+    /// A sink that drops everything (tests, one-shot library calls).
+    pub fn none() -> Self {
+        EventSink(None)
+    }
+
+    pub fn send(&self, e: EngineEvent) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(e);
+        }
+    }
+
+    pub fn message(&self, text: impl Into<String>) {
+        self.send(EngineEvent::Message { text: text.into() });
+    }
+
+    pub fn warning(&self, text: impl Into<String>) {
+        self.send(EngineEvent::Warning { text: text.into() });
+    }
+}

@@ -1,0 +1,366 @@
+//! Measured steps: one scenario at one thread count.
+//!
+//! The controller (the calling thread) starts one OS thread per connection, waits until
+//! every connection is up and its statements prepared, lets warmup pass, then wakes once
+//! per interval to collect the workers' live figures into an [`IntervalRecord`]. At the
+//! end it merges the workers' own histograms into the step's [`StepResult`].
+//!
+//! Why threads and a synchronous driver: see [`crate::driver`].
+
+mod client_cpu;
+mod shared;
+mod statements;
+mod worker;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Barrier, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+pub use client_cpu::client_cores;
+use client_cpu::CpuClock;
+use shared::{IntervalCell, Shared, Timeline};
+use worker::{Worker, WorkerTotals};
+
+use crate::cancel::CancelToken;
+use crate::error::EngineError;
+use crate::events::{EngineEvent, EventSink};
+use crate::plan::{ConnectOptions, StepPlan};
+use crate::results::{
+    per_sec, ClassLatency, ClientCpu, IntervalRecord, QueryCounts, StepResult,
+};
+use crate::stats::{self, LatencyHistogram};
+use crate::workload::shape::TxnShape;
+use crate::workload::{StatementClass, WorkloadOptions};
+
+/// How often the controller checks for cancel, --events and failures between intervals.
+const POLL: Duration = Duration::from_millis(20);
+
+/// Runs one step and returns its figures. A cancel ends the step early; what was
+/// measured until then is returned with `cancelled = true`.
+pub fn run_step(
+    connect: &ConnectOptions,
+    workload: &WorkloadOptions,
+    step: &StepPlan,
+    step_index: usize,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<StepResult, EngineError> {
+    let threads = step.threads;
+    let settings = &step.settings;
+    let shape = TxnShape::for_scenario(step.scenario, workload);
+    let tables = if step.scenario.single_table_only() { 1 } else { workload.tables } as usize;
+    // Every statement a worker prepares must fit the driver's cache (see driver::opts).
+    let stmt_cache = shape.classes().len() * tables + 8;
+
+    let shared = Shared {
+        scenario: step.scenario,
+        threads,
+        connect: connect.clone(),
+        workload: workload.clone(),
+        stmt_cache,
+        timeline: OnceLock::new(),
+        stop: AtomicBool::new(false),
+        event_limit: settings.events,
+        events_done: AtomicU64::new(0),
+        rate: settings.rate,
+        tickets: AtomicU64::new(0),
+    };
+    let cells: Vec<Mutex<IntervalCell>> = (0..threads).map(|_| Mutex::new(IntervalCell::default())).collect();
+
+    // Phase 1: connect and prepare on every worker thread, in parallel.
+    let (ready_tx, ready_rx) = crossbeam_channel::unbounded::<(u32, Result<(), EngineError>)>();
+    let barrier = Barrier::new(threads as usize + 1);
+    let abort = AtomicBool::new(false);
+
+    std::thread::scope(|scope| -> Result<StepResult, EngineError> {
+        let shared_ref: &Shared = &shared;
+        let mut handles = Vec::with_capacity(threads as usize);
+        for id in 0..threads {
+            let cell = &cells[id as usize];
+            let ready_tx = ready_tx.clone();
+            let (barrier, abort) = (&barrier, &abort);
+            let handle = std::thread::Builder::new()
+                .name(format!("dbdyno-worker-{id}"))
+                .spawn_scoped(scope, move || -> Result<WorkerTotals, EngineError> {
+                    let worker = Worker::connect(id, shared_ref, cell);
+                    let _ = ready_tx.send((id, worker.as_ref().map(|_| ()).map_err(Clone::clone)));
+                    barrier.wait();
+                    let worker = worker?;
+                    if abort.load(Ordering::SeqCst) {
+                        return Err(EngineError::Internal("step aborted".into()));
+                    }
+                    worker.run()
+                })
+                .map_err(|e| EngineError::Internal(format!("cannot start worker thread: {e}")))?;
+            handles.push(handle);
+        }
+        drop(ready_tx);
+
+        let mut first_error: Option<EngineError> = None;
+        for _ in 0..threads {
+            match ready_rx.recv() {
+                Ok((_, Ok(()))) => {}
+                Ok((_, Err(e))) => {
+                    if first_error.is_none() {
+                        first_error = Some(e);
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        if first_error.is_some() || cancel.is_cancelled() {
+            abort.store(true, Ordering::SeqCst);
+        }
+        // Phase 2: the clock starts when every connection is ready.
+        let t0 = Instant::now();
+        let measure_start = t0 + Duration::from_secs(settings.warmup_s);
+        // Published before the barrier releases the workers; each copies it once.
+        let _ = shared_ref.timeline.set(Timeline { t0, measure_start });
+        barrier.wait();
+
+        if let Some(e) = first_error {
+            for h in handles {
+                let _ = h.join();
+            }
+            return Err(e);
+        }
+        if cancel.is_cancelled() {
+            for h in handles {
+                let _ = h.join();
+            }
+            return Err(EngineError::Internal("cancelled before the step started".into()));
+        }
+
+        let outcome = control(shared_ref, &cells, step, step_index, t0, measure_start, events, cancel);
+        shared_ref.stop.store(true, Ordering::SeqCst);
+
+        let mut totals = Vec::with_capacity(threads as usize);
+        let mut fatal: Option<EngineError> = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(t)) => totals.push(t),
+                Ok(Err(e)) => {
+                    if fatal.is_none() {
+                        fatal = Some(e);
+                    }
+                }
+                Err(_) => {
+                    fatal.get_or_insert(EngineError::Internal("a worker thread panicked".into()));
+                }
+            }
+        }
+        let ended = Instant::now();
+        if let Some(e) = fatal {
+            return Err(e);
+        }
+        let mut run = outcome;
+        Ok(finish(step, &mut run, totals, measure_start, ended, cancel.is_cancelled()))
+    })
+}
+
+/// What the controller gathered while the workers ran.
+struct Controlled {
+    intervals: Vec<IntervalRecord>,
+    cpu_ms_start: u64,
+    cpu_ms_end: u64,
+    started_unix_ms: i64,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn control(
+    shared: &Shared,
+    cells: &[Mutex<IntervalCell>],
+    step: &StepPlan,
+    step_index: usize,
+    t0: Instant,
+    measure_start: Instant,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Controlled {
+    let settings = &step.settings;
+    let mut cpu = CpuClock::new();
+    // Warmup: load runs, nothing is recorded.
+    while Instant::now() < measure_start {
+        if cancel.is_cancelled() || shared.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        std::thread::sleep(POLL.min(measure_start.saturating_duration_since(Instant::now())));
+    }
+    let _ = t0;
+    // Anything a worker recorded during warmup would be stale: clear the cells.
+    for c in cells {
+        c.lock().unwrap().take();
+    }
+    let started_unix_ms = unix_ms();
+    events.send(EngineEvent::StepStarted {
+        step: step_index,
+        scenario: step.scenario,
+        threads: step.threads,
+        warmup_s: settings.warmup_s,
+        planned_s: settings.time_s,
+    });
+    let cpu_ms_start = cpu.cpu_ms();
+    let interval = Duration::from_secs(settings.record_interval_s());
+    let measure_end = (settings.time_s > 0).then(|| measure_start + Duration::from_secs(settings.time_s));
+    let mut intervals = Vec::new();
+    let mut last = measure_start;
+    let mut k: u32 = 1;
+    loop {
+        let target = measure_start + interval * k;
+        let target = measure_end.map_or(target, |e| target.min(e));
+        let mut interrupted = false;
+        while Instant::now() < target {
+            if cancel.is_cancelled() || shared.stop.load(Ordering::Relaxed) {
+                interrupted = true;
+                break;
+            }
+            std::thread::sleep(POLL.min(target.saturating_duration_since(Instant::now())));
+        }
+        let now = Instant::now();
+        let duration = (now - last).as_secs_f64();
+        // A short tail (cancel, --events) would draw a misleading spike; keep it only
+        // when it covers at least half an interval.
+        if !interrupted || duration >= interval.as_secs_f64() / 2.0 {
+            let record = collect_interval(cells, shared.threads, step, (now - measure_start).as_secs_f64(), duration);
+            events.send(EngineEvent::Interval {
+                step: step_index,
+                record: record.clone(),
+            });
+            intervals.push(record);
+        }
+        last = now;
+        k += 1;
+        if interrupted || measure_end.is_some_and(|e| now >= e) {
+            break;
+        }
+    }
+    shared.stop.store(true, Ordering::SeqCst);
+    Controlled {
+        intervals,
+        cpu_ms_start,
+        cpu_ms_end: cpu.cpu_ms(),
+        started_unix_ms,
+    }
+}
+
+fn collect_interval(
+    cells: &[Mutex<IntervalCell>],
+    threads: u32,
+    step: &StepPlan,
+    elapsed_s: f64,
+    duration_s: f64,
+) -> IntervalRecord {
+    let mut txns = 0;
+    let mut queries = QueryCounts::default();
+    let mut errors = 0;
+    let mut reconnects = 0;
+    let mut latency = LatencyHistogram::new();
+    for c in cells {
+        let taken = c.lock().unwrap().take();
+        txns += taken.transactions;
+        queries.merge(&taken.queries);
+        errors += taken.errors;
+        reconnects += taken.reconnects;
+        latency.add(&taken.latency);
+    }
+    let ps = |n: u64| if duration_s > 0.0 { n as f64 / duration_s } else { 0.0 };
+    IntervalRecord {
+        elapsed_s,
+        duration_s,
+        end_unix_ms: unix_ms(),
+        threads,
+        tps: ps(txns),
+        qps: ps(queries.total()),
+        reads_ps: ps(queries.read),
+        writes_ps: ps(queries.write),
+        other_ps: ps(queries.other),
+        latency_ms: latency.value_at_percentile_ms(step.settings.percentile),
+        percentile: step.settings.percentile,
+        errors_ps: ps(errors),
+        reconnects_ps: ps(reconnects),
+    }
+}
+
+fn finish(
+    step: &StepPlan,
+    run: &mut Controlled,
+    totals: Vec<WorkerTotals>,
+    measure_start: Instant,
+    ended: Instant,
+    cancelled: bool,
+) -> StepResult {
+    let mut latency = LatencyHistogram::new();
+    let mut per_class: Vec<LatencyHistogram> = (0..StatementClass::COUNT).map(|_| LatencyHistogram::new()).collect();
+    let mut queries = QueryCounts::default();
+    let (mut transactions, mut ignored, mut reconnects) = (0, 0, 0);
+    let mut events_per_thread = Vec::with_capacity(totals.len());
+    let mut busy_per_thread = Vec::with_capacity(totals.len());
+    for t in &totals {
+        latency.add(&t.latency);
+        for (acc, h) in per_class.iter_mut().zip(&t.per_class) {
+            acc.add(h);
+        }
+        queries.merge(&t.queries);
+        transactions += t.transactions;
+        ignored += t.ignored_errors;
+        reconnects += t.reconnects;
+        events_per_thread.push(t.transactions);
+        busy_per_thread.push(t.busy.as_secs_f64());
+    }
+    let total_time_s = ended.saturating_duration_since(measure_start).as_secs_f64();
+    let summary = latency.summary();
+    let cpu_seconds = run.cpu_ms_end.saturating_sub(run.cpu_ms_start) as f64 / 1000.0;
+    let cores = client_cores();
+    let measured_s = total_time_s.max(1e-9);
+    let client_cpu = ClientCpu {
+        cpu_seconds,
+        percent_of_core: 100.0 * cpu_seconds / measured_s,
+        cores,
+        percent_of_machine: 100.0 * cpu_seconds / measured_s / cores as f64,
+        us_per_query: if queries.total() > 0 {
+            cpu_seconds * 1e6 / queries.total() as f64
+        } else {
+            0.0
+        },
+    };
+    let whole_tps = per_sec(transactions, total_time_s);
+    let intervals = std::mem::take(&mut run.intervals);
+    let steady = stats::find_steady_window(&intervals, whole_tps);
+    StepResult {
+        scenario: step.scenario,
+        threads: step.threads,
+        started_unix_ms: run.started_unix_ms,
+        ended_unix_ms: unix_ms(),
+        warmup_s: step.settings.warmup_s as f64,
+        total_time_s,
+        transactions,
+        queries,
+        ignored_errors: ignored,
+        reconnects,
+        percentile: step.settings.percentile,
+        latency_pct_ms: latency.value_at_percentile_ms(step.settings.percentile),
+        latency: summary,
+        per_class: StatementClass::all()
+            .into_iter()
+            .zip(per_class.iter())
+            .filter(|(_, h)| h.count() > 0)
+            .map(|(class, h)| ClassLatency {
+                class,
+                latency: h.summary(),
+            })
+            .collect(),
+        fairness: stats::fairness(&events_per_thread, &busy_per_thread),
+        intervals,
+        steady,
+        client_cpu,
+        histogram: latency.to_base64(),
+        cancelled,
+    }
+}
+
+pub(crate) fn unix_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,85 @@
+//! State the workers of one step share with the step's controller.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::plan::ConnectOptions;
+use crate::results::QueryCounts;
+use crate::stats::LatencyHistogram;
+use crate::workload::{Scenario, WorkloadOptions};
+
+/// The live figures of one worker since the controller last looked. The worker locks
+/// it once per transaction; the controller swaps it out once per interval.
+#[derive(Default)]
+pub struct IntervalCell {
+    pub transactions: u64,
+    pub queries: QueryCounts,
+    pub errors: u64,
+    pub reconnects: u64,
+    pub latency: LatencyHistogram,
+}
+
+impl IntervalCell {
+    pub fn take(&mut self) -> IntervalCell {
+        std::mem::take(self)
+    }
+}
+
+/// When the step's clock started and when measurement starts (after warmup).
+#[derive(Debug, Clone, Copy)]
+pub struct Timeline {
+    pub t0: Instant,
+    /// Transactions that start before this instant are warmup: run, not recorded.
+    pub measure_start: Instant,
+}
+
+pub struct Shared {
+    pub scenario: Scenario,
+    pub threads: u32,
+    pub connect: ConnectOptions,
+    pub workload: WorkloadOptions,
+    pub stmt_cache: usize,
+    /// Set once by the controller when every connection is ready.
+    pub timeline: OnceLock<Timeline>,
+    pub stop: AtomicBool,
+    /// --events: stop after this many measured transactions (0 = no limit).
+    pub event_limit: u64,
+    pub events_done: AtomicU64,
+    /// --rate: intended start of ticket n is `t0 + n / rate`.
+    pub rate: f64,
+    pub tickets: AtomicU64,
+}
+
+impl Shared {
+    /// The intended start of the next transaction under --rate, or None when unpaced.
+    pub fn next_intended_start(&self, t0: Instant) -> Option<Instant> {
+        if self.rate <= 0.0 {
+            return None;
+        }
+        let n = self.tickets.fetch_add(1, Ordering::Relaxed);
+        Some(t0 + Duration::from_secs_f64(n as f64 / self.rate))
+    }
+
+    /// Reserves one measured transaction under --events before it starts, so the
+    /// step ends at exactly the number asked for. False when the limit is reached.
+    pub fn reserve_event(&self) -> bool {
+        if self.event_limit == 0 {
+            return true;
+        }
+        let n = self.events_done.fetch_add(1, Ordering::Relaxed);
+        if n >= self.event_limit {
+            self.stop.store(true, Ordering::SeqCst);
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Gives back a reservation whose transaction failed and will be retried.
+    pub fn release_event(&self) {
+        if self.event_limit > 0 {
+            self.events_done.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! One worker: one OS thread, one connection, its own random generator and its own
+//! statistics. Nothing in the loop is shared but a lock-free stop flag and one
+//! uncontended mutex per transaction for the live interval figures.
+
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use mysql::Conn;
+
+use super::shared::{IntervalCell, Shared};
+use super::statements::{Draw, SliceDraw, Statements};
+use crate::driver::{self, ErrorKind};
+use crate::error::EngineError;
+use crate::results::QueryCounts;
+use crate::stats::LatencyHistogram;
+use crate::workload::rand::SbRand;
+use crate::workload::shape::TxnShape;
+use crate::workload::{sql, Scenario, StatementClass};
+
+/// A lost connection is retried this long before the step fails.
+const RECONNECT_GIVE_UP: Duration = Duration::from_secs(60);
+/// sysbench's bulk insert flushes a multi-row INSERT at this size.
+const BULK_FLUSH_BYTES: usize = 512 * 1024;
+
+/// What a worker hands back when the step ends.
+pub struct WorkerTotals {
+    pub transactions: u64,
+    pub queries: QueryCounts,
+    pub ignored_errors: u64,
+    pub reconnects: u64,
+    pub latency: LatencyHistogram,
+    pub per_class: Vec<LatencyHistogram>,
+    /// Sum of measured transaction times (sysbench's per-thread "execution time").
+    pub busy: Duration,
+}
+
+/// Why one transaction did not complete.
+enum TxnFailure {
+    Ignored,
+    Reconnected,
+    Fatal(EngineError),
+    Stopped,
+}
+
+pub struct Worker<'a> {
+    pub id: u32,
+    shared: &'a Shared,
+    cell: &'a Mutex<IntervalCell>,
+    conn: Conn,
+    stmts: Statements,
+    shape: TxnShape,
+    rng: SbRand,
+    totals: WorkerTotals,
+    /// Per-transaction scratch: statements executed, by kind.
+    txn_queries: QueryCounts,
+    bulk: Option<BulkState>,
+    /// select_random_points/ranges: this worker's id slice, packed.
+    slice: i64,
+    /// oltp_insert without auto_inc: unique ids, as sysbench.rand.unique() gives.
+    unique_seq: u32,
+}
+
+struct BulkState {
+    buf: String,
+    rows: u64,
+    next_id: i64,
+}
+
+impl<'a> Worker<'a> {
+    /// Connects and prepares statements. Errors here abort the step before it starts.
+    pub fn connect(id: u32, shared: &'a Shared, cell: &'a Mutex<IntervalCell>) -> Result<Self, EngineError> {
+        let o = &shared.workload;
+        let shape = TxnShape::for_scenario(shared.scenario, o);
+        let mut conn = driver::connect_with_cache(&shared.connect, shared.stmt_cache)?;
+        let stmts = prepare_statements(&mut conn, shared, &shape)?;
+        let rng = SbRand::new(&o.rand, id as u64 + 1);
+        let rlen = o.table_size / shared.threads.max(1) as u64;
+        let bulk = if shared.scenario == Scenario::BulkInsert {
+            Some(BulkState::resume(&mut conn, id)?)
+        } else {
+            None
+        };
+        Ok(Worker {
+            id,
+            shared,
+            cell,
+            conn,
+            stmts,
+            shape,
+            rng,
+            totals: WorkerTotals {
+                transactions: 0,
+                queries: QueryCounts::default(),
+                ignored_errors: 0,
+                reconnects: 0,
+                latency: LatencyHistogram::new(),
+                per_class: (0..StatementClass::COUNT).map(|_| LatencyHistogram::new()).collect(),
+                busy: Duration::ZERO,
+            },
+            txn_queries: QueryCounts::default(),
+            bulk,
+            slice: SliceDraw::pack(rlen * id as u64, rlen),
+            unique_seq: id.wrapping_mul(0x9E37_79B9),
+        })
+    }
+
+    /// Runs transactions until told to stop. Returns the worker's totals.
+    pub fn run(mut self) -> Result<WorkerTotals, EngineError> {
+        let shared = self.shared;
+        let timeline = *shared.timeline.get().expect("timeline is set before workers start");
+        loop {
+            if shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // With --rate, each transaction has an intended start time; latency counts
+            // from it, so a stalled server cannot hide its queue (no coordinated omission).
+            let intended = match shared.next_intended_start(timeline.t0) {
+                Some(t) => {
+                    if !sleep_until(t, shared) {
+                        break;
+                    }
+                    t
+                }
+                None => Instant::now(),
+            };
+            let measured = intended >= timeline.measure_start;
+            if measured && !shared.reserve_event() {
+                break;
+            }
+            self.txn_queries = QueryCounts::default();
+            match self.transaction(measured) {
+                Ok(()) => {
+                    let end = Instant::now();
+                    if measured {
+                        self.record_txn(end - intended);
+                    }
+                }
+                Err(TxnFailure::Ignored) => {
+                    if measured {
+                        shared.release_event();
+                        self.totals.ignored_errors += 1;
+                        self.cell.lock().unwrap().errors += 1;
+                    }
+                }
+                Err(TxnFailure::Reconnected) => {
+                    if measured {
+                        shared.release_event();
+                        self.totals.reconnects += 1;
+                        self.cell.lock().unwrap().reconnects += 1;
+                    }
+                }
+                Err(TxnFailure::Stopped) => break,
+                Err(TxnFailure::Fatal(e)) => {
+                    shared.stop.store(true, Ordering::SeqCst);
+                    return Err(e);
+                }
+            }
+        }
+        if let Some(b) = self.bulk.take() {
+            // The rows a bulk_insert worker buffered still count, as in sysbench's thread_done().
+            let mut b = b;
+            if b.rows > 0 {
+                let t0 = Instant::now();
+                if let Err(e) = self.conn.query_drop(&b.buf) {
+                    return Err(statement_error(StatementClass::BulkInsert, &e, "INSERT …"));
+                }
+                self.totals.queries.write += 1;
+                self.totals.per_class[StatementClass::BulkInsert.index()]
+                    .record_us(t0.elapsed().as_micros() as u64);
+                b.rows = 0;
+            }
+        }
+        Ok(self.totals)
+    }
+
+    fn record_txn(&mut self, latency: Duration) {
+        let us = latency.as_micros() as u64;
+        self.totals.transactions += 1;
+        self.totals.queries.merge(&self.txn_queries);
+        self.totals.latency.record_us(us);
+        self.totals.busy += latency;
+        let mut cell = self.cell.lock().unwrap();
+        cell.transactions += 1;
+        cell.queries.merge(&self.txn_queries);
+        cell.latency.record_us(us);
+    }
+
+    /// One sysbench event: BEGIN, the shape's blocks, COMMIT.
+    fn transaction(&mut self, measured: bool) -> Result<(), TxnFailure> {
+        let explicit = self.shape.explicit_trx;
+        if explicit {
+            self.statement(StatementClass::Begin, Draw { table: 1, id: 0 }, measured)?;
+        }
+        for bi in 0..self.shape.blocks.len() {
+            let table = self.pick_table();
+            let repeat = self.shape.blocks[bi].repeat;
+            for _ in 0..repeat {
+                let id = self.pick_id();
+                for ci in 0..self.shape.blocks[bi].classes.len() {
+                    let class = self.shape.blocks[bi].classes[ci];
+                    if class == StatementClass::BulkInsert {
+                        self.bulk_row(measured)?;
+                        continue;
+                    }
+                    let id = if class == StatementClass::Insert && self.shared.scenario == Scenario::OltpInsert {
+                        self.insert_id()
+                    } else {
+                        id
+                    };
+                    self.statement(class, Draw { table, id }, measured)?;
+                }
+            }
+        }
+        if explicit {
+            self.statement(StatementClass::Commit, Draw { table: 1, id: 0 }, measured)?;
+        }
+        Ok(())
+    }
+
+    fn pick_table(&mut self) -> u32 {
+        if self.shared.scenario.single_table_only() {
+            1
+        } else {
+            self.rng.uniform(1, self.shared.workload.tables as u64) as u32
+        }
+    }
+
+    fn pick_id(&mut self) -> i64 {
+        if self.shared.scenario.single_table_only() {
+            self.slice
+        } else {
+            self.rng.default_dist(1, self.shared.workload.table_size.max(1)) as i64
+        }
+    }
+
+    /// oltp_insert.lua: id 0 lets AUTO_INCREMENT pick; without auto_inc, a unique
+    /// 32-bit value shifted into INT's range, like `sysbench.rand.unique() - 2147483648`.
+    fn insert_id(&mut self) -> i64 {
+        if self.shared.workload.auto_inc {
+            0
+        } else {
+            self.unique_seq = self.unique_seq.wrapping_add(self.shared.threads.max(1));
+            // A multiplicative permutation of u32 keeps values unique and scattered.
+            (self.unique_seq.wrapping_mul(0x2545_F491) as i64) - 2_147_483_648
+        }
+    }
+
+    fn statement(&mut self, class: StatementClass, d: Draw, measured: bool) -> Result<(), TxnFailure> {
+        let t0 = Instant::now();
+        let r = self.stmts.execute(&mut self.conn, class, d, &mut self.rng, &self.shared.workload);
+        match r {
+            Ok(()) => {
+                self.txn_queries.add(class.kind(), 1);
+                if measured {
+                    self.totals.per_class[class.index()].record_us(t0.elapsed().as_micros() as u64);
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.handle_error(class, d, e)),
+        }
+    }
+
+    fn bulk_row(&mut self, measured: bool) -> Result<(), TxnFailure> {
+        use std::fmt::Write;
+        let b = self.bulk.as_mut().expect("bulk state for bulk_insert");
+        if b.rows == 0 {
+            b.buf.clear();
+            let _ = write!(b.buf, "INSERT INTO sbtest{} VALUES", self.id + 1);
+        }
+        let sep = if b.rows == 0 { "" } else { "," };
+        let _ = write!(b.buf, "{sep}({id},{id})", id = b.next_id);
+        b.next_id += 1;
+        b.rows += 1;
+        if b.buf.len() < BULK_FLUSH_BYTES {
+            return Ok(());
+        }
+        let t0 = Instant::now();
+        let r = self.conn.query_drop(&b.buf);
+        b.rows = 0;
+        match r {
+            Ok(()) => {
+                self.txn_queries.add(StatementClass::BulkInsert.kind(), 1);
+                if measured {
+                    self.totals.per_class[StatementClass::BulkInsert.index()]
+                        .record_us(t0.elapsed().as_micros() as u64);
+                }
+                Ok(())
+            }
+            Err(e) => Err(self.handle_error(StatementClass::BulkInsert, Draw { table: self.id + 1, id: 0 }, e)),
+        }
+    }
+
+    fn handle_error(&mut self, class: StatementClass, d: Draw, e: mysql::Error) -> TxnFailure {
+        match driver::classify(&e) {
+            ErrorKind::Server { code, .. } if self.shared.workload.ignore_errors.ignores(code) => {
+                // sysbench restarts the event; the open transaction must end first.
+                if self.shape.explicit_trx {
+                    let _ = self.conn.query_drop("ROLLBACK");
+                }
+                TxnFailure::Ignored
+            }
+            ErrorKind::ConnectionLost(msg) => match self.reconnect() {
+                Ok(()) => TxnFailure::Reconnected,
+                Err(None) => TxnFailure::Stopped,
+                Err(Some(last)) => TxnFailure::Fatal(EngineError::ReconnectFailed {
+                    seconds: RECONNECT_GIVE_UP.as_secs(),
+                    message: format!("{msg}; last attempt: {last}"),
+                }),
+            },
+            _ => {
+                let text = sql::statement_text(class, d.table, &self.shared.workload).unwrap_or_default();
+                TxnFailure::Fatal(statement_error(class, &e, &text))
+            }
+        }
+    }
+
+    /// Reconnects and re-prepares, as sysbench's before_restart_event hook does.
+    /// `Err(None)`: the step was stopped while waiting; `Err(Some(msg))`: gave up.
+    fn reconnect(&mut self) -> Result<(), Option<String>> {
+        let deadline = Instant::now() + RECONNECT_GIVE_UP;
+        let mut last = String::new();
+        while Instant::now() < deadline {
+            if self.shared.stop.load(Ordering::Relaxed) {
+                return Err(None);
+            }
+            match driver::connect_with_cache(&self.shared.connect, self.shared.stmt_cache) {
+                Ok(mut conn) => match prepare_statements(&mut conn, self.shared, &self.shape) {
+                    Ok(stmts) => {
+                        self.conn = conn;
+                        self.stmts = stmts;
+                        return Ok(());
+                    }
+                    Err(e) => last = e.to_string(),
+                },
+                Err(e) => last = e.to_string(),
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Err(Some(last))
+    }
+}
+
+impl BulkState {
+    /// bulk_insert.lua counts ids from 1 in a fresh table; continuing from the current
+    /// maximum lets a ladder run bulk_insert at several thread counts without collisions.
+    fn resume(conn: &mut Conn, worker: u32) -> Result<BulkState, EngineError> {
+        let table = worker + 1;
+        driver::admin_exec(conn, "creating the bulk_insert table", &sql::create_bulk_table(table))?;
+        let max: Option<i64> = conn
+            .query_first(format!("SELECT COALESCE(MAX(id), 0) FROM sbtest{table}"))
+            .map_err(|e| driver::query_error("reading the bulk_insert table", &e))?;
+        Ok(BulkState {
+            buf: String::with_capacity(BULK_FLUSH_BYTES + 64),
+            rows: 0,
+            next_id: max.unwrap_or(0) + 1,
+        })
+    }
+}
+
+fn prepare_statements(conn: &mut Conn, shared: &Shared, shape: &TxnShape) -> Result<Statements, EngineError> {
+    Statements::prepare(conn, shared.scenario, &shape.classes(), shape.explicit_trx, &shared.workload)
+        .map_err(|(class, e, text)| statement_error(class, &e, &text))
+}
+
+fn statement_error(class: StatementClass, e: &mysql::Error, sql: &str) -> EngineError {
+    let (code, message) = match e {
+        mysql::Error::MySqlError(me) => (me.code, me.message.clone()),
+        other => (0, other.to_string()),
+    };
+    EngineError::Statement {
+        class,
+        code,
+        message,
+        sql: sql.to_string(),
+    }
+}
+
+/// Sleeps until `t` (for --rate), waking for a stop. Returns false when stopped.
+fn sleep_until(t: Instant, shared: &Shared) -> bool {
+    loop {
+        if shared.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= t {
+            return true;
+        }
+        std::thread::sleep((t - now).min(Duration::from_millis(20)));
+    }
+}

@@ -1,0 +1,40 @@
+//! DB Dyno's engine: sysbench-compatible OLTP load against MySQL and MariaDB.
+//!
+//! Data flows one way through these modules:
+//!
+//! - [`plan`]: connection, dataset and the ordered phases, validated before anything runs;
+//! - [`workload`]: the scenarios as data (statement text, transaction shapes, sysbench's
+//!   random distributions);
+//! - [`phases`]: prepare, prewarm and cleanup (the dataset's life cycle);
+//! - [`exec`]: the measured steps: one OS thread per connection, per-worker statistics;
+//! - [`stats`]: HDR histograms, interval records, steady-state detection, fairness;
+//! - [`results`]: the plain records every consumer shares;
+//! - [`sysbench_text`]: sysbench 1.0.20's text layout, written and read back.
+//!
+//! The engine talks out through an [`events::EventSink`] and listens to a
+//! [`cancel::CancelToken`]; it never knows whether a terminal, a window or a test is
+//! watching. It has no Tauri and no async runtime in it: see `exec` for why the hot
+//! path is synchronous.
+//!
+//! Non-goals: scheduling several servers at once, PostgreSQL.
+
+pub mod cancel;
+pub mod driver;
+pub mod error;
+pub mod events;
+pub mod exec;
+pub mod phases;
+pub mod plan;
+pub mod results;
+pub mod runner;
+pub mod stats;
+pub mod sysbench_text;
+pub mod workload;
+
+pub use cancel::CancelToken;
+pub use error::EngineError;
+pub use events::{EngineEvent, EventSink};
+pub use plan::{ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepPlan};
+pub use results::{IntervalRecord, StepResult};
+pub use runner::{run_plan, RunOutcome};
+pub use workload::{Scenario, StatementClass, WorkloadOptions};

@@ -1,0 +1,326 @@
+//! prepare: create the sbtest tables and load them.
+//!
+//! sysbench loads one table per thread, so one big table loads on one thread. Here the
+//! rows of every table are cut into chunks that all threads pull from a shared queue,
+//! so the load is parallel across tables and within a table. Rows go in as large
+//! multi-row INSERTs in primary-key order, and the secondary index on `k` is built after
+//! the load (cheaper than maintaining it row by row), as sysbench does.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+
+use super::schema::{self, TableShape};
+use super::PrepareReport;
+use crate::cancel::CancelToken;
+use crate::driver;
+use crate::error::EngineError;
+use crate::events::{EngineEvent, EventSink};
+use crate::plan::ConnectOptions;
+use crate::workload::rand::SbRand;
+use crate::workload::values::{fill_template, C_TEMPLATE, PAD_TEMPLATE};
+use crate::workload::{sql, Scenario, WorkloadOptions};
+
+/// Rows per chunk a thread takes from the queue.
+const CHUNK_ROWS: u64 = 20_000;
+/// Rows per INSERT statement (about 400 KB of SQL: well under max_allowed_packet's 16 MB default).
+const ROWS_PER_INSERT: u64 = 2_000;
+
+#[derive(Debug, Clone, Copy)]
+struct Chunk {
+    table: u32,
+    first_id: u64,
+    last_id: u64,
+}
+
+pub fn prepare(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    scenario: Scenario,
+    threads: u32,
+    force: bool,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<PrepareReport, EngineError> {
+    let started = Instant::now();
+    let mut conn = driver::connect(connect)?;
+    let existing = schema::list_tables(&mut conn)?;
+
+    if scenario.uses_bulk_tables() {
+        // bulk_insert.lua's prepare: one (id, k) table per thread, CREATE IF NOT EXISTS.
+        for t in 1..=threads {
+            let name = sql::table_name(t);
+            if let Some(info) = existing.get(&name) {
+                if info.shape != TableShape::Bulk {
+                    return Err(EngineError::Refused(format!(
+                        "table {name} exists with another shape ({}); bulk_insert needs (id, k). Use another schema or clean up first",
+                        schema::describe_columns(&info.columns)
+                    )));
+                }
+            }
+        }
+        for t in 1..=threads {
+            events.message(format!("Creating table 'sbtest{t}'..."));
+            driver::admin_exec(&mut conn, "creating a bulk_insert table", &sql::create_bulk_table(t))?;
+        }
+        return Ok(PrepareReport {
+            tables: threads,
+            threads,
+            seconds: started.elapsed().as_secs_f64(),
+            ..Default::default()
+        });
+    }
+
+    // Every refusal happens before the first CREATE: bad input leaves the schema as it was.
+    let foreign = schema::foreign_tables(&existing);
+    if !foreign.is_empty() && !force {
+        return Err(EngineError::Refused(format!(
+            "schema '{}' holds tables that are not benchmark tables: {}. DB Dyno only creates and drops sbtest1..N, but it will not load test data next to real data unless you pass --force (or use an empty schema)",
+            connect.database,
+            foreign.join(", ")
+        )));
+    }
+    for t in 1..=w.tables {
+        let name = sql::table_name(t);
+        if let Some(info) = existing.get(&name) {
+            return Err(EngineError::Refused(match info.shape {
+                TableShape::Oltp => format!(
+                    "table {name} already exists; run cleanup first (dbdyno {scenario} --tables={} … cleanup), or skip prepare to reuse the data",
+                    w.tables
+                ),
+                _ => format!(
+                    "table {name} exists with another shape ({}); it is not a benchmark table, so DB Dyno will not touch it. Rename it or use another schema",
+                    schema::describe_columns(&info.columns)
+                ),
+            }));
+        }
+    }
+
+    for t in 1..=w.tables {
+        events.message(format!("Creating table 'sbtest{t}'..."));
+        driver::admin_exec(&mut conn, "CREATE TABLE", &sql::create_oltp_table(t, w))?;
+    }
+    let total_rows = w.table_size * w.tables as u64;
+    if w.table_size > 0 {
+        events.message(format!(
+            "Inserting {} records into {} table(s) with {threads} thread(s)",
+            w.table_size, w.tables
+        ));
+    }
+
+    let load_start = Instant::now();
+    load_rows(connect, w, threads, total_rows, events, cancel)?;
+    let load_s = load_start.elapsed().as_secs_f64();
+
+    let index_start = Instant::now();
+    if w.create_secondary && !cancel.is_cancelled() {
+        build_indexes(connect, w, threads, events, cancel)?;
+    }
+    let index_seconds = index_start.elapsed().as_secs_f64();
+    if cancel.is_cancelled() {
+        return Err(EngineError::Refused(
+            "prepare was cancelled; the tables are partly loaded: run cleanup before the next prepare".into(),
+        ));
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(PrepareReport {
+        tables: w.tables,
+        rows: total_rows,
+        seconds,
+        rows_per_sec: if seconds > 0.0 { total_rows as f64 / seconds } else { 0.0 },
+        index_seconds,
+        threads,
+        load_seconds: load_s,
+    })
+}
+
+/// Interleaves tables so that early on every thread works on a different table.
+fn chunks(w: &WorkloadOptions) -> Vec<Chunk> {
+    let per_table: Vec<Vec<Chunk>> = (1..=w.tables)
+        .map(|table| {
+            let mut v = Vec::new();
+            let mut first = 1;
+            while first <= w.table_size {
+                let last = (first + CHUNK_ROWS - 1).min(w.table_size);
+                v.push(Chunk {
+                    table,
+                    first_id: first,
+                    last_id: last,
+                });
+                first = last + 1;
+            }
+            v
+        })
+        .collect();
+    let longest = per_table.iter().map(Vec::len).max().unwrap_or(0);
+    (0..longest)
+        .flat_map(|i| per_table.iter().filter_map(move |t| t.get(i).copied()))
+        .collect()
+}
+
+fn load_rows(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    threads: u32,
+    total_rows: u64,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for c in chunks(w) {
+        let _ = tx.send(c);
+    }
+    drop(tx);
+    let done = AtomicU64::new(0);
+    let failed = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|worker| {
+                let (rx, done, failed) = (rx.clone(), &done, &failed);
+                scope.spawn(move || -> Result<(), EngineError> {
+                    let r = load_worker(connect, w, worker, &rx, done, failed, cancel);
+                    if r.is_err() {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    r
+                })
+            })
+            .collect();
+        // The calling thread reports progress while the workers load.
+        while handles.iter().any(|h| !h.is_finished()) {
+            events.send(EngineEvent::PrepareProgress {
+                rows_done: done.load(Ordering::Relaxed),
+                rows_total: total_rows,
+            });
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        events.send(EngineEvent::PrepareProgress {
+            rows_done: done.load(Ordering::Relaxed),
+            rows_total: total_rows,
+        });
+        let mut first_err = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_err.get_or_insert(EngineError::Internal("a loader thread panicked".into()));
+                }
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    })
+}
+
+fn load_worker(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    worker: u32,
+    rx: &crossbeam_channel::Receiver<Chunk>,
+    done: &AtomicU64,
+    failed: &AtomicBool,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    let mut conn = driver::connect(connect)?;
+    // Session-only settings that make a bulk load cheaper without changing the data.
+    let _ = conn.query_drop("SET SESSION unique_checks=0, foreign_key_checks=0");
+    let mut rng = SbRand::new(&w.rand, 1_000 + worker as u64);
+    let mut sql_buf = String::with_capacity((ROWS_PER_INSERT as usize) * 200 + 64);
+    let mut c = String::with_capacity(120);
+    let mut pad = String::with_capacity(60);
+    while let Ok(chunk) = rx.recv() {
+        if cancel.is_cancelled() || failed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let mut id = chunk.first_id;
+        while id <= chunk.last_id {
+            let last = (id + ROWS_PER_INSERT - 1).min(chunk.last_id);
+            sql_buf.clear();
+            let _ = write!(sql_buf, "INSERT INTO sbtest{}(id, k, c, pad) VALUES", chunk.table);
+            for row in id..=last {
+                let k = rng.default_dist(1, w.table_size);
+                fill_template(&mut rng, C_TEMPLATE, &mut c);
+                fill_template(&mut rng, PAD_TEMPLATE, &mut pad);
+                let sep = if row == id { "" } else { "," };
+                let _ = write!(sql_buf, "{sep}({row},{k},'{c}','{pad}')");
+            }
+            conn.query_drop(&sql_buf)
+                .map_err(|e| driver::query_error(&format!("loading rows into sbtest{}", chunk.table), &e))?;
+            done.fetch_add(last - id + 1, Ordering::Relaxed);
+            id = last + 1;
+        }
+    }
+    Ok(())
+}
+
+fn build_indexes(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    threads: u32,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for t in 1..=w.tables {
+        let _ = tx.send(t);
+    }
+    drop(tx);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1).min(w.tables))
+            .map(|_| {
+                let rx = rx.clone();
+                scope.spawn(move || -> Result<(), EngineError> {
+                    let mut conn = driver::connect(connect)?;
+                    while let Ok(t) = rx.recv() {
+                        if cancel.is_cancelled() {
+                            break;
+                        }
+                        events.message(format!("Creating a secondary index on 'sbtest{t}'..."));
+                        driver::admin_exec(&mut conn, "CREATE INDEX", &sql::create_secondary_index(t))?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let mut first_err = None;
+        for h in handles {
+            if let Ok(Err(e)) = h.join() {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_every_row_once_and_interleave_tables() {
+        let w = WorkloadOptions {
+            tables: 3,
+            table_size: 45_001,
+            ..Default::default()
+        };
+        let cs = chunks(&w);
+        let rows: u64 = cs.iter().map(|c| c.last_id - c.first_id + 1).sum();
+        assert_eq!(rows, 3 * 45_001);
+        assert_eq!(cs[0].table, 1);
+        assert_eq!(cs[1].table, 2);
+        assert_eq!(cs[2].table, 3);
+        for t in 1..=3 {
+            let mut ids: Vec<_> = cs.iter().filter(|c| c.table == t).map(|c| (c.first_id, c.last_id)).collect();
+            ids.sort();
+            assert_eq!(ids.first().unwrap().0, 1);
+            assert_eq!(ids.last().unwrap().1, 45_001);
+            for pair in ids.windows(2) {
+                assert_eq!(pair[0].1 + 1, pair[1].0);
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! prewarm: read every benchmark table's primary and secondary index into the buffer
+//! pool, as sysbench's `cmd_prewarm` does, then report the buffer pool hit rate.
+//!
+//! Optionally repeat until the pass itself stops missing the buffer pool: the hit rate
+//! over one pass (status deltas) reaching the threshold means the data is resident.
+
+use std::time::Instant;
+
+use mysql::prelude::Queryable;
+
+use super::PrewarmReport;
+use crate::cancel::CancelToken;
+use crate::driver;
+use crate::error::EngineError;
+use crate::events::EventSink;
+use crate::plan::{ConnectOptions, PrewarmOptions};
+use crate::workload::WorkloadOptions;
+
+pub fn prewarm(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    opts: &PrewarmOptions,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<PrewarmReport, EngineError> {
+    let started = Instant::now();
+    let mut status_conn = driver::connect(connect)?;
+    let mut reached = None;
+    let window = loop {
+        let before = driver::global_status(&mut status_conn)?;
+        one_pass(connect, w, opts.threads, events, cancel)?;
+        let after = driver::global_status(&mut status_conn)?;
+        let window = driver::hit_rate_pct(Some(&before), &after);
+        let Some(threshold) = opts.until_hit_rate else { break window };
+        let ok = window.is_some_and(|h| h >= threshold);
+        reached = Some(ok);
+        if ok || cancel.is_cancelled() {
+            break window;
+        }
+        if started.elapsed().as_secs() >= opts.max_wait_s {
+            events.warning(format!(
+                "prewarm: buffer pool hit rate {:.2}% after {}s, below the {threshold}% asked for; the data may not fit in the buffer pool",
+                window.unwrap_or(0.0),
+                opts.max_wait_s
+            ));
+            break window;
+        }
+        events.message(format!(
+            "Buffer pool hit rate over the last pass: {:.2}% (waiting for {threshold}%)",
+            window.unwrap_or(0.0)
+        ));
+    };
+    let status = driver::global_status(&mut status_conn)?;
+    let hit = driver::hit_rate_pct(None, &status);
+    if let Some(h) = hit {
+        events.message(format!("Buffer pool hit rate: {h:.2}%"));
+    }
+    Ok(PrewarmReport {
+        tables: w.tables,
+        seconds: started.elapsed().as_secs_f64(),
+        hit_rate_pct: hit,
+        window_hit_rate_pct: window,
+        reached_threshold: reached,
+    })
+}
+
+fn one_pass(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    threads: u32,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for t in 1..=w.tables {
+        let _ = tx.send(t);
+    }
+    drop(tx);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1).min(w.tables))
+            .map(|_| {
+                let rx = rx.clone();
+                scope.spawn(move || -> Result<(), EngineError> {
+                    let mut conn = driver::connect(connect)?;
+                    // As sysbench: keep the derived tables of the scans in memory.
+                    let _ = conn.query_drop("SET tmp_table_size=2*1024*1024*1024");
+                    let _ = conn.query_drop("SET max_heap_table_size=2*1024*1024*1024");
+                    while let Ok(t) = rx.recv() {
+                        if cancel.is_cancelled() {
+                            break;
+                        }
+                        events.message(format!("Prewarming table sbtest{t}"));
+                        let ctx = format!("prewarming sbtest{t}");
+                        let analyze: Vec<mysql::Row> = conn
+                            .query(format!("ANALYZE TABLE sbtest{t}"))
+                            .map_err(|e| driver::query_error(&ctx, &e))?;
+                        drop(analyze);
+                        driver::admin_exec(
+                            &mut conn,
+                            &ctx,
+                            &format!(
+                                "SELECT AVG(id) FROM (SELECT * FROM sbtest{t} FORCE KEY (PRIMARY) LIMIT {}) t",
+                                w.table_size
+                            ),
+                        )?;
+                        driver::admin_exec(
+                            &mut conn,
+                            &ctx,
+                            &format!(
+                                "SELECT COUNT(*) FROM (SELECT * FROM sbtest{t} WHERE k LIKE '%0%' LIMIT {}) t",
+                                w.table_size
+                            ),
+                        )?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let mut first_err = None;
+        for h in handles {
+            if let Ok(Err(e)) = h.join() {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    })
+}

@@ -1,0 +1,545 @@
+//! A validated plan: where to connect, what data, and the ordered phases to run.
+//!
+//! Every shell (CLI flags, TOML profile, GUI form) builds one of these and calls
+//! [`Plan::validate`] before anything touches the server: parse, then validate.
+
+use serde::{Deserialize, Serialize};
+
+use crate::workload::shape::prepared_statements_per_connection;
+use crate::workload::{sql, Scenario, WorkloadOptions};
+
+/// How to reach the server. The password is never serialized (profiles, history and
+/// reports must not hold it) and never printed by `Debug`.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConnectOptions {
+    pub host: String,
+    pub port: u16,
+    /// Unix socket; when set, host and port are not used.
+    pub socket: Option<String>,
+    pub user: String,
+    #[serde(skip)]
+    pub password: Option<String>,
+    pub database: String,
+    pub tls: TlsMode,
+    /// CA certificate (PEM) for `verify_ca` / `verify_identity`.
+    pub tls_ca: Option<String>,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            host: "localhost".into(),
+            port: 3306,
+            socket: None,
+            user: "sbtest".into(),
+            password: None,
+            database: "sbtest".into(),
+            tls: TlsMode::Disabled,
+            tls_ca: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for ConnectOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectOptions")
+            .field("endpoint", &self.endpoint())
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
+            .field("database", &self.database)
+            .field("tls", &self.tls)
+            .finish()
+    }
+}
+
+impl ConnectOptions {
+    /// `host:port` or the socket path, for messages.
+    pub fn endpoint(&self) -> String {
+        match &self.socket {
+            Some(s) => format!("socket {s}"),
+            None if self.host.contains(':') => format!("[{}]:{}", self.host, self.port),
+            None => format!("{}:{}", self.host, self.port),
+        }
+    }
+}
+
+/// TLS to the server. `disabled` is sysbench's default (`--mysql-ssl=off`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TlsMode {
+    #[default]
+    Disabled,
+    /// Encrypt, accept any certificate (sysbench's `--mysql-ssl=on`).
+    Required,
+    /// Encrypt and check the certificate chain against the CA, not the host name.
+    VerifyCa,
+    /// Encrypt, check the chain and that the certificate names the host.
+    VerifyIdentity,
+}
+
+impl std::str::FromStr for TlsMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.to_ascii_lowercase().replace('-', "_").as_str() {
+            "disabled" | "off" => TlsMode::Disabled,
+            "required" | "on" => TlsMode::Required,
+            "verify_ca" => TlsMode::VerifyCa,
+            "verify_identity" => TlsMode::VerifyIdentity,
+            other => {
+                return Err(format!(
+                    "unknown TLS mode '{other}' (disabled, required, verify_ca, verify_identity)"
+                ))
+            }
+        })
+    }
+}
+
+/// How long and how hard one measured step runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunSettings {
+    /// Seconds of measurement (sysbench's --time). 0 means no time limit (then `events` must be set).
+    pub time_s: u64,
+    /// Stop after this many transactions (sysbench's --events). 0 means no limit.
+    pub events: u64,
+    /// Seconds of load before measurement starts; nothing is recorded during warmup.
+    pub warmup_s: u64,
+    /// Fixed arrival rate in transactions per second across all threads; 0 = as fast as possible.
+    pub rate: f64,
+    /// Seconds per interval record and printed line. Records are always kept; 0 keeps
+    /// one-second records but prints none (sysbench's default).
+    pub report_interval_s: u64,
+    /// Percentile for interval lines and the headline latency (sysbench's --percentile).
+    pub percentile: f64,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            time_s: 10,
+            events: 0,
+            warmup_s: 0,
+            rate: 0.0,
+            report_interval_s: 0,
+            percentile: 95.0,
+        }
+    }
+}
+
+impl RunSettings {
+    /// Seconds per interval record.
+    pub fn record_interval_s(&self) -> u64 {
+        self.report_interval_s.max(1)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepPlan {
+    pub scenario: Scenario,
+    pub threads: u32,
+    pub settings: RunSettings,
+}
+
+/// Prewarm options: sysbench's table scans, then optionally wait for the hit rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PrewarmOptions {
+    pub threads: u32,
+    /// Wait until the buffer pool hit rate (percent) over a one-second window reaches this.
+    pub until_hit_rate: Option<f64>,
+    /// Give up waiting after this many seconds (a warning, not an error).
+    pub max_wait_s: u64,
+}
+
+impl Default for PrewarmOptions {
+    fn default() -> Self {
+        PrewarmOptions {
+            threads: 1,
+            until_hit_rate: None,
+            max_wait_s: 300,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum Phase {
+    /// Create and load the tables `scenario` needs.
+    Prepare { scenario: Scenario, threads: u32 },
+    Prewarm(PrewarmOptions),
+    Step(StepPlan),
+    /// Pause between steps so redo/WAL flushing of one step does not land in the next.
+    Cooldown { seconds: u64 },
+    Cleanup { scenario: Scenario, threads: u32 },
+}
+
+/// What to do, in order, against one server with one dataset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub connect: ConnectOptions,
+    pub workload: WorkloadOptions,
+    pub phases: Vec<Phase>,
+    /// Allow prepare/cleanup in a schema that holds tables other than sbtest1..N.
+    #[serde(default)]
+    pub force: bool,
+}
+
+/// The seed toolkit's loop, as data: scenarios × thread counts, with optional phases around it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LadderSpec {
+    pub scenarios: Vec<Scenario>,
+    pub threads: Vec<u32>,
+    pub settings: RunSettings,
+    pub cooldown_s: u64,
+    pub prepare: bool,
+    pub prewarm: bool,
+    pub cleanup: bool,
+    /// Threads for prepare, prewarm and cleanup.
+    pub admin_threads: u32,
+    pub prewarm_until_hit_rate: Option<f64>,
+}
+
+pub const DEFAULT_LADDER_THREADS: [u32; 6] = [1, 8, 16, 32, 64, 128];
+
+impl Default for LadderSpec {
+    fn default() -> Self {
+        LadderSpec {
+            scenarios: Scenario::DEFAULT_LADDER.to_vec(),
+            threads: DEFAULT_LADDER_THREADS.to_vec(),
+            settings: RunSettings {
+                time_s: 30,
+                report_interval_s: 1,
+                ..RunSettings::default()
+            },
+            cooldown_s: 0,
+            prepare: false,
+            prewarm: false,
+            cleanup: false,
+            admin_threads: 4,
+            prewarm_until_hit_rate: None,
+        }
+    }
+}
+
+impl LadderSpec {
+    /// Normalise the ladder into the flat list of phases the engine runs (like goose's steps).
+    pub fn phases(&self) -> Vec<Phase> {
+        let mut phases = Vec::new();
+        // One OLTP dataset serves every OLTP scenario; prepare it for the first one.
+        let data_scenario = self
+            .scenarios
+            .iter()
+            .copied()
+            .find(|s| !s.uses_bulk_tables())
+            .unwrap_or(Scenario::OltpReadWrite);
+        if self.prepare {
+            phases.push(Phase::Prepare {
+                scenario: data_scenario,
+                threads: self.admin_threads,
+            });
+        }
+        if self.prewarm {
+            phases.push(Phase::Prewarm(PrewarmOptions {
+                threads: self.admin_threads,
+                until_hit_rate: self.prewarm_until_hit_rate,
+                ..PrewarmOptions::default()
+            }));
+        }
+        let mut first = true;
+        for &scenario in &self.scenarios {
+            for &threads in &self.threads {
+                if !first && self.cooldown_s > 0 {
+                    phases.push(Phase::Cooldown {
+                        seconds: self.cooldown_s,
+                    });
+                }
+                first = false;
+                phases.push(Phase::Step(StepPlan {
+                    scenario,
+                    threads,
+                    settings: self.settings.clone(),
+                }));
+            }
+        }
+        if self.cleanup {
+            phases.push(Phase::Cleanup {
+                scenario: data_scenario,
+                threads: self.admin_threads,
+            });
+        }
+        phases
+    }
+}
+
+/// A plan that must not run, and why, in words a person can act on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    #[error("threads must be at least 1 (got {0})")]
+    ZeroThreads(u32),
+    #[error("--tables must be at least 1")]
+    ZeroTables,
+    #[error("--table-size must be at least 1 for {0} (it reads rows that prepare loads)")]
+    ZeroTableSize(Scenario),
+    #[error("{0} works on a single table (sysbench asserts --tables=1); got --tables={1}")]
+    SingleTableOnly(Scenario, u32),
+    #[error("a step needs --time or --events; both are 0")]
+    NoStopCondition,
+    #[error("--percentile must be between 1 and 100 (got {0})")]
+    BadPercentile(f64),
+    #[error("--rate must be a finite number of transactions per second ≥ 0 (got {0})")]
+    BadRate(f64),
+    #[error("--mysql-storage-engine '{0}' is not an engine name")]
+    BadEngine(String),
+    #[error("--range-size must be at least 1")]
+    ZeroRangeSize,
+    #[error("the plan has no steps: give at least one scenario and one thread count")]
+    Empty,
+    #[error("{field} must be between {min} and {max} (got {got})")]
+    OutOfRange {
+        field: &'static str,
+        min: f64,
+        max: f64,
+        got: f64,
+    },
+    #[error("the database name must not be empty (--mysql-db)")]
+    NoDatabase,
+}
+
+impl Plan {
+    pub fn validate(&self) -> Result<(), PlanError> {
+        let w = &self.workload;
+        if self.phases.is_empty() {
+            return Err(PlanError::Empty);
+        }
+        if self.connect.database.trim().is_empty() {
+            return Err(PlanError::NoDatabase);
+        }
+        if w.tables == 0 {
+            return Err(PlanError::ZeroTables);
+        }
+        if w.range_size == 0 {
+            return Err(PlanError::ZeroRangeSize);
+        }
+        if !sql::is_valid_engine_name(&w.mysql_storage_engine) {
+            return Err(PlanError::BadEngine(w.mysql_storage_engine.clone()));
+        }
+        let r = &w.rand;
+        if !(0.0..100.0).contains(&r.spec_res) {
+            return Err(PlanError::OutOfRange {
+                field: "--rand-spec-res",
+                min: 0.0,
+                max: 99.0,
+                got: r.spec_res,
+            });
+        }
+        if !(r.pareto_h > 0.0 && r.pareto_h < 1.0) {
+            return Err(PlanError::OutOfRange {
+                field: "--rand-pareto-h",
+                min: 0.0,
+                max: 1.0,
+                got: r.pareto_h,
+            });
+        }
+        for phase in &self.phases {
+            match phase {
+                Phase::Prepare { scenario, threads } | Phase::Cleanup { scenario, threads } => {
+                    check_threads(*threads)?;
+                    check_scenario(*scenario, w, matches!(phase, Phase::Prepare { .. }))?;
+                }
+                Phase::Prewarm(p) => check_threads(p.threads)?,
+                Phase::Step(s) => {
+                    check_threads(s.threads)?;
+                    check_scenario(s.scenario, w, true)?;
+                    let st = &s.settings;
+                    if st.time_s == 0 && st.events == 0 {
+                        return Err(PlanError::NoStopCondition);
+                    }
+                    if !(st.percentile >= 1.0 && st.percentile <= 100.0) {
+                        return Err(PlanError::BadPercentile(st.percentile));
+                    }
+                    if !(st.rate.is_finite() && st.rate >= 0.0) {
+                        return Err(PlanError::BadRate(st.rate));
+                    }
+                }
+                Phase::Cooldown { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub fn steps(&self) -> impl Iterator<Item = &StepPlan> {
+        self.phases.iter().filter_map(|p| match p {
+            Phase::Step(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// Largest number of server-side prepared statements the plan holds at once
+    /// (what `max_prepared_stmt_count` must allow).
+    pub fn peak_prepared_statements(&self) -> u64 {
+        self.steps()
+            .map(|s| {
+                prepared_statements_per_connection(s.scenario, &self.workload) * s.threads as u64
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Largest number of client connections the plan opens at once.
+    pub fn peak_connections(&self) -> u32 {
+        self.phases
+            .iter()
+            .map(|p| match p {
+                Phase::Step(s) => s.threads,
+                // One extra connection watches global status during prewarm.
+                Phase::Prewarm(p) => p.threads + 1,
+                Phase::Prepare { threads, .. } | Phase::Cleanup { threads, .. } => *threads,
+                Phase::Cooldown { .. } => 0,
+            })
+            .max()
+            .unwrap_or(0)
+            // The engine's own control connection (status snapshots, safety checks).
+            + 1
+    }
+
+    /// Seconds the plan takes, not counting prepare/prewarm (they depend on the server).
+    pub fn estimated_seconds(&self) -> u64 {
+        self.phases
+            .iter()
+            .map(|p| match p {
+                Phase::Step(s) => s.settings.time_s + s.settings.warmup_s,
+                Phase::Cooldown { seconds } => *seconds,
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+fn check_threads(t: u32) -> Result<(), PlanError> {
+    if t == 0 {
+        Err(PlanError::ZeroThreads(t))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_scenario(s: Scenario, w: &WorkloadOptions, needs_rows: bool) -> Result<(), PlanError> {
+    if s.single_table_only() && w.tables != 1 {
+        return Err(PlanError::SingleTableOnly(s, w.tables));
+    }
+    // oltp_insert and bulk_insert add rows; everything else reads or changes existing ones.
+    let reads_rows = !matches!(s, Scenario::OltpInsert | Scenario::BulkInsert);
+    if needs_rows && reads_rows && w.table_size == 0 {
+        return Err(PlanError::ZeroTableSize(s));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan_with(phases: Vec<Phase>, w: WorkloadOptions) -> Plan {
+        Plan {
+            connect: ConnectOptions::default(),
+            workload: w,
+            phases,
+            force: false,
+        }
+    }
+
+    fn step(threads: u32) -> Phase {
+        Phase::Step(StepPlan {
+            scenario: Scenario::OltpReadWrite,
+            threads,
+            settings: RunSettings::default(),
+        })
+    }
+
+    #[test]
+    fn ladder_expands_in_order_with_cooldowns() {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect, Scenario::OltpReadOnly],
+            threads: vec![1, 8],
+            cooldown_s: 5,
+            prepare: true,
+            cleanup: true,
+            ..Default::default()
+        };
+        let phases = spec.phases();
+        let names: Vec<String> = phases
+            .iter()
+            .map(|p| match p {
+                Phase::Prepare { .. } => "prepare".into(),
+                Phase::Cleanup { .. } => "cleanup".into(),
+                Phase::Cooldown { .. } => "cool".into(),
+                Phase::Step(s) => format!("{}@{}", s.scenario, s.threads),
+                Phase::Prewarm(_) => "prewarm".into(),
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "prepare",
+                "oltp_point_select@1",
+                "cool",
+                "oltp_point_select@8",
+                "cool",
+                "oltp_read_only@1",
+                "cool",
+                "oltp_read_only@8",
+                "cleanup"
+            ]
+        );
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        let w = WorkloadOptions::default();
+        assert_eq!(
+            plan_with(vec![step(0)], w.clone()).validate(),
+            Err(PlanError::ZeroThreads(0))
+        );
+        let w0 = WorkloadOptions {
+            table_size: 0,
+            ..w.clone()
+        };
+        assert!(matches!(
+            plan_with(vec![step(1)], w0).validate(),
+            Err(PlanError::ZeroTableSize(_))
+        ));
+        let mut s = step(1);
+        if let Phase::Step(st) = &mut s {
+            st.settings.time_s = 0;
+        }
+        assert_eq!(
+            plan_with(vec![s], w.clone()).validate(),
+            Err(PlanError::NoStopCondition)
+        );
+        assert_eq!(plan_with(vec![], w.clone()).validate(), Err(PlanError::Empty));
+        assert!(plan_with(vec![step(4)], w).validate().is_ok());
+    }
+
+    #[test]
+    fn peaks_follow_the_largest_step() {
+        let w = WorkloadOptions {
+            tables: 4,
+            ..Default::default()
+        };
+        let p = plan_with(vec![step(8), step(64)], w);
+        assert_eq!(p.peak_prepared_statements(), 38 * 64);
+        assert_eq!(p.peak_connections(), 65);
+    }
+
+    #[test]
+    fn password_never_serialized_or_debug_printed() {
+        let c = ConnectOptions {
+            password: Some("hunter2".into()),
+            ..Default::default()
+        };
+        assert!(!serde_json::to_string(&c).unwrap().contains("hunter2"));
+        assert!(!format!("{c:?}").contains("hunter2"));
+    }
+}

@@ -1,0 +1,193 @@
+//! What a run produces: plain, serializable records that every consumer shares.
+//!
+//! The CLI prints them, the history stores them, the reports read them back. They carry
+//! no behaviour beyond small derived figures, so that a result loaded from an old run
+//! means exactly what it meant when it was written.
+
+use serde::{Deserialize, Serialize};
+
+use crate::workload::{Scenario, StatementClass};
+
+/// Version of the JSON layout written by `--json` (see docs/json-schema.md).
+pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+
+/// How sysbench counts statements: SELECT is a read, INSERT/UPDATE/DELETE a write,
+/// BEGIN/COMMIT and everything else "other".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryKind {
+    Read,
+    Write,
+    Other,
+}
+
+/// Statement counts of a step or an interval, split the way sysbench splits them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryCounts {
+    pub read: u64,
+    pub write: u64,
+    pub other: u64,
+}
+
+impl QueryCounts {
+    pub fn total(&self) -> u64 {
+        self.read + self.write + self.other
+    }
+
+    pub fn add(&mut self, kind: QueryKind, n: u64) {
+        match kind {
+            QueryKind::Read => self.read += n,
+            QueryKind::Write => self.write += n,
+            QueryKind::Other => self.other += n,
+        }
+    }
+
+    pub fn merge(&mut self, other: &QueryCounts) {
+        self.read += other.read;
+        self.write += other.write;
+        self.other += other.other;
+    }
+}
+
+/// One `--report-interval` line: the figures of sysbench's interval report, plus the
+/// wall-clock window so that server samples can be aligned to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalRecord {
+    /// Seconds since the measured part of the step began, at the end of this interval.
+    pub elapsed_s: f64,
+    /// Length of the interval in seconds (the last one of a step may be shorter).
+    pub duration_s: f64,
+    /// Unix time in milliseconds at the end of the interval.
+    pub end_unix_ms: i64,
+    pub threads: u32,
+    pub tps: f64,
+    pub qps: f64,
+    pub reads_ps: f64,
+    pub writes_ps: f64,
+    pub other_ps: f64,
+    /// Latency at `percentile` over this interval, in milliseconds (0 when no event completed).
+    pub latency_ms: f64,
+    pub percentile: f64,
+    pub errors_ps: f64,
+    pub reconnects_ps: f64,
+}
+
+/// A latency distribution reduced to the figures people compare. Milliseconds throughout,
+/// recorded at microsecond resolution.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub min_ms: f64,
+    pub avg_ms: f64,
+    pub max_ms: f64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p95_ms: f64,
+    pub p99_ms: f64,
+    pub p999_ms: f64,
+    /// Sum of all latencies, as sysbench prints it.
+    pub sum_ms: f64,
+}
+
+/// Latency of one statement class (point select, commit, ...) within a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassLatency {
+    pub class: StatementClass,
+    pub latency: LatencySummary,
+}
+
+/// sysbench's "Threads fairness" block.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fairness {
+    pub events_avg: f64,
+    pub events_stddev: f64,
+    pub exec_time_avg_s: f64,
+    pub exec_time_stddev_s: f64,
+}
+
+/// The part of a step after throughput settled, found from the interval series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyWindow {
+    /// Index of the first interval counted as steady.
+    pub first_interval: usize,
+    /// Number of intervals in the window.
+    pub intervals: usize,
+    pub start_s: f64,
+    pub end_s: f64,
+    pub tps: f64,
+    pub qps: f64,
+    /// Lowest and highest interval TPS inside the window.
+    pub tps_min: f64,
+    pub tps_max: f64,
+    /// Mean and highest of the intervals' latency percentile inside the window.
+    pub latency_ms_avg: f64,
+    pub latency_ms_max: f64,
+    /// Whole-step TPS divided by steady TPS, minus one (negative: a cold start pulled it down).
+    pub whole_vs_steady_pct: f64,
+    /// Plain-language note on how the window was chosen.
+    pub method: String,
+}
+
+/// CPU the load generator itself used during the measured part of a step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientCpu {
+    /// CPU seconds (user + system) this process used.
+    pub cpu_seconds: f64,
+    /// Average use in percent of one core (200 = two cores busy).
+    pub percent_of_core: f64,
+    /// Cores of the client machine.
+    pub cores: u32,
+    /// Average use as a share of all client cores, in percent.
+    pub percent_of_machine: f64,
+    /// CPU microseconds per query: the figure docs/benchmarks.md compares with sysbench.
+    pub us_per_query: f64,
+}
+
+/// Everything one step (one scenario at one thread count) produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    pub scenario: Scenario,
+    pub threads: u32,
+    /// Unix ms when measurement started (after warmup) and ended.
+    pub started_unix_ms: i64,
+    pub ended_unix_ms: i64,
+    pub warmup_s: f64,
+    /// Measured time in seconds (sysbench's "total time").
+    pub total_time_s: f64,
+    pub transactions: u64,
+    pub queries: QueryCounts,
+    pub ignored_errors: u64,
+    pub reconnects: u64,
+    /// The percentile used for interval lines and the headline figure (sysbench's --percentile).
+    pub percentile: f64,
+    /// Latency at `percentile`, in ms.
+    pub latency_pct_ms: f64,
+    pub latency: LatencySummary,
+    pub per_class: Vec<ClassLatency>,
+    pub fairness: Fairness,
+    pub intervals: Vec<IntervalRecord>,
+    pub steady: Option<SteadyWindow>,
+    pub client_cpu: ClientCpu,
+    /// Transaction latency histogram (microseconds), HdrHistogram V2 + DEFLATE, base64.
+    pub histogram: String,
+    /// True when the step was cut short by a cancel request.
+    pub cancelled: bool,
+}
+
+impl StepResult {
+    pub fn tps(&self) -> f64 {
+        per_sec(self.transactions, self.total_time_s)
+    }
+
+    pub fn qps(&self) -> f64 {
+        per_sec(self.queries.total(), self.total_time_s)
+    }
+}
+
+pub(crate) fn per_sec(n: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    }
+}

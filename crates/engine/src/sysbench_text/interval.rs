@@ -1,0 +1,288 @@
+//! One `--report-interval` line, written as sysbench 1.0.20 writes it and read back in
+//! the layouts people's logs hold (1.0.x, hand-reformatted `lat(95%):`, 0.5's
+//! `threads: 8, tps: ..., response time: 1.23ms (95%)`).
+
+use super::numbers::{parse_f64, parse_u64, whole_or_decimal};
+use super::ParseError;
+use crate::results::IntervalRecord;
+
+/// `[ 1s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 7.43 err/s: 0.00 reconn/s: 0.00`
+///
+/// sysbench's format: `"[ %.0fs ] "` then `"thds: %u tps: %4.2f qps: %4.2f (r/w/o:
+/// %4.2f/%4.2f/%4.2f) lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f"`. `%4.2f` never
+/// pads (a figure with two decimals is at least 4 wide), so `{:.2}` is the same.
+pub fn format_interval(r: &IntervalRecord) -> String {
+    format!(
+        "[ {:.0}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+        r.elapsed_s,
+        r.threads,
+        r.tps,
+        r.qps,
+        r.reads_ps,
+        r.writes_ps,
+        r.other_ps,
+        whole_or_decimal(r.percentile),
+        r.latency_ms,
+        r.errors_ps,
+        r.reconnects_ps
+    )
+}
+
+/// What a line starting with `[ ... ]` turned out to be.
+pub(crate) enum BracketLine {
+    Interval(IntervalRecord),
+    /// `[ 1s ] queue length: 0, concurrency: 0`, `[ 5s ] Checkpoint report:`, or a line
+    /// that merely starts with a bracket.
+    Other,
+}
+
+/// Reads a bracketed line. `duration_s` is left 0 (the caller knows the previous
+/// interval) and `end_unix_ms` 0 (logs carry no wall clock).
+pub(crate) fn parse_bracket_line(line_no: usize, line: &str) -> Result<BracketLine, ParseError> {
+    let Some((stamp, rest)) = line
+        .trim()
+        .strip_prefix('[')
+        .and_then(|s| s.split_once(']'))
+    else {
+        return Ok(BracketLine::Other);
+    };
+    let Some(elapsed_s) = stamp
+        .trim()
+        .strip_suffix('s')
+        .and_then(|s| s.trim().parse::<f64>().ok())
+    else {
+        return Ok(BracketLine::Other);
+    };
+    let rest = rest.trim();
+    if !(rest.starts_with("thds:") || rest.starts_with("threads:")) {
+        return Ok(BracketLine::Other);
+    }
+
+    let mut r = IntervalRecord {
+        elapsed_s,
+        duration_s: 0.0,
+        end_unix_ms: 0,
+        threads: 0,
+        tps: 0.0,
+        qps: 0.0,
+        reads_ps: 0.0,
+        writes_ps: 0.0,
+        other_ps: 0.0,
+        latency_ms: 0.0,
+        percentile: 0.0,
+        errors_ps: 0.0,
+        reconnects_ps: 0.0,
+    };
+    let toks: Vec<&str> = rest.split_whitespace().collect();
+    let bad = |what: &str, found: &str| {
+        ParseError::malformed(line_no, format!("{what} in the interval line"), found)
+    };
+    let num = |i: usize, key: &str| -> Result<f64, ParseError> {
+        let tok = toks.get(i).copied().unwrap_or("");
+        parse_f64(tok).ok_or_else(|| bad(&format!("a number after '{key}'"), tok))
+    };
+    let mut have_threads = false;
+    let mut have_rate = false;
+    let mut i = 0;
+    while i < toks.len() {
+        let key = toks[i].trim_end_matches(',');
+        match key {
+            "thds:" | "threads:" => {
+                let tok = toks.get(i + 1).copied().unwrap_or("");
+                r.threads = parse_u64(tok)
+                    .and_then(|t| u32::try_from(t).ok())
+                    .ok_or_else(|| bad(&format!("a thread count after '{key}'"), tok))?;
+                have_threads = true;
+                i += 2;
+            }
+            // eps: sysbench's non-OLTP tests count events, which we treat as transactions.
+            "tps:" | "eps:" => {
+                r.tps = num(i + 1, key)?;
+                have_rate = true;
+                i += 2;
+            }
+            "qps:" => {
+                r.qps = num(i + 1, key)?;
+                i += 2;
+            }
+            "(r/w/o:" => {
+                let tok = toks.get(i + 1).copied().unwrap_or("");
+                let parts: Vec<Option<f64>> = tok
+                    .trim_end_matches(')')
+                    .split('/')
+                    .map(parse_f64)
+                    .collect();
+                match parts.as_slice() {
+                    [Some(rd), Some(wr), Some(ot)] => {
+                        (r.reads_ps, r.writes_ps, r.other_ps) = (*rd, *wr, *ot)
+                    }
+                    _ => {
+                        return Err(bad(
+                            "read/write/other rates like '(r/w/o: 1.00/2.00/3.00)'",
+                            tok,
+                        ))
+                    }
+                }
+                i += 2;
+            }
+            "reads:" | "reads/s:" => {
+                r.reads_ps = num(i + 1, key)?;
+                i += 2;
+            }
+            "writes:" | "writes/s:" => {
+                r.writes_ps = num(i + 1, key)?;
+                i += 2;
+            }
+            // 1.0: "lat (ms,95%): 7.43"
+            "lat" => {
+                let tok = toks.get(i + 1).copied().unwrap_or("");
+                r.percentile = percent_in(tok)
+                    .ok_or_else(|| bad("a percentile like '(ms,95%):' after 'lat'", tok))?;
+                r.latency_ms = num(i + 2, tok)?;
+                i += 3;
+            }
+            // Reformatted logs: "lat(95%): 272.27", "lat(ms,95%): 7.43".
+            k if k.starts_with("lat(") => {
+                r.percentile =
+                    percent_in(k).ok_or_else(|| bad("a percentile like 'lat(95%):'", k))?;
+                r.latency_ms = num(i + 1, k)?;
+                i += 2;
+            }
+            // 0.5: "response time: 10.84ms (95%),"
+            "response" if toks.get(i + 1) == Some(&"time:") => {
+                r.latency_ms = num(i + 2, "response time:")?;
+                let tok = toks.get(i + 3).copied().unwrap_or("");
+                r.percentile = percent_in(tok)
+                    .ok_or_else(|| bad("a percentile like '(95%)' after the response time", tok))?;
+                i += 4;
+            }
+            // sysbench's Lua report_intermediate prints "err/s" without the colon.
+            "err/s:" | "err/s" | "errors:" => {
+                r.errors_ps = num(i + 1, key)?;
+                i += 2;
+            }
+            "reconn/s:" | "reconnects:" => {
+                r.reconnects_ps = num(i + 1, key)?;
+                i += 2;
+            }
+            // Anything else (a stray unit, a future field) is skipped, not fatal.
+            _ => i += 1,
+        }
+    }
+    if !have_threads || !have_rate {
+        return Err(ParseError::malformed(
+            line_no,
+            "an interval line like '[ 10s ] thds: 8 tps: 123.45 qps: ...' with both thds and tps",
+            line,
+        ));
+    }
+    Ok(BracketLine::Interval(r))
+}
+
+/// The percentile inside "(ms,95%):", "lat(99.9%):" or "(95%),".
+fn percent_in(tok: &str) -> Option<f64> {
+    let before = tok.split('%').next()?;
+    let digits = before.rsplit(['(', ',']).next()?;
+    digits.trim().parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> IntervalRecord {
+        match parse_bracket_line(7, line).unwrap() {
+            BracketLine::Interval(r) => r,
+            BracketLine::Other => panic!("not an interval: {line}"),
+        }
+    }
+
+    #[test]
+    fn writes_sysbench_layout_and_reads_it_back() {
+        let line = "[ 1s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 7.43 err/s: 0.00 reconn/s: 0.00";
+        let r = parse(line);
+        assert_eq!(r.threads, 8);
+        assert_eq!(r.tps, 1234.56);
+        assert_eq!(
+            (r.reads_ps, r.writes_ps, r.other_ps),
+            (17283.84, 4938.24, 2469.12)
+        );
+        assert_eq!((r.percentile, r.latency_ms), (95.0, 7.43));
+        assert_eq!(format_interval(&r), line);
+    }
+
+    #[test]
+    fn fractional_percentile_and_rounding_of_elapsed() {
+        let mut r = parse("[ 3s ] thds: 1 tps: 1.00 qps: 2.00 (r/w/o: 1.00/1.00/0.00) lat (ms,99%): 0.50 err/s: 0.10 reconn/s: 0.20");
+        r.percentile = 99.9;
+        r.elapsed_s = 2.9996;
+        let s = format_interval(&r);
+        assert!(s.starts_with("[ 3s ] thds: 1 "), "{s}");
+        assert!(
+            s.contains(" lat (ms,99.9%): 0.50 err/s: 0.10 reconn/s: 0.20"),
+            "{s}"
+        );
+        assert_eq!(parse(&s).percentile, 99.9);
+    }
+
+    #[test]
+    fn reads_seed_003_reformatted_layout() {
+        let r = parse("[ 10s ] thds: 2 tps: 23.30  qps: 469.31   (r/w/o: 328.94/93.58/46.79)  lat(95%): 272.27  err/s: 0.00 reconn/s: 0.00");
+        assert_eq!(
+            (r.elapsed_s, r.threads, r.tps, r.qps),
+            (10.0, 2, 23.30, 469.31)
+        );
+        assert_eq!((r.percentile, r.latency_ms), (95.0, 272.27));
+        assert_eq!(r.other_ps, 46.79);
+    }
+
+    #[test]
+    fn reads_sysbench_0_5_layout() {
+        let r = parse("[  10s] threads: 256, tps: 524.19, reads: 7697.05, writes: 2143.56, response time: 1879.46ms (99%), errors: 0.00, reconnects:  0.00");
+        assert_eq!(
+            (r.threads, r.tps, r.reads_ps, r.writes_ps),
+            (256, 524.19, 7697.05, 2143.56)
+        );
+        assert_eq!((r.percentile, r.latency_ms), (99.0, 1879.46));
+    }
+
+    #[test]
+    fn reads_lua_report_without_colon_and_cpu_eps() {
+        let r = parse("[ 5s ] thds: 4 tps: 10.00 qps: 20.00 (r/w/o: 10.00/5.00/5.00) lat (ms,95%): 3.00 err/s 1.50 reconn/s: 0.00");
+        assert_eq!(r.errors_ps, 1.5);
+        let r = parse("[ 1s ] thds: 1 eps: 3700.36 lat (ms,95%): 0.24");
+        assert_eq!((r.tps, r.latency_ms), (3700.36, 0.24));
+    }
+
+    #[test]
+    fn other_bracket_lines_are_not_intervals() {
+        for l in [
+            "[ 1s ] queue length: 0, concurrency: 0",
+            "[ 5s ] Checkpoint report:",
+            "[note] hello",
+            "[]",
+        ] {
+            assert!(
+                matches!(parse_bracket_line(1, l), Ok(BracketLine::Other)),
+                "{l}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_interval_says_line_and_expectation() {
+        let e = parse_bracket_line(12, "[ 1s ] thds: 8 tps: lots qps: 1.00")
+            .err()
+            .unwrap();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("line 12: expected a number after 'tps:'"),
+            "{msg}"
+        );
+        assert!(msg.contains("'lots'"), "{msg}");
+        let e = parse_bracket_line(3, "[ 1s ] thds: 8 qps: 1.00")
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("with both thds and tps"), "{e}");
+    }
+}

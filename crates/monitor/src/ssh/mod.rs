@@ -1,0 +1,419 @@
+//! SSH connections to the database server (libssh2 through the `ssh2` crate).
+//!
+//! Purpose: open an authenticated session with the server's host key verified against
+//! known_hosts files we control, run small commands, and hand the sampler a channel.
+//! Authentication by private key file (optional passphrase), ssh-agent, or password.
+//!
+//! Non-goals: no interactive prompts here (the CLI/GUI asks, then calls again), no
+//! port forwarding, no ~/.ssh/config parsing, no writes to the user's own
+//! ~/.ssh/known_hosts (it is only read, when asked).
+
+mod clock;
+mod error;
+pub mod known_hosts;
+
+pub use clock::ClockSync;
+pub use error::{SshError, UnknownHostKey};
+pub use known_hosts::{HostKey, Verdict};
+
+use ssh2::{Channel, ExtendedData, MethodType, Session};
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How to prove who we are.
+#[derive(Clone)]
+pub enum SshAuth {
+    /// A private key file (OpenSSH or PEM format), with its passphrase if it has one.
+    Key { path: PathBuf, passphrase: Option<String> },
+    /// Every identity the running ssh-agent (`SSH_AUTH_SOCK`) offers, in turn.
+    Agent,
+    Password(String),
+}
+
+// Hand-written so that secrets never reach logs through `{:?}`.
+impl std::fmt::Debug for SshAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SshAuth::Key { path, passphrase } => f
+                .debug_struct("Key")
+                .field("path", path)
+                .field("passphrase", &passphrase.as_ref().map(|_| "<redacted>"))
+                .finish(),
+            SshAuth::Agent => f.write_str("Agent"),
+            SshAuth::Password(_) => f.write_str("Password(<redacted>)"),
+        }
+    }
+}
+
+/// Which known_hosts files decide whether to trust the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownHostsConfig {
+    /// The app's own file (in its data dir): read, and appended to on acceptance.
+    pub app_file: PathBuf,
+    /// The user's `~/.ssh/known_hosts`, read-only, when the user opted in.
+    pub user_file: Option<PathBuf>,
+}
+
+impl KnownHostsConfig {
+    pub fn new(app_file: impl Into<PathBuf>) -> Self {
+        KnownHostsConfig { app_file: app_file.into(), user_file: None }
+    }
+
+    /// Also trust keys in `$HOME/.ssh/known_hosts` (never written to).
+    pub fn with_user_known_hosts(mut self) -> Self {
+        self.user_file = std::env::var_os("HOME").map(|h| Path::new(&h).join(".ssh").join("known_hosts"));
+        self
+    }
+
+    fn files(&self) -> Vec<PathBuf> {
+        std::iter::once(self.app_file.clone()).chain(self.user_file.clone()).collect()
+    }
+}
+
+/// Where and how to connect.
+#[derive(Debug, Clone)]
+pub struct SshTarget {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub auth: SshAuth,
+    pub known_hosts: KnownHostsConfig,
+    /// Trust-on-first-use: store an unknown host key instead of failing. A changed
+    /// key is refused regardless.
+    pub accept_new_host_key: bool,
+    /// Limit for TCP connect, handshake and authentication.
+    pub connect_timeout: Duration,
+    /// SSH-level keepalive interval (libssh2 keepalive@openssh.com requests).
+    pub keepalive: Duration,
+}
+
+impl SshTarget {
+    pub fn new(host: impl Into<String>, port: u16, user: impl Into<String>, auth: SshAuth, known_hosts: KnownHostsConfig) -> Self {
+        SshTarget {
+            host: host.into(),
+            port,
+            user: user.into(),
+            auth,
+            known_hosts,
+            accept_new_host_key: false,
+            connect_timeout: Duration::from_secs(10),
+            keepalive: Duration::from_secs(5),
+        }
+    }
+
+    /// `host:port` (IPv6 literals bracketed) for messages.
+    pub fn addr(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// Output of a finished remote command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: i32,
+}
+
+/// An authenticated session with a verified host key.
+pub struct SshConnection {
+    session: Session,
+    // A second handle on the socket: shutting it down from another thread is the one
+    // reliable way to wake a blocking libssh2 read when the monitor is stopped.
+    socket: TcpStream,
+    addr: String,
+    user: String,
+    host_key: HostKey,
+}
+
+impl std::fmt::Debug for SshConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SshConnection").field("addr", &self.addr).field("user", &self.user).finish()
+    }
+}
+
+/// Opens, verifies and authenticates a session.
+pub fn connect(target: &SshTarget) -> Result<SshConnection, SshError> {
+    let addr = target.addr();
+    let tcp = tcp_connect(target)?;
+    let socket = tcp.try_clone().map_err(|source| SshError::Io { addr: addr.clone(), doing: "cloning the socket", source })?;
+    let mut session = Session::new().map_err(|source| SshError::Session { addr: addr.clone(), doing: "creating a session", source })?;
+    session.set_tcp_stream(tcp);
+    session.set_timeout(millis(target.connect_timeout));
+    prefer_known_key_types(&session, target);
+    session.handshake().map_err(|source| SshError::Handshake { addr: addr.clone(), source })?;
+
+    let host_key = session
+        .host_key()
+        .and_then(|(blob, _)| HostKey::from_blob(blob))
+        .ok_or_else(|| SshError::NoHostKey { addr: addr.clone() })?;
+    verify_host_key(target, &host_key)?;
+    authenticate(&session, target, &addr)?;
+
+    session.set_keepalive(true, target.keepalive.as_secs().clamp(2, 3600) as u32);
+    Ok(SshConnection { session, socket, addr, user: target.user.clone(), host_key })
+}
+
+fn millis(d: Duration) -> u32 {
+    d.as_millis().clamp(1, u32::MAX as u128) as u32
+}
+
+fn tcp_connect(target: &SshTarget) -> Result<TcpStream, SshError> {
+    let addr = target.addr();
+    let addrs: Vec<_> = (target.host.as_str(), target.port)
+        .to_socket_addrs()
+        .map_err(|source| SshError::Resolve { host: target.host.clone(), source })?
+        .collect();
+    let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "the name has no addresses");
+    for a in addrs {
+        match TcpStream::connect_timeout(&a, target.connect_timeout) {
+            Ok(s) => {
+                // Samples are small and latency-sensitive; do not let Nagle batch them.
+                let _ = s.set_nodelay(true);
+                return Ok(s);
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(SshError::Connect { addr, source: last })
+}
+
+/// Asks the server first for key types we already know for it, so a server with
+/// several host keys presents one we can verify instead of looking "unknown".
+fn prefer_known_key_types(session: &Session, target: &SshTarget) {
+    let known = known_hosts::known_key_types(&target.known_hosts.files(), &target.host, target.port);
+    if known.is_empty() {
+        return;
+    }
+    let Ok(supported) = session.supported_algs(MethodType::HostKey) else { return };
+    let mut prefs: Vec<&str> = Vec::new();
+    for t in &known {
+        // An "ssh-rsa" key is negotiated under the rsa-sha2 signature names.
+        let algs: &[&str] = if t == "ssh-rsa" { &["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"] } else { &[t.as_str()] };
+        for a in algs {
+            if supported.contains(a) && !prefs.contains(a) {
+                prefs.push(a);
+            }
+        }
+    }
+    for a in &supported {
+        if !prefs.contains(a) {
+            prefs.push(a);
+        }
+    }
+    // Best effort: on failure libssh2 keeps its default order, which still works.
+    let _ = session.method_pref(MethodType::HostKey, &prefs.join(","));
+}
+
+fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
+    let files = target.known_hosts.files();
+    match known_hosts::check(&files, &target.host, target.port, key)? {
+        Verdict::Trusted { .. } => Ok(()),
+        Verdict::Changed { file, line } => Err(SshError::HostKeyChanged {
+            host: target.host.clone(),
+            port: target.port,
+            key_type: key.key_type.clone(),
+            fingerprint: key.fingerprint_sha256(),
+            file,
+            line,
+        }),
+        Verdict::Revoked { file, line } => Err(SshError::HostKeyRevoked {
+            host: target.host.clone(),
+            port: target.port,
+            fingerprint: key.fingerprint_sha256(),
+            file,
+            line,
+        }),
+        Verdict::Unknown { other_types } => {
+            let unknown = UnknownHostKey {
+                host: target.host.clone(),
+                port: target.port,
+                key: key.clone(),
+                known_hosts_file: target.known_hosts.app_file.clone(),
+                other_types,
+            };
+            if target.accept_new_host_key {
+                unknown.accept()
+            } else {
+                Err(SshError::UnknownHostKey(Box::new(unknown)))
+            }
+        }
+    }
+}
+
+// libssh2 error codes (include/libssh2.h) that decide which message fits.
+const LIBSSH2_ERROR_FILE: i32 = -16;
+const LIBSSH2_ERROR_AUTHENTICATION_FAILED: i32 = -18;
+const LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED: i32 = -19;
+
+fn code(e: &ssh2::Error) -> Option<i32> {
+    match e.code() {
+        ssh2::ErrorCode::Session(c) => Some(c),
+        ssh2::ErrorCode::SFTP(_) => None,
+    }
+}
+
+fn authenticate(session: &Session, target: &SshTarget, addr: &str) -> Result<(), SshError> {
+    let user = target.user.as_str();
+    // Asking for the methods first lets a refusal say what the server would accept.
+    let offered = session.auth_methods(user).map(str::to_string).unwrap_or_default();
+    let offers = |m: &str| offered.split(',').any(|o| o == m);
+    let result = match &target.auth {
+        SshAuth::Key { path, passphrase } => {
+            std::fs::File::open(path).map_err(|e| SshError::KeyFile { path: path.clone(), detail: e.to_string() })?;
+            session.userauth_pubkey_file(user, None, path, passphrase.as_deref()).map_err(|e| match code(&e) {
+                Some(LIBSSH2_ERROR_FILE) => SshError::KeyFile {
+                    path: path.clone(),
+                    detail: format!(
+                        "{} ({})",
+                        e.message(),
+                        if passphrase.is_some() {
+                            "is the passphrase right?"
+                        } else {
+                            "if the key is protected by a passphrase, give it"
+                        }
+                    ),
+                },
+                Some(LIBSSH2_ERROR_AUTHENTICATION_FAILED | LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED) => SshError::AuthKey {
+                    user: user.into(),
+                    addr: addr.into(),
+                    key: path.clone(),
+                    detail: format!(
+                        "the server refused the key (is its public half in ~{user}/.ssh/authorized_keys on the server?{})",
+                        if offers("publickey") { String::new() } else { format!(" the server offers only: {offered}") }
+                    ),
+                },
+                _ => SshError::AuthKey { user: user.into(), addr: addr.into(), key: path.clone(), detail: e.message().to_string() },
+            })
+        }
+        SshAuth::Agent => session.userauth_agent(user).map_err(|e| SshError::AuthAgent {
+            user: user.into(),
+            addr: addr.into(),
+            detail: format!(
+                "{} (is ssh-agent running with SSH_AUTH_SOCK set, and does `ssh-add -l` list a key the server accepts?)",
+                e.message()
+            ),
+        }),
+        SshAuth::Password(pw) => {
+            if !offered.is_empty() && !offers("password") {
+                return Err(SshError::AuthPassword {
+                    user: user.into(),
+                    addr: addr.into(),
+                    detail: format!("the server does not accept passwords (it offers: {offered}); use a key"),
+                });
+            }
+            session.userauth_password(user, pw).map_err(|e| SshError::AuthPassword {
+                user: user.into(),
+                addr: addr.into(),
+                detail: match code(&e) {
+                    Some(LIBSSH2_ERROR_AUTHENTICATION_FAILED) => "wrong user name or password".to_string(),
+                    _ => e.message().to_string(),
+                },
+            })
+        }
+    };
+    result?;
+    if session.authenticated() {
+        Ok(())
+    } else {
+        Err(SshError::AuthKey {
+            user: user.into(),
+            addr: addr.into(),
+            key: PathBuf::new(),
+            detail: "the server wants further authentication (multi-factor), which DB Dyno does not support".into(),
+        })
+    }
+}
+
+impl SshConnection {
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    pub fn user(&self) -> &str {
+        &self.user
+    }
+
+    /// The verified host key this session was opened with.
+    pub fn host_key(&self) -> &HostKey {
+        &self.host_key
+    }
+
+    /// Timeout for every later blocking call (reads included); 0 means none.
+    pub fn set_timeout(&self, timeout: Duration) {
+        self.session.set_timeout(millis(timeout));
+    }
+
+    /// Runs `command` (parsed by the user's login shell), feeding `stdin` if given,
+    /// and waits for it to finish.
+    pub fn run(&self, command: &str, stdin: Option<&str>) -> Result<CommandOutput, SshError> {
+        let mut ch = self.exec(command)?;
+        if let Some(input) = stdin {
+            ch.write_all(input.as_bytes()).map_err(|source| self.io_err("sending a command's input", source))?;
+        }
+        ch.send_eof().map_err(|source| self.sess_err("sending end of input", source))?;
+        let mut stdout = String::new();
+        ch.read_to_string(&mut stdout).map_err(|source| self.io_err("reading a command's output", source))?;
+        let mut stderr = String::new();
+        ch.stderr().read_to_string(&mut stderr).map_err(|source| self.io_err("reading a command's errors", source))?;
+        ch.wait_close().map_err(|source| self.sess_err("closing a command channel", source))?;
+        let status = ch.exit_status().map_err(|source| self.sess_err("reading an exit status", source))?;
+        Ok(CommandOutput { stdout, stderr, status })
+    }
+
+    /// Runs a POSIX sh script through `sh -s` (script on stdin: no quoting through the
+    /// login shell, which may be fish or csh) and returns its stdout if it exits 0.
+    pub fn run_script(&self, script: &str) -> Result<String, SshError> {
+        let out = self.run("sh -s", Some(script))?;
+        if out.status != 0 {
+            return Err(SshError::CommandFailed { addr: self.addr.clone(), status: out.status, stderr: out.stderr.trim().to_string() });
+        }
+        Ok(out.stdout)
+    }
+
+    /// Starts a long-running script (stdin is the script, then EOF) and returns its
+    /// channel; stderr is discarded so it can never fill the window and stall stdout.
+    pub(crate) fn spawn_script(&self, script: &str) -> Result<Channel, SshError> {
+        let mut ch = self.exec("sh -s")?;
+        ch.handle_extended_data(ExtendedData::Ignore).map_err(|source| self.sess_err("setting up stderr", source))?;
+        ch.write_all(script.as_bytes()).map_err(|source| self.io_err("sending the sampler script", source))?;
+        ch.send_eof().map_err(|source| self.sess_err("sending end of input", source))?;
+        Ok(ch)
+    }
+
+    /// Sends a keepalive if one is due.
+    pub(crate) fn keepalive(&self) -> Result<(), SshError> {
+        self.session.keepalive_send().map(|_| ()).map_err(|source| self.sess_err("sending a keepalive", source))
+    }
+
+    /// A clone of the socket; `shutdown` on it aborts blocking calls from any thread.
+    pub(crate) fn socket_handle(&self) -> Option<TcpStream> {
+        self.socket.try_clone().ok()
+    }
+
+    /// Ends the session politely (best effort) and closes the socket.
+    pub fn close(self) {
+        let _ = self.session.disconnect(None, "DB Dyno monitor stopped", None);
+        let _ = self.socket.shutdown(Shutdown::Both);
+    }
+
+    fn exec(&self, command: &str) -> Result<Channel, SshError> {
+        let mut ch = self.session.channel_session().map_err(|source| self.sess_err("opening a channel", source))?;
+        ch.exec(command).map_err(|source| self.sess_err("starting a command", source))?;
+        Ok(ch)
+    }
+
+    fn sess_err(&self, doing: &'static str, source: ssh2::Error) -> SshError {
+        SshError::Session { addr: self.addr.clone(), doing, source }
+    }
+
+    fn io_err(&self, doing: &'static str, source: std::io::Error) -> SshError {
+        SshError::Io { addr: self.addr.clone(), doing, source }
+    }
+}

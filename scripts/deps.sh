@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Installs the system packages DB Dyno needs on Debian 12 / Ubuntu 22.04+, and nothing
+# else. Idempotent: when everything is already installed it touches neither the network
+# nor apt and returns in well under a second.
+#
+#   scripts/deps.sh          install what is missing
+#   scripts/deps.sh --check  only list what is missing (exit 1 if anything is)
+#
+# Runs as root, or through sudo otherwise. Never starts services: the project runs its
+# own MariaDB (scripts/sandbox.sh), so a policy-rc.d that forbids starting the system
+# one is fine.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# One line per need, so a package can be traced to the reason it is here.
+PACKAGES=(
+    # the database under test, its client, and the reference benchmark we compare with
+    mariadb-server mariadb-client sysbench
+    # sshd for the remote-sampler tests (scripts/sshd-sandbox.sh: sshd, ssh-keygen, ps, ss)
+    openssh-server openssh-client procps iproute2
+    # building Rust crates with native dependencies
+    build-essential pkg-config libssl-dev libdbus-1-dev
+    # the Tauri GUI (webkit, gtk, tray icon, svg icons)
+    libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev
+    # GUI end-to-end tests without a screen: virtual X server (xvfb-run needs xauth)
+    # and the WebDriver for WebKitGTK
+    xvfb xauth webkit2gtk-driver
+    # report tests: render PDFs to images and text; CJK glyphs for non-Latin labels
+    poppler-utils fonts-noto-cjk
+    # kernel keyring for the credential store tests
+    keyutils
+    # tooling: downloads (rustup), file type checks in tests
+    curl ca-certificates file
+)
+
+is_installed() {
+    [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = installed ]
+}
+
+# True if apt knows an installable version of the package.
+has_candidate() {
+    local cand
+    cand="$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
+    [ -n "$cand" ] && [ "$cand" != "(none)" ]
+}
+
+main() {
+    local check_only=0
+    case "${1:-}" in
+        --check) check_only=1 ;;
+        "") ;;
+        -h | --help)
+            sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+            return 0
+            ;;
+        *) die "unknown argument: $1 (try --help)" ;;
+    esac
+
+    if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+        die "this script supports Debian and Ubuntu (apt) only; install by hand: ${PACKAGES[*]}"
+    fi
+
+    local missing=() p
+    for p in "${PACKAGES[@]}"; do
+        is_installed "$p" || missing+=("$p")
+    done
+
+    if [ ${#missing[@]} -eq 0 ]; then
+        info "system packages: all ${#PACKAGES[@]} present"
+        return 0
+    fi
+    if [ "$check_only" = 1 ]; then
+        log "missing system packages: ${missing[*]}"
+        return 1
+    fi
+
+    local apt_log
+    apt_log="$(mktemp -t dbdyno-apt.XXXXXX)"
+    # shellcheck disable=SC2064
+    trap "rm -f '$apt_log'" EXIT
+
+    local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -q -y
+        -o DPkg::Lock::Timeout=300 -o Dpkg::Use-Pty=0)
+
+    info "apt-get update (${#missing[@]} package(s) missing)"
+    if ! as_root "${apt[@]}" update >"$apt_log" 2>&1; then
+        tail -n 20 "$apt_log" >&2
+        die "apt-get update failed"
+    fi
+
+    local install=() skipped=()
+    for p in "${missing[@]}"; do
+        if has_candidate "$p"; then
+            install+=("$p")
+        else
+            skipped+=("$p")
+        fi
+    done
+    for p in "${skipped[@]}"; do
+        warn "package '$p' is not available in this distribution's apt sources: skipped"
+    done
+    [ ${#install[@]} -eq 0 ] && return 0
+
+    info "installing: ${install[*]}"
+    if ! as_root "${apt[@]}" install --no-install-recommends "${install[@]}" >"$apt_log" 2>&1; then
+        tail -n 30 "$apt_log" >&2
+        die "apt-get install failed (full output above is the last 30 lines)"
+    fi
+    info "installed ${#install[@]} package(s)"
+}
+
+main "$@"

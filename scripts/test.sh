@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The one command that sets up a fresh Debian/Ubuntu machine and runs every test:
+#
+#   bash scripts/test.sh
+#
+# Setup stages (any failure stops the run):
+#   system packages (scripts/deps.sh), Rust toolchain, sandbox MariaDB
+#   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present).
+# Check stages (all run, the script fails at the end if any failed):
+#   cargo fmt --check, cargo clippy -D warnings, cargo test --workspace,
+#   ui: npm ci + npm test (when ui/package.json exists),
+#   every executable scripts/test.d/*.sh, in name order.
+#
+# Environment:
+#   DBDYNO_KEEP_SANDBOX=1    leave the sandboxes running afterwards
+#   DBDYNO_TEST_FAIL_FAST=1  stop at the first failing check stage
+#   DBDYNO_SKIP_DEPS=1       do not check system packages (machine already set up)
+#
+# Sandboxes that were already running before this script are never stopped by it.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$DBDYNO_ROOT"
+
+RUN_START="$(now_s)"
+TIMINGS=()        # "stage 12s" for the closing summary
+FAILED_STAGES=()
+STOP_ON_EXIT=()   # commands run by the exit trap, in order
+
+cleanup() {
+    local rc=$? cmd
+    if [ "${DBDYNO_KEEP_SANDBOX:-0}" = 1 ]; then
+        [ ${#STOP_ON_EXIT[@]} -gt 0 ] && info "DBDYNO_KEEP_SANDBOX=1: sandboxes left running"
+    else
+        for cmd in "${STOP_ON_EXIT[@]}"; do
+            bash "$cmd" stop >/dev/null 2>&1 || warn "could not stop: $cmd"
+        done
+    fi
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# run_stage NAME COMMAND...: runs the command with errexit on (in a subshell, so a
+# failure inside a function is not ignored), prints its time, records the outcome.
+run_stage() {
+    local name=$1 t0 rc elapsed
+    shift
+    info "[$name] start"
+    t0="$(now_s)"
+    set +e
+    (
+        set -e
+        "$@"
+    )
+    rc=$?
+    set -e
+    elapsed="$(fmt_duration $(($(now_s) - t0)))"
+    TIMINGS+=("$name $elapsed")
+    if [ "$rc" -eq 0 ]; then
+        info "[$name] ok in $elapsed"
+    else
+        info "[$name] FAILED (exit $rc) after $elapsed"
+        FAILED_STAGES+=("$name")
+    fi
+    return "$rc"
+}
+
+# A setup stage that fails ends the run: nothing after it can be trusted.
+setup_stage() {
+    run_stage "$@" || die "setup stage '$1' failed; nothing was tested"
+}
+
+# A check stage that fails is recorded; the others still run unless fail-fast.
+check_stage() {
+    if ! run_stage "$@" && [ "${DBDYNO_TEST_FAIL_FAST:-0}" = 1 ]; then
+        die "stage '$1' failed (DBDYNO_TEST_FAIL_FAST=1)"
+    fi
+    return 0
+}
+
+# Starts a sandbox script and imports its environment; remembers to stop it on exit
+# unless it was already running before we came.
+start_sandbox() {
+    local name=$1 script=$2 t0 env_out
+    if ! bash "$script" status >/dev/null 2>&1; then
+        STOP_ON_EXIT+=("$script")
+    fi
+    setup_stage "$name" bash "$script" start
+    env_out="$(bash "$script" env)" || die "$script env failed"
+    eval "$env_out"
+}
+
+join_by() {
+    local sep=$1 out=${2-} item
+    shift
+    [ $# -gt 0 ] && shift
+    for item in "$@"; do out+="$sep$item"; done
+    printf '%s' "$out"
+}
+
+ui_tests() {
+    command -v npm >/dev/null 2>&1 || die "npm not found: install Node.js 20 or newer"
+    cd ui
+    npm ci --no-audit --no-fund
+    npm test
+}
+
+main() {
+    if [ "${DBDYNO_SKIP_DEPS:-0}" = 1 ]; then
+        info "[system packages] skipped (DBDYNO_SKIP_DEPS=1)"
+    else
+        setup_stage "system packages" bash scripts/deps.sh
+    fi
+
+    local t0
+    t0="$(now_s)"
+    ensure_cargo
+    ensure_rust_components
+    TIMINGS+=("rust toolchain $(fmt_duration $(($(now_s) - t0)))")
+    info "[rust toolchain] $(cargo --version)"
+
+    start_sandbox "sandbox mariadb" scripts/sandbox.sh
+    if [ -f scripts/sshd-sandbox.sh ]; then
+        start_sandbox "sandbox sshd" scripts/sshd-sandbox.sh
+    fi
+
+    check_stage "cargo fmt" cargo fmt --all --check
+    check_stage "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
+    check_stage "cargo test" cargo test --workspace
+
+    if [ -f ui/package.json ]; then
+        check_stage "ui tests" ui_tests
+    fi
+
+    local suite
+    if [ -d scripts/test.d ]; then
+        for suite in scripts/test.d/*.sh; do
+            [ -e "$suite" ] || continue
+            if [ -x "$suite" ]; then
+                check_stage "test.d/$(basename "$suite")" "$suite"
+            else
+                info "[test.d/$(basename "$suite")] skipped: not executable"
+            fi
+        done
+    fi
+
+    # Kept to two lines so that cargo test's summary stays near the end of the log.
+    info "timings: $(join_by ', ' "${TIMINGS[@]}"); total $(fmt_duration $(($(now_s) - RUN_START)))"
+    if [ ${#FAILED_STAGES[@]} -gt 0 ]; then
+        die "failed stages: $(join_by ', ' "${FAILED_STAGES[@]}")"
+    fi
+    info "all stages passed"
+}
+
+main "$@"

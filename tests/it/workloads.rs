@@ -1,0 +1,110 @@
+//! Every workload runs against the real server and reports sane figures.
+
+use dbdyno_tests::*;
+use serde_json::Value;
+
+/// Runs one `run` command with --json and returns the step object.
+fn run_json(s: &TestSchema, args: &[&str]) -> Value {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let json = format!("--json={}", file.path().display());
+    let mut all = args.to_vec();
+    all.push(&json);
+    all.push("run");
+    let out = ok(&s.dbdyno(&all));
+    assert!(out.contains("SQL statistics:"), "{out}");
+    assert!(out.contains("Threads fairness:"), "{out}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
+    assert_eq!(doc["schema_version"], 1);
+    doc["outcome"]["steps"][0].clone()
+}
+
+#[test]
+fn every_oltp_workload_runs() {
+    let _g = shared_server();
+    let s = TestSchema::new("all_oltp");
+    ok(&s.dbdyno(&["oltp_read_write", "--tables=2", "--table-size=2000", "--threads=2", "prepare"]));
+    for w in [
+        "oltp_point_select",
+        "oltp_read_only",
+        "oltp_read_write",
+        "oltp_write_only",
+        "oltp_update_index",
+        "oltp_update_non_index",
+        "oltp_delete",
+        "oltp_insert",
+    ] {
+        let step = run_json(&s, &[w, "--tables=2", "--table-size=2000", "--threads=2", "--time=2", "--report-interval=1"]);
+        assert_eq!(step["scenario"], w);
+        let txns = step["transactions"].as_u64().unwrap();
+        assert!(txns > 20, "{w}: only {txns} transactions");
+        // Deadlocks (1213) are sysbench's ignorable errors: write workloads may hit a few.
+        let errors = step["ignored_errors"].as_u64().unwrap();
+        assert!(errors * 20 < txns, "{w}: {errors} ignored errors in {txns} transactions");
+        assert_eq!(step["intervals"].as_array().unwrap().len(), 2, "{w}: one record per second");
+        let p95 = step["latency"]["p95_ms"].as_f64().unwrap();
+        assert!(p95 > 0.0 && p95 < 1000.0, "{w}: p95 {p95}");
+        assert!(!step["per_class"].as_array().unwrap().is_empty(), "{w}");
+    }
+}
+
+#[test]
+fn single_table_workloads_run() {
+    let _g = shared_server();
+    let s = TestSchema::new("single");
+    ok(&s.dbdyno(&["select_random_points", "--tables=1", "--table-size=2000", "prepare"]));
+    for w in ["select_random_points", "select_random_ranges"] {
+        let step = run_json(&s, &[w, "--tables=1", "--table-size=2000", "--threads=2", "--time=2"]);
+        assert!(step["transactions"].as_u64().unwrap() > 20, "{w}");
+    }
+    let o = s.dbdyno(&["select_random_points", "--tables=2", "--time=1", "run"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("works on a single table"), "{}", stderr(&o));
+}
+
+#[test]
+fn bulk_insert_loads_rows_per_thread_table() {
+    let _g = shared_server();
+    let s = TestSchema::new("bulk");
+    ok(&s.dbdyno(&["bulk_insert", "--threads=2", "prepare"]));
+    let step = run_json(&s, &["bulk_insert", "--threads=2", "--time=2"]);
+    let events = step["transactions"].as_u64().unwrap();
+    let rows = s.count("sbtest1") + s.count("sbtest2");
+    assert_eq!(rows, events, "every bulk_insert event is one row");
+    // A second run continues after the existing ids instead of colliding.
+    run_json(&s, &["bulk_insert", "--threads=2", "--time=1"]);
+    ok(&s.dbdyno(&["bulk_insert", "--threads=2", "cleanup"]));
+    assert!(s.tables().is_empty());
+}
+
+#[test]
+fn events_rate_and_warmup() {
+    let _g = shared_server();
+    let s = TestSchema::new("limits");
+    ok(&s.dbdyno(&["oltp_point_select", "--tables=1", "--table-size=1000", "prepare"]));
+    let step = run_json(&s, &["oltp_point_select", "--table-size=1000", "--threads=4", "--events=777", "--time=0"]);
+    assert_eq!(step["transactions"], 777, "--events stops at exactly N");
+
+    let step = run_json(&s, &["oltp_point_select", "--table-size=1000", "--threads=2", "--rate=200", "--time=3"]);
+    let tps = step["transactions"].as_f64().unwrap() / step["total_time_s"].as_f64().unwrap();
+    assert!((170.0..=230.0).contains(&tps), "--rate=200 gave {tps:.1} tps");
+
+    let step = run_json(&s, &["oltp_point_select", "--table-size=1000", "--threads=2", "--warmup=1", "--time=2", "--report-interval=1"]);
+    let t = step["total_time_s"].as_f64().unwrap();
+    assert!((1.9..3.0).contains(&t), "warmup is not measured: total {t}");
+    assert_eq!(step["warmup_s"], 1.0);
+}
+
+#[test]
+fn sysbench_grep_habits_keep_working() {
+    let _g = shared_server();
+    let s = TestSchema::new("grep");
+    ok(&s.dbdyno(&["oltp_point_select", "--table-size=1000", "prepare"]));
+    let out = ok(&s.dbdyno(&["oltp_point_select", "--table-size=1000", "--threads=2", "--time=2", "--report-interval=1", "run"]));
+    let line = out.lines().find(|l| l.trim_start().starts_with("transactions:")).expect("transactions line");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert!(fields[1].parse::<u64>().unwrap() > 0, "{line}");
+    assert!(fields[2].starts_with('(') && line.ends_with("per sec.)"), "{line}");
+    let intervals: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
+    assert_eq!(intervals.len(), 2, "{out}");
+    assert!(intervals[0].contains(" thds: 2 tps: ") && intervals[0].contains("lat (ms,95%): "), "{}", intervals[0]);
+}

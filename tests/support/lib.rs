@@ -1,0 +1,206 @@
+//! Shared helpers for the integration tests: a private schema per test on the sandbox
+//! MariaDB, the `dbdyno` binary, and a lock for tests that read global counters or
+//! restart the server.
+//!
+//! The tests need the real server: `scripts/test.sh` starts the sandbox and exports
+//! `DBDYNO_TEST_MYSQL_*`. Without them a test fails with a message saying so; nothing
+//! is skipped silently.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use dbdyno_engine::ConnectOptions;
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder};
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!("{name} is not set: run the integration tests through scripts/test.sh (it starts the sandbox MariaDB and exports DBDYNO_TEST_MYSQL_*)")
+    })
+}
+
+/// Tests that read global status counters or restart the server take this exclusively;
+/// every other database test holds it shared.
+static SERVER: RwLock<()> = RwLock::new(());
+
+pub enum ServerGuard {
+    Shared(#[allow(dead_code)] RwLockReadGuard<'static, ()>),
+    Exclusive(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
+}
+
+pub fn shared_server() -> ServerGuard {
+    ServerGuard::Shared(SERVER.read().unwrap_or_else(|e| e.into_inner()))
+}
+
+pub fn exclusive_server() -> ServerGuard {
+    ServerGuard::Exclusive(SERVER.write().unwrap_or_else(|e| e.into_inner()))
+}
+
+pub struct Sandbox {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    pub admin_user: String,
+    pub admin_password: String,
+}
+
+impl Sandbox {
+    pub fn from_env() -> Sandbox {
+        Sandbox {
+            host: env("DBDYNO_TEST_MYSQL_HOST"),
+            port: env("DBDYNO_TEST_MYSQL_PORT").parse().expect("DBDYNO_TEST_MYSQL_PORT is a port"),
+            user: env("DBDYNO_TEST_MYSQL_USER"),
+            password: env("DBDYNO_TEST_MYSQL_PASSWORD"),
+            admin_user: env("DBDYNO_TEST_MYSQL_ADMIN_USER"),
+            admin_password: env("DBDYNO_TEST_MYSQL_ADMIN_PASSWORD"),
+        }
+    }
+
+    pub fn admin(&self) -> Conn {
+        let opts = OptsBuilder::new()
+            .ip_or_hostname(Some(self.host.clone()))
+            .tcp_port(self.port)
+            .user(Some(self.admin_user.clone()))
+            .pass(Some(self.admin_password.clone()))
+            .prefer_socket(false);
+        Conn::new(opts).expect("admin connection to the sandbox MariaDB")
+    }
+}
+
+/// A schema of its own for one test, dropped when the test ends.
+pub struct TestSchema {
+    pub name: String,
+    pub sandbox: Sandbox,
+}
+
+impl TestSchema {
+    pub fn new(tag: &str) -> TestSchema {
+        let sandbox = Sandbox::from_env();
+        let name = format!("dbdyno_t_{tag}");
+        let mut admin = sandbox.admin();
+        admin.query_drop(format!("DROP DATABASE IF EXISTS `{name}`")).unwrap();
+        admin.query_drop(format!("CREATE DATABASE `{name}`")).unwrap();
+        for host in ["127.0.0.1", "localhost"] {
+            admin
+                .query_drop(format!("GRANT ALL ON `{name}`.* TO '{}'@'{host}'", sandbox.user))
+                .unwrap();
+        }
+        TestSchema { name, sandbox }
+    }
+
+    pub fn connect_options(&self) -> ConnectOptions {
+        ConnectOptions {
+            host: self.sandbox.host.clone(),
+            port: self.sandbox.port,
+            user: self.sandbox.user.clone(),
+            password: Some(self.sandbox.password.clone()),
+            database: self.name.clone(),
+            ..Default::default()
+        }
+    }
+
+    /// The connection flags every dbdyno and sysbench command of this test needs
+    /// (the password goes through MYSQL_PWD for dbdyno).
+    pub fn mysql_args(&self) -> Vec<String> {
+        vec![
+            format!("--mysql-host={}", self.sandbox.host),
+            format!("--mysql-port={}", self.sandbox.port),
+            format!("--mysql-user={}", self.sandbox.user),
+            format!("--mysql-db={}", self.name),
+        ]
+    }
+
+    pub fn conn(&self) -> Conn {
+        let mut c = self.sandbox.admin();
+        c.query_drop(format!("USE `{}`", self.name)).unwrap();
+        c
+    }
+
+    pub fn tables(&self) -> Vec<String> {
+        self.conn()
+            .query(format!(
+                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA='{}' ORDER BY TABLE_NAME",
+                self.name
+            ))
+            .unwrap()
+    }
+
+    pub fn count(&self, table: &str) -> u64 {
+        self.conn()
+            .query_first(format!("SELECT COUNT(*) FROM `{table}`"))
+            .unwrap()
+            .unwrap()
+    }
+
+    /// Runs `dbdyno` with these arguments and the schema's connection flags.
+    pub fn dbdyno(&self, args: &[&str]) -> Output {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(self.mysql_args());
+        dbdyno_cmd().args(&all).env("MYSQL_PWD", &self.sandbox.password).output().expect("run dbdyno")
+    }
+}
+
+impl Drop for TestSchema {
+    fn drop(&mut self) {
+        if let Ok(mut admin) = std::panic::catch_unwind(|| self.sandbox.admin()) {
+            let _ = admin.query_drop(format!("DROP DATABASE IF EXISTS `{}`", self.name));
+        }
+    }
+}
+
+/// The `dbdyno` binary that `cargo test --workspace` built next to this test.
+pub fn dbdyno_path() -> PathBuf {
+    let mut dir = std::env::current_exe().expect("test binary path");
+    dir.pop(); // the test binary
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    let bin = dir.join("dbdyno");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p dbdyno-cli` (cargo test --workspace does)",
+        bin.display()
+    );
+    bin
+}
+
+pub fn dbdyno_cmd() -> Command {
+    let mut c = Command::new(dbdyno_path());
+    c.env_remove("MYSQL_PWD");
+    c
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts success and returns stdout, showing both streams on failure.
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "command failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        stdout(o),
+        stderr(o)
+    );
+    stdout(o)
+}
+
+/// `SHOW GLOBAL STATUS` as numbers.
+pub fn global_status(c: &mut Conn) -> std::collections::HashMap<String, f64> {
+    let rows: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS").unwrap();
+    rows.into_iter()
+        .filter_map(|(k, v)| v.parse::<f64>().ok().map(|n| (k, n)))
+        .collect()
+}
+
+/// The sandbox control script, for tests that restart the server.
+pub fn sandbox_script() -> PathBuf {
+    PathBuf::from(env("DBDYNO_SANDBOX_SCRIPT"))
+}
