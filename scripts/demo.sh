@@ -9,7 +9,7 @@
 # 4. runs a short thread ladder through the binary: 2 scenarios x 1, 4, 8 threads,
 #    5 s each, on 4 tables of 20,000 rows that it creates and drops itself;
 # 5. writes a report when this build has `dbdyno report`;
-# 6. opens the GUI when there is a display and the app is built.
+# 6. opens the desktop app when there is a display (building it if needed), else says how.
 #
 # Results go to .work/demo/<date-time>/ under the project root. The sandbox is left
 # running afterwards so you can look around: scripts/sandbox.sh sql, then
@@ -106,35 +106,47 @@ run_report() {
     "$BIN" report "${REPORT_FLAGS[@]}"
 }
 
-# The desktop app's binary: DBDYNO_GUI_BIN, else the package named in src-tauri/Cargo.toml.
+# The desktop app's binary: DBDYNO_GUI_BIN, else the debug build of src-tauri (the
+# same build the end-to-end tests use; a release bundle is `npx tauri build`, see
+# docs/desktop.md).
 gui_bin() {
     if [ -n "${DBDYNO_GUI_BIN:-}" ]; then
         printf '%s' "$DBDYNO_GUI_BIN"
         return 0
     fi
     [ -f src-tauri/Cargo.toml ] || return 1
-    local name
-    name="$(awk -F'"' '/^\[package\]/ { p = 1 } p && /^name *=/ { print $2; exit }' src-tauri/Cargo.toml)"
-    [ -n "$name" ] || return 1
-    printf '%s' "$TARGET_DIR/release/$name"
+    printf '%s' "$TARGET_DIR/debug/dbdyno-app"
+}
+
+# Builds the front-end (ui/dist) and the app with the front-end embedded.
+build_gui() {
+    command -v npm >/dev/null 2>&1 || die "npm not found: install Node.js 20 or newer to build the desktop app"
+    step "GUI: building the front-end (npm ci, vite build) and the app (first build: a few minutes)"
+    (cd ui && npm ci --no-audit --no-fund >/dev/null && npm run build >/dev/null)
+    cargo build -p dbdyno-app --features custom-protocol
 }
 
 start_gui() {
     local app
     if ! app="$(gui_bin)"; then
-        step "GUI: not in this checkout yet (src-tauri/ is planned); the CLI results are above"
-        return 0
-    fi
-    if [ ! -x "$app" ]; then
-        step "GUI: not built yet. Build it with: cargo build --release -p $(basename "$app"), then run $app"
+        step "GUI: not in this checkout (no src-tauri/); the CLI results are above"
         return 0
     fi
     if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
-        step "GUI: no display here. On a desktop, run: $app"
+        step "GUI: no display here. On a desktop (DISPLAY set), start it with:"
+        log "      bash scripts/demo.sh        # builds it if needed, then opens it"
+        log "      or: (cd ui && npm ci && npm run build) && cargo build -p dbdyno-app --features custom-protocol"
+        log "          MYSQL_PWD=sbtest $app"
         return 0
     fi
-    step "GUI: starting $app (log: $RUN_DIR/gui.log)"
-    setsid -f "$app" </dev/null >"$RUN_DIR/gui.log" 2>&1
+    if [ -z "${DBDYNO_GUI_BIN:-}" ]; then
+        build_gui
+    fi
+    [ -x "$app" ] || die "the app binary $app is missing"
+    # MYSQL_PWD lets the shipped 'local-sandbox' environment log in to the sandbox
+    # without storing a password in the keyring first.
+    step "GUI: starting $app (log: $RUN_DIR/gui.log); pick the 'local-sandbox' environment"
+    MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD" setsid -f "$app" </dev/null >"$RUN_DIR/gui.log" 2>&1
 }
 
 summary() {

@@ -27,7 +27,7 @@ PACKAGES=(
     # and the WebDriver for WebKitGTK
     xvfb xauth webkit2gtk-driver
     # report tests: render PDFs to images and text; CJK glyphs for non-Latin labels
-    poppler-utils fonts-noto-cjk
+    poppler-utils fonts-noto-cjk fonts-droid-fallback fonts-dejavu-core time
     # kernel keyring for the credential store tests
     keyutils
     # tooling: downloads (rustup), file type checks in tests

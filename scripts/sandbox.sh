@@ -3,7 +3,7 @@
 #
 #   scripts/sandbox.sh start     create on first use, start, wait until it answers
 #   scripts/sandbox.sh stop      clean shutdown, waits for the process to exit
-#   scripts/sandbox.sh restart   stop + start (tests call this mid-run; takes ~2 s)
+#   scripts/sandbox.sh restart   stop + start (tests call this mid-run; under a second)
 #   scripts/sandbox.sh status    exit 0 when running, 3 when stopped
 #   scripts/sandbox.sh env       shell exports for tests:  eval "$(scripts/sandbox.sh env)"
 #   scripts/sandbox.sh sql ...   mariadb client as the admin account on the socket
@@ -285,19 +285,19 @@ do_status() {
     if is_running; then
         local version
         version="$(client -N -B -e 'SELECT VERSION()' 2>/dev/null || echo "not answering")"
-        log "sandbox: running"
-        log "  pid      $(server_pid)"
-        log "  address  127.0.0.1:$(effective_port)"
-        log "  socket   $SOCKET"
-        log "  datadir  $DATA_DIR"
-        log "  version  $version"
-        log "  log      $LOG_FILE"
+        echo "sandbox: running"
+        echo "  pid      $(server_pid)"
+        echo "  address  127.0.0.1:$(effective_port)"
+        echo "  socket   $SOCKET"
+        echo "  datadir  $DATA_DIR"
+        echo "  version  $version"
+        echo "  log      $LOG_FILE"
         return 0
     fi
     if [ -d "$DATA_DIR/mysql" ]; then
-        log "sandbox: stopped (data in $DATA_DIR)"
+        echo "sandbox: stopped (data in $DATA_DIR)"
     else
-        log "sandbox: not created yet ($SANDBOX_DIR)"
+        echo "sandbox: not created yet ($SANDBOX_DIR)"
     fi
     return 3
 }

@@ -11,36 +11,63 @@ fn wrong_password_is_access_denied() {
     let _g = shared_server();
     let s = TestSchema::new("badpw");
     let mut args = s.mysql_args();
-    args.extend(["oltp_point_select".into(), "--mysql-password=not-the-password".into(), "run".into()]);
+    args.extend([
+        "oltp_point_select".into(),
+        "--mysql-password=not-the-password".into(),
+        "run".into(),
+    ]);
     let o = dbdyno_cmd().args(&args).output().unwrap();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("Access denied"), "{}", stderr(&o));
-    assert!(stderr(&o).contains("check --mysql-user and the password"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("check --mysql-user and the password"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
 fn closed_port_says_so() {
     let o = dbdyno_cmd()
-        .args(["oltp_point_select", "--mysql-host=127.0.0.1", "--mysql-port=1", "--time=1", "run"])
+        .args([
+            "oltp_point_select",
+            "--mysql-host=127.0.0.1",
+            "--mysql-port=1",
+            "--time=1",
+            "run",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
-    assert!(err.contains("cannot connect to MySQL at 127.0.0.1:1"), "{err}");
+    assert!(
+        err.contains("cannot connect to MySQL at 127.0.0.1:1"),
+        "{err}"
+    );
 }
 
 #[test]
 fn unknown_option_is_refused() {
-    let o = dbdyno_cmd().args(["oltp_read_write", "--tabels=4", "run"]).output().unwrap();
+    let o = dbdyno_cmd()
+        .args(["oltp_read_write", "--tabels=4", "run"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--tabels"), "{}", stderr(&o));
 }
 
 #[test]
 fn unknown_workload_is_refused() {
-    let o = dbdyno_cmd().args(["oltp_read_wrote", "run"]).output().unwrap();
+    let o = dbdyno_cmd()
+        .args(["oltp_read_wrote", "run"])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("unknown scenario 'oltp_read_wrote'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("unknown scenario 'oltp_read_wrote'"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -49,11 +76,23 @@ fn zero_threads_and_zero_table_size_are_refused_before_connecting() {
     let s = TestSchema::new("zeros");
     let o = s.dbdyno(&["oltp_read_write", "--threads=0", "--time=1", "run"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("threads must be at least 1"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("threads must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
     let o = s.dbdyno(&["oltp_read_write", "--table-size=0", "prepare"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--table-size must be at least 1"), "{}", stderr(&o));
-    assert!(s.tables().is_empty(), "nothing may be created: {:?}", s.tables());
+    assert!(
+        stderr(&o).contains("--table-size must be at least 1"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        s.tables().is_empty(),
+        "nothing may be created: {:?}",
+        s.tables()
+    );
 }
 
 #[test]
@@ -82,17 +121,43 @@ fn table_of_another_shape_is_refused_and_untouched() {
     let _g = shared_server();
     let s = TestSchema::new("shape");
     use mysql::prelude::Queryable;
-    s.conn().query_drop("CREATE TABLE sbtest1 (id INT PRIMARY KEY, name VARCHAR(20))").unwrap();
-    s.conn().query_drop("INSERT INTO sbtest1 VALUES (1, 'keep me')").unwrap();
-    let o = s.dbdyno(&["oltp_read_write", "--tables=2", "--table-size=100", "--force", "prepare"]);
+    s.conn()
+        .query_drop("CREATE TABLE sbtest1 (id INT PRIMARY KEY, name VARCHAR(20))")
+        .unwrap();
+    s.conn()
+        .query_drop("INSERT INTO sbtest1 VALUES (1, 'keep me')")
+        .unwrap();
+    let o = s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=100",
+        "--force",
+        "prepare",
+    ]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains("sbtest1 exists with another shape"), "{}", stderr(&o));
-    assert_eq!(s.tables(), ["sbtest1"], "prepare must not create sbtest2 either");
+    assert!(
+        stderr(&o).contains("sbtest1 exists with another shape"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        s.tables(),
+        ["sbtest1"],
+        "prepare must not create sbtest2 either"
+    );
     // The run against it names the statement class and the server's error.
     let o = s.dbdyno(&["oltp_point_select", "--tables=1", "--time=1", "run"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("point select statement failed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("point select statement failed"),
+        "{}",
+        stderr(&o)
+    );
     let o = s.dbdyno(&["oltp_read_write", "--tables=1", "cleanup"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(s.count("sbtest1"), 1, "cleanup must leave a foreign-shaped sbtest1 alone");
+    assert_eq!(
+        s.count("sbtest1"),
+        1,
+        "cleanup must leave a foreign-shaped sbtest1 alone"
+    );
 }

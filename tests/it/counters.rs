@@ -45,15 +45,35 @@ fn measure(s: &TestSchema, tool: &str, workload: &str, opts: &[String]) -> HashM
     let single = workload.starts_with("select_random");
     let prep_workload = if single { workload } else { "oltp_read_write" };
     let prep_tables = if single { "--tables=1" } else { "--tables=2" };
-    ok(&s.dbdyno(&[prep_workload, "--tables=2", "cleanup"].map(|a| if a == "--tables=2" { prep_tables } else { a })));
+    ok(
+        &s.dbdyno(&[prep_workload, "--tables=2", "cleanup"].map(|a| {
+            if a == "--tables=2" {
+                prep_tables
+            } else {
+                a
+            }
+        })),
+    );
     // Uniform k values: sysbench's default "special" piles 75% of rows onto 1% of the k
     // values, which makes select_random_ranges' row counts swing by several percent
     // from one prepared dataset to the next, whichever tool runs.
-    ok(&s.dbdyno(&[prep_workload, prep_tables, "--table-size=10000", "--threads=2", "--rand-type=uniform", "prepare"]));
+    ok(&s.dbdyno(&[
+        prep_workload,
+        prep_tables,
+        "--table-size=10000",
+        "--threads=2",
+        "--rand-type=uniform",
+        "prepare",
+    ]));
     run_and_count(s, tool, workload, opts)
 }
 
-fn run_and_count(s: &TestSchema, tool: &str, workload: &str, opts: &[String]) -> HashMap<String, f64> {
+fn run_and_count(
+    s: &TestSchema,
+    tool: &str,
+    workload: &str,
+    opts: &[String],
+) -> HashMap<String, f64> {
     let size = ["--tables=2".to_string(), "--table-size=10000".to_string()];
 
     let mut args: Vec<String> = vec![workload.to_string()];
@@ -75,9 +95,16 @@ fn run_and_count(s: &TestSchema, tool: &str, workload: &str, opts: &[String]) ->
     let before = global_status(&mut admin);
     let out = if tool == "sysbench" {
         args.insert(1, format!("--mysql-password={}", s.sandbox.password));
-        Command::new("sysbench").args(&args).output().expect("sysbench is installed (scripts/deps.sh)")
+        Command::new("sysbench")
+            .args(&args)
+            .output()
+            .expect("sysbench is installed (scripts/deps.sh)")
     } else {
-        dbdyno_cmd().args(&args).env("MYSQL_PWD", &s.sandbox.password).output().unwrap()
+        dbdyno_cmd()
+            .args(&args)
+            .env("MYSQL_PWD", &s.sandbox.password)
+            .output()
+            .unwrap()
     };
     let after = global_status(&mut admin);
     let text = ok(&out);
@@ -106,7 +133,9 @@ fn compare(workload: &str, opts: &[&str]) -> Vec<String> {
         // (connection set-up queries are amortised over the run, not per transaction).
         let tolerance = 0.03 * a.abs().max(b.abs()) + 0.02;
         if (a - b).abs() > tolerance {
-            problems.push(format!("{workload} {c}: sysbench {a:.3}/txn, dbdyno {b:.3}/txn"));
+            problems.push(format!(
+                "{workload} {c}: sysbench {a:.3}/txn, dbdyno {b:.3}/txn"
+            ));
         }
         eprintln!("{workload:<24} {c:<22} sysbench {a:>9.3} dbdyno {b:>9.3}");
     }
@@ -133,9 +162,19 @@ fn counters_per_transaction_match_sysbench() {
         problems.extend(compare(w, &[]));
     }
     // Options change the statement mix the same way in both tools.
-    problems.extend(compare("oltp_read_write", &["--skip-trx=on", "--point-selects=3", "--range-size=20"]));
-    problems.extend(compare("oltp_read_only", &["--db-ps-mode=disable", "--range-selects=off"]));
-    assert!(problems.is_empty(), "counter mismatches:\n{}", problems.join("\n"));
+    problems.extend(compare(
+        "oltp_read_write",
+        &["--skip-trx=on", "--point-selects=3", "--range-size=20"],
+    ));
+    problems.extend(compare(
+        "oltp_read_only",
+        &["--db-ps-mode=disable", "--range-selects=off"],
+    ));
+    assert!(
+        problems.is_empty(),
+        "counter mismatches:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]

@@ -28,7 +28,12 @@ fn short_ladder_prepares_runs_every_step_and_cleans_up() {
     let steps = doc["outcome"]["steps"].as_array().unwrap();
     let got: Vec<(String, u64)> = steps
         .iter()
-        .map(|s| (s["scenario"].as_str().unwrap().to_string(), s["threads"].as_u64().unwrap()))
+        .map(|s| {
+            (
+                s["scenario"].as_str().unwrap().to_string(),
+                s["threads"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -44,6 +49,13 @@ fn short_ladder_prepares_runs_every_step_and_cleans_up() {
         assert_eq!(st["intervals"].as_array().unwrap().len(), 2);
     }
     assert_eq!(doc["outcome"]["prepare"]["rows"], 4000);
-    assert!(doc["plan"]["connect"].get("password").is_none(), "no secret in the JSON");
-    assert!(s.tables().is_empty(), "cleanup dropped the tables: {:?}", s.tables());
+    assert!(
+        doc["plan"]["connect"].get("password").is_none(),
+        "no secret in the JSON"
+    );
+    assert!(
+        s.tables().is_empty(),
+        "cleanup dropped the tables: {:?}",
+        s.tables()
+    );
 }

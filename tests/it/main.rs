@@ -2,8 +2,14 @@
 //! the real sandbox MariaDB. Each test works in a schema of its own.
 
 mod bad_input;
+mod checks;
 mod counters;
+mod history;
+mod import;
 mod ladder;
+mod monitoring;
+mod profiles;
 mod restart;
 mod safety;
+mod sshd;
 mod workloads;

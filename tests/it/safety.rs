@@ -7,30 +7,63 @@ use mysql::prelude::Queryable;
 fn foreign_table_blocks_prepare_without_force_and_survives_cleanup() {
     let _g = shared_server();
     let s = TestSchema::new("foreign");
-    s.conn().query_drop("CREATE TABLE orders (id INT PRIMARY KEY, total INT)").unwrap();
-    s.conn().query_drop("INSERT INTO orders VALUES (1, 10), (2, 20)").unwrap();
+    s.conn()
+        .query_drop("CREATE TABLE orders (id INT PRIMARY KEY, total INT)")
+        .unwrap();
+    s.conn()
+        .query_drop("INSERT INTO orders VALUES (1, 10), (2, 20)")
+        .unwrap();
 
-    let o = s.dbdyno(&["oltp_read_write", "--tables=2", "--table-size=500", "prepare"]);
+    let o = s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=500",
+        "prepare",
+    ]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains("not benchmark tables: orders"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not benchmark tables: orders"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(s.tables(), ["orders"]);
 
-    ok(&s.dbdyno(&["oltp_read_write", "--tables=2", "--table-size=500", "--threads=2", "--force", "prepare"]));
+    ok(&s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=500",
+        "--threads=2",
+        "--force",
+        "prepare",
+    ]));
     assert_eq!(s.tables(), ["orders", "sbtest1", "sbtest2"]);
     assert_eq!(s.count("sbtest1"), 500);
     assert_eq!(s.count("sbtest2"), 500);
 
     // An existing benchmark table: prepare refuses rather than loading twice.
-    let o = s.dbdyno(&["oltp_read_write", "--tables=2", "--table-size=500", "--force", "prepare"]);
+    let o = s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=500",
+        "--force",
+        "prepare",
+    ]);
     assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("already exists; run cleanup first"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("already exists; run cleanup first"),
+        "{}",
+        stderr(&o)
+    );
 
     let out = ok(&s.dbdyno(&["oltp_read_write", "--tables=2", "cleanup"]));
     assert!(out.contains("Dropping table 'sbtest1'..."), "{out}");
     assert_eq!(s.tables(), ["orders"]);
     assert_eq!(s.count("orders"), 2);
     // The schema itself is never dropped.
-    let schemas: Vec<String> = s.conn().query(format!("SHOW DATABASES LIKE '{}'", s.name)).unwrap();
+    let schemas: Vec<String> = s
+        .conn()
+        .query(format!("SHOW DATABASES LIKE '{}'", s.name))
+        .unwrap();
     assert_eq!(schemas.len(), 1);
 }
 
@@ -38,10 +71,23 @@ fn foreign_table_blocks_prepare_without_force_and_survives_cleanup() {
 fn prepare_loads_sysbench_shape_with_secondary_index() {
     let _g = shared_server();
     let s = TestSchema::new("shapeok");
-    ok(&s.dbdyno(&["oltp_read_write", "--tables=1", "--table-size=3000", "--threads=3", "prepare"]));
+    ok(&s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=1",
+        "--table-size=3000",
+        "--threads=3",
+        "prepare",
+    ]));
     let mut c = s.conn();
-    let (min, max, n): (i64, i64, i64) = c.query_first("SELECT MIN(id), MAX(id), COUNT(*) FROM sbtest1").unwrap().unwrap();
-    assert_eq!((min, max, n), (1, 3000, 3000), "ids 1..N loaded once each across threads");
+    let (min, max, n): (i64, i64, i64) = c
+        .query_first("SELECT MIN(id), MAX(id), COUNT(*) FROM sbtest1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (min, max, n),
+        (1, 3000, 3000),
+        "ids 1..N loaded once each across threads"
+    );
     let bad: i64 = c
         .query_first("SELECT COUNT(*) FROM sbtest1 WHERE LENGTH(c) <> 119 OR LENGTH(pad) <> 59 OR k < 1 OR k > 3000")
         .unwrap()

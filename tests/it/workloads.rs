@@ -22,7 +22,13 @@ fn run_json(s: &TestSchema, args: &[&str]) -> Value {
 fn every_oltp_workload_runs() {
     let _g = shared_server();
     let s = TestSchema::new("all_oltp");
-    ok(&s.dbdyno(&["oltp_read_write", "--tables=2", "--table-size=2000", "--threads=2", "prepare"]));
+    ok(&s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=2000",
+        "--threads=2",
+        "prepare",
+    ]));
     for w in [
         "oltp_point_select",
         "oltp_read_only",
@@ -33,14 +39,31 @@ fn every_oltp_workload_runs() {
         "oltp_delete",
         "oltp_insert",
     ] {
-        let step = run_json(&s, &[w, "--tables=2", "--table-size=2000", "--threads=2", "--time=2", "--report-interval=1"]);
+        let step = run_json(
+            &s,
+            &[
+                w,
+                "--tables=2",
+                "--table-size=2000",
+                "--threads=2",
+                "--time=2",
+                "--report-interval=1",
+            ],
+        );
         assert_eq!(step["scenario"], w);
         let txns = step["transactions"].as_u64().unwrap();
         assert!(txns > 20, "{w}: only {txns} transactions");
         // Deadlocks (1213) are sysbench's ignorable errors: write workloads may hit a few.
         let errors = step["ignored_errors"].as_u64().unwrap();
-        assert!(errors * 20 < txns, "{w}: {errors} ignored errors in {txns} transactions");
-        assert_eq!(step["intervals"].as_array().unwrap().len(), 2, "{w}: one record per second");
+        assert!(
+            errors * 20 < txns,
+            "{w}: {errors} ignored errors in {txns} transactions"
+        );
+        assert_eq!(
+            step["intervals"].as_array().unwrap().len(),
+            2,
+            "{w}: one record per second"
+        );
         let p95 = step["latency"]["p95_ms"].as_f64().unwrap();
         assert!(p95 > 0.0 && p95 < 1000.0, "{w}: p95 {p95}");
         assert!(!step["per_class"].as_array().unwrap().is_empty(), "{w}");
@@ -51,14 +74,32 @@ fn every_oltp_workload_runs() {
 fn single_table_workloads_run() {
     let _g = shared_server();
     let s = TestSchema::new("single");
-    ok(&s.dbdyno(&["select_random_points", "--tables=1", "--table-size=2000", "prepare"]));
+    ok(&s.dbdyno(&[
+        "select_random_points",
+        "--tables=1",
+        "--table-size=2000",
+        "prepare",
+    ]));
     for w in ["select_random_points", "select_random_ranges"] {
-        let step = run_json(&s, &[w, "--tables=1", "--table-size=2000", "--threads=2", "--time=2"]);
+        let step = run_json(
+            &s,
+            &[
+                w,
+                "--tables=1",
+                "--table-size=2000",
+                "--threads=2",
+                "--time=2",
+            ],
+        );
         assert!(step["transactions"].as_u64().unwrap() > 20, "{w}");
     }
     let o = s.dbdyno(&["select_random_points", "--tables=2", "--time=1", "run"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("works on a single table"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("works on a single table"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -80,15 +121,51 @@ fn bulk_insert_loads_rows_per_thread_table() {
 fn events_rate_and_warmup() {
     let _g = shared_server();
     let s = TestSchema::new("limits");
-    ok(&s.dbdyno(&["oltp_point_select", "--tables=1", "--table-size=1000", "prepare"]));
-    let step = run_json(&s, &["oltp_point_select", "--table-size=1000", "--threads=4", "--events=777", "--time=0"]);
+    ok(&s.dbdyno(&[
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=1000",
+        "prepare",
+    ]));
+    let step = run_json(
+        &s,
+        &[
+            "oltp_point_select",
+            "--table-size=1000",
+            "--threads=4",
+            "--events=777",
+            "--time=0",
+        ],
+    );
     assert_eq!(step["transactions"], 777, "--events stops at exactly N");
 
-    let step = run_json(&s, &["oltp_point_select", "--table-size=1000", "--threads=2", "--rate=200", "--time=3"]);
+    let step = run_json(
+        &s,
+        &[
+            "oltp_point_select",
+            "--table-size=1000",
+            "--threads=2",
+            "--rate=200",
+            "--time=3",
+        ],
+    );
     let tps = step["transactions"].as_f64().unwrap() / step["total_time_s"].as_f64().unwrap();
-    assert!((170.0..=230.0).contains(&tps), "--rate=200 gave {tps:.1} tps");
+    assert!(
+        (170.0..=230.0).contains(&tps),
+        "--rate=200 gave {tps:.1} tps"
+    );
 
-    let step = run_json(&s, &["oltp_point_select", "--table-size=1000", "--threads=2", "--warmup=1", "--time=2", "--report-interval=1"]);
+    let step = run_json(
+        &s,
+        &[
+            "oltp_point_select",
+            "--table-size=1000",
+            "--threads=2",
+            "--warmup=1",
+            "--time=2",
+            "--report-interval=1",
+        ],
+    );
     let t = step["total_time_s"].as_f64().unwrap();
     assert!((1.9..3.0).contains(&t), "warmup is not measured: total {t}");
     assert_eq!(step["warmup_s"], 1.0);
@@ -99,12 +176,125 @@ fn sysbench_grep_habits_keep_working() {
     let _g = shared_server();
     let s = TestSchema::new("grep");
     ok(&s.dbdyno(&["oltp_point_select", "--table-size=1000", "prepare"]));
-    let out = ok(&s.dbdyno(&["oltp_point_select", "--table-size=1000", "--threads=2", "--time=2", "--report-interval=1", "run"]));
-    let line = out.lines().find(|l| l.trim_start().starts_with("transactions:")).expect("transactions line");
+    let out = ok(&s.dbdyno(&[
+        "oltp_point_select",
+        "--table-size=1000",
+        "--threads=2",
+        "--time=2",
+        "--report-interval=1",
+        "run",
+    ]));
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("transactions:"))
+        .expect("transactions line");
     let fields: Vec<&str> = line.split_whitespace().collect();
     assert!(fields[1].parse::<u64>().unwrap() > 0, "{line}");
-    assert!(fields[2].starts_with('(') && line.ends_with("per sec.)"), "{line}");
+    assert!(
+        fields[2].starts_with('(') && line.ends_with("per sec.)"),
+        "{line}"
+    );
     let intervals: Vec<&str> = out.lines().filter(|l| l.starts_with("[ ")).collect();
     assert_eq!(intervals.len(), 2, "{out}");
-    assert!(intervals[0].contains(" thds: 2 tps: ") && intervals[0].contains("lat (ms,95%): "), "{}", intervals[0]);
+    assert!(
+        intervals[0].contains(" thds: 2 tps: ") && intervals[0].contains("lat (ms,95%): "),
+        "{}",
+        intervals[0]
+    );
+}
+
+#[test]
+fn unix_socket_connects() {
+    let _g = shared_server();
+    let s = TestSchema::new("socket");
+    let socket = std::env::var("DBDYNO_TEST_MYSQL_SOCKET")
+        .expect("DBDYNO_TEST_MYSQL_SOCKET from scripts/sandbox.sh env");
+    let o = dbdyno_cmd()
+        .args([
+            "oltp_point_select",
+            "--tables=1",
+            "--table-size=100",
+            "prepare",
+        ])
+        .arg(format!("--mysql-socket={socket}"))
+        .arg(format!("--mysql-user={}", s.sandbox.user))
+        .arg(format!("--mysql-db={}", s.name))
+        .env("MYSQL_PWD", &s.sandbox.password)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(s.count("sbtest1"), 100);
+}
+
+#[test]
+fn tls_required_against_a_server_without_tls_fails_clearly() {
+    let _g = shared_server();
+    let s = TestSchema::new("tls");
+    let o = s.dbdyno(&["oltp_point_select", "--mysql-ssl=on", "--time=1", "run"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot connect to MySQL"),
+        "{}",
+        stderr(&o)
+    );
+    let o = s.dbdyno(&[
+        "oltp_point_select",
+        "--mysql-ssl-mode=sometimes",
+        "--time=1",
+        "run",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown TLS mode 'sometimes'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
+    let _g = shared_server();
+    let s = TestSchema::new("cancel");
+    ok(&s.dbdyno(&[
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=1000",
+        "prepare",
+    ]));
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let mut args: Vec<String> = [
+        "ladder",
+        "--scenarios=oltp_point_select",
+        "--ladder=1,2,4",
+        "--time=3",
+        "--tables=1",
+        "--table-size=1000",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(s.mysql_args());
+    args.push(format!("--json={}", file.path().display()));
+    let child = dbdyno_cmd()
+        .args(&args)
+        .env("MYSQL_PWD", &s.sandbox.password)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Past the first 3 s step, inside the second.
+    std::thread::sleep(std::time::Duration::from_millis(4500));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
+    let steps = doc["outcome"]["steps"].as_array().unwrap();
+    assert!(!steps.is_empty() && steps.len() <= 2, "{steps:?}");
+    assert_eq!(steps[0]["cancelled"], false);
+    assert_eq!(doc["outcome"]["cancelled"], true);
 }

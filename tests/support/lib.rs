@@ -50,7 +50,9 @@ impl Sandbox {
     pub fn from_env() -> Sandbox {
         Sandbox {
             host: env("DBDYNO_TEST_MYSQL_HOST"),
-            port: env("DBDYNO_TEST_MYSQL_PORT").parse().expect("DBDYNO_TEST_MYSQL_PORT is a port"),
+            port: env("DBDYNO_TEST_MYSQL_PORT")
+                .parse()
+                .expect("DBDYNO_TEST_MYSQL_PORT is a port"),
             user: env("DBDYNO_TEST_MYSQL_USER"),
             password: env("DBDYNO_TEST_MYSQL_PASSWORD"),
             admin_user: env("DBDYNO_TEST_MYSQL_ADMIN_USER"),
@@ -78,13 +80,21 @@ pub struct TestSchema {
 impl TestSchema {
     pub fn new(tag: &str) -> TestSchema {
         let sandbox = Sandbox::from_env();
-        let name = format!("dbdyno_t_{tag}");
+        // The pid keeps two test runs against one sandbox out of each other's way.
+        let name = format!("dbdyno_t_{tag}_{}", std::process::id());
         let mut admin = sandbox.admin();
-        admin.query_drop(format!("DROP DATABASE IF EXISTS `{name}`")).unwrap();
-        admin.query_drop(format!("CREATE DATABASE `{name}`")).unwrap();
+        admin
+            .query_drop(format!("DROP DATABASE IF EXISTS `{name}`"))
+            .unwrap();
+        admin
+            .query_drop(format!("CREATE DATABASE `{name}`"))
+            .unwrap();
         for host in ["127.0.0.1", "localhost"] {
             admin
-                .query_drop(format!("GRANT ALL ON `{name}`.* TO '{}'@'{host}'", sandbox.user))
+                .query_drop(format!(
+                    "GRANT ALL ON `{name}`.* TO '{}'@'{host}'",
+                    sandbox.user
+                ))
                 .unwrap();
         }
         TestSchema { name, sandbox }
@@ -138,7 +148,11 @@ impl TestSchema {
     pub fn dbdyno(&self, args: &[&str]) -> Output {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         all.extend(self.mysql_args());
-        dbdyno_cmd().args(&all).env("MYSQL_PWD", &self.sandbox.password).output().expect("run dbdyno")
+        dbdyno_cmd()
+            .args(&all)
+            .env("MYSQL_PWD", &self.sandbox.password)
+            .output()
+            .expect("run dbdyno")
     }
 }
 
@@ -169,7 +183,20 @@ pub fn dbdyno_path() -> PathBuf {
 pub fn dbdyno_cmd() -> Command {
     let mut c = Command::new(dbdyno_path());
     c.env_remove("MYSQL_PWD");
+    // No test writes into the user's real history or profiles: every dbdyno this test
+    // binary starts uses a private data and config directory unless the test gives its own.
+    let dirs = private_dirs();
+    c.env("DBDYNO_DATA_DIR", dirs.join("data"));
+    c.env("DBDYNO_CONFIG_DIR", dirs.join("config"));
     c
+}
+
+/// The data and config directories of this test process's dbdyno runs: under the target
+/// directory (a static is never dropped, so a temp dir would outlive every run in /tmp).
+fn private_dirs() -> PathBuf {
+    let mut dir = dbdyno_path();
+    dir.pop();
+    dir.join("it-home").join(std::process::id().to_string())
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -5,7 +5,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub const ABOUT: &str = "DB Dyno: benchmark MySQL and MariaDB across a thread ladder (sysbench-compatible)";
+pub const ABOUT: &str =
+    "DB Dyno: benchmark MySQL and MariaDB across a thread ladder (sysbench-compatible)";
 
 /// `dbdyno <workload> [options] <command>`: sysbench's own syntax.
 #[derive(Debug, Parser)]
@@ -27,11 +28,15 @@ pub struct WorkloadCli {
     pub workload_opts: WorkloadArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub history: crate::args_history::HistoryOpts,
+    #[command(flatten)]
+    pub ssh: SshArgs,
     /// Threads for run, and for prepare/prewarm/cleanup.
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
     /// With prepare/cleanup: allow a schema that also holds non-benchmark tables.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub force: bool,
 }
 
@@ -54,7 +59,21 @@ pub struct ToolCli {
 #[derive(Debug, Subcommand)]
 pub enum ToolCommand {
     /// Scenarios × thread counts, one result per step (the seed toolkit's loop).
-    Ladder(LadderArgs),
+    // Boxed: the ladder takes every option there is (clippy::large_enum_variant).
+    Ladder(Box<LadderArgs>),
+    /// The run history: list, show, delete, export runs.
+    Runs(crate::args_history::RunsArgs),
+    /// Import a seed-toolkit config as a profile, or sysbench output as runs.
+    Import(crate::args_history::ImportArgs),
+    /// Environment profiles: list, check, show; their secrets in the OS keyring.
+    Profile(crate::args_history::ProfileArgs),
+    /// Prerequisite checks before a plan: pass / warn / fail, what was seen, the fix.
+    // Boxed: the check takes the connection, dataset and SSH options (clippy::large_enum_variant).
+    Check(Box<CheckArgs>),
+    /// The database server's CPU and data disk once a second, tsar-style (or --json lines).
+    Monitor(MonitorArgs),
+    /// Reports of one run or several environments: HTML, PDF, Markdown, CSV, JSON.
+    Report(crate::cmd::report::ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -65,30 +84,46 @@ pub struct LadderArgs {
     pub workload_opts: WorkloadArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub history: crate::args_history::HistoryOpts,
+    #[command(flatten)]
+    pub ssh: SshArgs,
     /// Comma-separated scenarios.
-    #[arg(long, value_delimiter = ',', default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only"
+    )]
     pub scenarios: Vec<String>,
-    /// Comma-separated thread counts.
-    #[arg(long, value_delimiter = ',', default_value = "1,8,16,32,64,128")]
+    /// Comma-separated thread counts (also spelled --threads, the profile's key).
+    #[arg(
+        long,
+        visible_alias = "threads",
+        value_delimiter = ',',
+        default_value = "1,8,16,32,64,128"
+    )]
     pub ladder: Vec<u32>,
     /// Seconds of pause between steps (lets redo/WAL flushing settle).
     #[arg(long, default_value_t = 0)]
     pub cooldown: u64,
     /// Create and load the tables before the first step.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub prepare: bool,
     /// Read the tables into the buffer pool before the first step.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub prewarm: bool,
     /// Drop the benchmark tables after the last step.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub cleanup: bool,
     /// Threads for prepare, prewarm and cleanup.
     #[arg(long, default_value_t = 4)]
     pub admin_threads: u32,
     /// With --prepare/--cleanup: allow a schema that also holds non-benchmark tables.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub force: bool,
+    /// At the end, write the report (HTML, PDF, Markdown, CSV, JSON) into this directory.
+    #[arg(long)]
+    pub report: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -219,6 +254,119 @@ pub struct RunArgs {
     pub prewarm_until_hit_rate: Option<f64>,
 }
 
+/// Where the database server's OS is reached over SSH, for `check` and `monitor`.
+/// (`run` and `ladder` take the same three options with their profile options.)
+#[derive(Debug, Args, Clone, Default)]
+pub struct SshTargetArgs {
+    /// SSH host of the database server: its CPU and disks are sampled from there.
+    #[arg(long)]
+    pub ssh_host: Option<String>,
+    /// SSH port (default 22).
+    #[arg(long)]
+    pub ssh_port: Option<u16>,
+    /// SSH account (default: $USER).
+    #[arg(long)]
+    pub ssh_user: Option<String>,
+}
+
+/// How to log in over SSH and what to sample: `run`, `ladder`, `check` and `monitor`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct SshArgs {
+    /// SSH private key file (a passphrase comes from DBDYNO_SSH_PASSPHRASE).
+    #[arg(long, value_name = "FILE")]
+    pub ssh_key: Option<std::path::PathBuf>,
+    /// SSH password: the value, DBDYNO_SSH_PASSWORD, or a prompt when given without a value.
+    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt")]
+    pub ssh_password: Option<String>,
+    /// Log in with the keys of the running ssh-agent (SSH_AUTH_SOCK).
+    #[arg(long)]
+    pub ssh_agent: bool,
+    /// Trust an SSH host key seen for the first time and store it (a changed key is always refused).
+    #[arg(long)]
+    pub accept_new_host_key: bool,
+    /// DB Dyno's known_hosts file (default: known_hosts in the data directory).
+    #[arg(long, env = "DBDYNO_KNOWN_HOSTS", value_name = "FILE")]
+    pub known_hosts: Option<std::path::PathBuf>,
+    /// Data disk device(s) to sample, overriding the resolver (kernel names: nvme0n1, sda).
+    #[arg(long, value_delimiter = ',')]
+    pub device: Vec<String>,
+    /// Do not sample the server's OS (no SSH, no local /proc): MySQL-side metrics only,
+    /// as for a managed database.
+    #[arg(long)]
+    pub no_monitor: bool,
+    /// Monitor the server during the sysbench-form `run` too (ladder always does;
+    /// `run` does when --ssh-host is given).
+    #[arg(long)]
+    pub monitor: bool,
+}
+
+/// `dbdyno check`: the prerequisite suite for a plan.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[command(flatten)]
+    pub workload_opts: WorkloadArgs,
+    #[command(flatten)]
+    pub target: SshTargetArgs,
+    #[command(flatten)]
+    pub ssh: SshArgs,
+    /// Comma-separated scenarios the plan will run.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only"
+    )]
+    pub scenarios: Vec<String>,
+    /// Comma-separated thread counts the plan will run.
+    #[arg(
+        long,
+        visible_alias = "threads",
+        value_delimiter = ',',
+        default_value = "1,8,16,32,64,128"
+    )]
+    pub ladder: Vec<u32>,
+    /// The plan will prepare (load) the tables: check room for them instead of their presence.
+    #[arg(long)]
+    pub prepare: bool,
+    /// The plan will drop the tables afterwards (needs DROP).
+    #[arg(long)]
+    pub cleanup: bool,
+    /// The plan may prepare next to non-benchmark tables.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Apply the fixes the app can apply (SET GLOBAL, CREATE DATABASE), then check again.
+    #[arg(long)]
+    pub fix: bool,
+    /// Account for --fix (SET GLOBAL needs SUPER or SYSTEM_VARIABLES_ADMIN); default: --mysql-user.
+    #[arg(long)]
+    pub admin_user: Option<String>,
+    /// Its password: the value, DBDYNO_ADMIN_PWD, or a prompt when given without a value.
+    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt")]
+    pub admin_password: Option<String>,
+}
+
+/// `dbdyno monitor`: one line per second, like `tsar --cpu --io -I <disk> -l -i1`.
+#[derive(Debug, Args)]
+pub struct MonitorArgs {
+    #[command(flatten)]
+    pub target: SshTargetArgs,
+    #[command(flatten)]
+    pub ssh: SshArgs,
+    /// Seconds to monitor (0 = until Ctrl-C).
+    #[arg(long, default_value_t = 0)]
+    pub duration: u64,
+    /// Print one JSON object per line instead of columns.
+    #[arg(long)]
+    pub json: bool,
+    /// Directory whose disk to show when --device is not given (MySQL's datadir).
+    #[arg(long, default_value = "/var/lib/mysql")]
+    pub datadir: String,
+}
+
 /// sysbench's boolean spellings.
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
@@ -252,7 +400,10 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Which grammar argv uses: the first word that is not an option decides.
 pub fn first_word(args: &[String]) -> Option<&str> {
-    args.iter().skip(1).map(String::as_str).find(|a| !a.starts_with('-'))
+    args.iter()
+        .skip(1)
+        .map(String::as_str)
+        .find(|a| !a.starts_with('-'))
 }
 
 #[cfg(test)]
@@ -261,14 +412,38 @@ mod tests {
 
     #[test]
     fn underscores_become_dashes_in_names_only() {
-        let v = normalize_args(["dbdyno", "--table_size=10", "--mysql-db=my_db", "oltp_read_write"].map(String::from));
-        assert_eq!(v, ["dbdyno", "--table-size=10", "--mysql-db=my_db", "oltp_read_write"]);
+        let v = normalize_args(
+            [
+                "dbdyno",
+                "--table_size=10",
+                "--mysql-db=my_db",
+                "oltp_read_write",
+            ]
+            .map(String::from),
+        );
+        assert_eq!(
+            v,
+            [
+                "dbdyno",
+                "--table-size=10",
+                "--mysql-db=my_db",
+                "oltp_read_write"
+            ]
+        );
     }
 
     #[test]
     fn options_before_and_after_the_workload() {
         let args = normalize_args(
-            ["dbdyno", "--threads=8", "oltp_read_write", "--tables=4", "run", "--skip_trx=on"].map(String::from),
+            [
+                "dbdyno",
+                "--threads=8",
+                "oltp_read_write",
+                "--tables=4",
+                "run",
+                "--skip_trx=on",
+            ]
+            .map(String::from),
         );
         let cli = WorkloadCli::try_parse_from(args).unwrap();
         assert_eq!(cli.threads, 8);
@@ -279,7 +454,8 @@ mod tests {
 
     #[test]
     fn unknown_options_are_refused() {
-        let args = normalize_args(["dbdyno", "oltp_read_write", "--tabels=4", "run"].map(String::from));
+        let args =
+            normalize_args(["dbdyno", "oltp_read_write", "--tabels=4", "run"].map(String::from));
         assert!(WorkloadCli::try_parse_from(args).is_err());
     }
 }

@@ -3,7 +3,9 @@
 use anyhow::{anyhow, bail, Context, Result};
 use dbdyno_engine::plan::{PrewarmOptions, TlsMode};
 use dbdyno_engine::workload::{IgnoreErrors, PsMode, RandOptions};
-use dbdyno_engine::{ConnectOptions, LadderSpec, Phase, Plan, RunSettings, Scenario, StepPlan, WorkloadOptions};
+use dbdyno_engine::{
+    ConnectOptions, LadderSpec, Phase, Plan, RunSettings, Scenario, StepPlan, WorkloadOptions,
+};
 
 use crate::args::{ConnArgs, LadderArgs, RunArgs, WorkloadArgs, WorkloadCli, WorkloadCommand};
 
@@ -12,10 +14,15 @@ const PROMPT: &str = "\u{0}prompt";
 
 pub fn connect_options(a: &ConnArgs) -> Result<ConnectOptions> {
     if a.db_driver != "mysql" {
-        bail!("--db-driver={} is not supported: DB Dyno speaks to MySQL and MariaDB only", a.db_driver);
+        bail!(
+            "--db-driver={} is not supported: DB Dyno speaks to MySQL and MariaDB only",
+            a.db_driver
+        );
     }
     let tls = match (&a.mysql_ssl_mode, a.mysql_ssl) {
-        (Some(mode), _) => mode.parse::<TlsMode>().map_err(|e| anyhow!("--mysql-ssl-mode: {e}"))?,
+        (Some(mode), _) => mode
+            .parse::<TlsMode>()
+            .map_err(|e| anyhow!("--mysql-ssl-mode: {e}"))?,
         (None, Some(true)) => TlsMode::Required,
         _ => TlsMode::Disabled,
     };
@@ -35,8 +42,11 @@ pub fn connect_options(a: &ConnArgs) -> Result<ConnectOptions> {
 fn password(a: &ConnArgs) -> Result<Option<String>> {
     match a.mysql_password.as_deref() {
         Some(PROMPT) => {
-            let p = rpassword::prompt_password(format!("Password for {}@{}: ", a.mysql_user, a.mysql_host))
-                .context("reading the password from the terminal")?;
+            let p = rpassword::prompt_password(format!(
+                "Password for {}@{}: ",
+                a.mysql_user, a.mysql_host
+            ))
+            .context("reading the password from the terminal")?;
             Ok(Some(p))
         }
         Some(p) => Ok(Some(p.to_string())),
@@ -67,7 +77,10 @@ pub fn workload_options(a: &WorkloadArgs, c: &ConnArgs) -> Result<WorkloadOption
         number_of_ranges: a.number_of_ranges,
         delta: a.delta,
         rand: RandOptions {
-            rand_type: a.rand_type.parse().map_err(|e: String| anyhow!("--rand-type: {e}"))?,
+            rand_type: a
+                .rand_type
+                .parse()
+                .map_err(|e: String| anyhow!("--rand-type: {e}"))?,
             spec_iter: a.rand_spec_iter,
             spec_pct: a.rand_spec_pct,
             spec_res: a.rand_spec_res,
@@ -80,13 +93,16 @@ pub fn workload_options(a: &WorkloadArgs, c: &ConnArgs) -> Result<WorkloadOption
             "disable" => PsMode::Disable,
             other => bail!("--db-ps-mode={other}: use auto or disable"),
         },
-        ignore_errors: IgnoreErrors::parse(&c.mysql_ignore_errors).map_err(|e| anyhow!("--mysql-ignore-errors: {e}"))?,
+        ignore_errors: IgnoreErrors::parse(&c.mysql_ignore_errors)
+            .map_err(|e| anyhow!("--mysql-ignore-errors: {e}"))?,
     })
 }
 
 fn run_settings(r: &RunArgs, default_time: u64, default_interval: u64) -> RunSettings {
     RunSettings {
-        time_s: r.time.unwrap_or(if r.events > 0 { 0 } else { default_time }),
+        time_s: r
+            .time
+            .unwrap_or(if r.events > 0 { 0 } else { default_time }),
         events: r.events,
         warmup_s: r.warmup,
         rate: r.rate,
@@ -133,7 +149,9 @@ pub fn ladder_plan(a: &LadderArgs) -> Result<Plan> {
         .map(|s| s.parse::<Scenario>())
         .collect::<Result<Vec<_>, _>>()?;
     if scenarios.is_empty() || a.ladder.is_empty() {
-        bail!("the ladder needs at least one scenario (--scenarios) and one thread count (--ladder)");
+        bail!(
+            "the ladder needs at least one scenario (--scenarios) and one thread count (--ladder)"
+        );
     }
     let spec = LadderSpec {
         scenarios,

@@ -47,7 +47,10 @@ impl Printer {
             EngineEvent::Warning { text } => {
                 eprintln!("WARNING: {text}");
             }
-            EngineEvent::PrepareProgress { rows_done, rows_total } => self.progress(*rows_done, *rows_total),
+            EngineEvent::PrepareProgress {
+                rows_done,
+                rows_total,
+            } => self.progress(*rows_done, *rows_total),
             EngineEvent::PrepareFinished(r) => {
                 if let Some(bar) = self.bar.take() {
                     bar.finish_and_clear();
@@ -61,12 +64,17 @@ impl Printer {
             EngineEvent::PrewarmFinished(r) => {
                 let _ = writeln!(out, "Prewarmed {} table(s) in {:.1}s", r.tables, r.seconds);
             }
-            EngineEvent::StepStarted { threads, warmup_s, .. } => {
+            EngineEvent::StepStarted {
+                threads, warmup_s, ..
+            } => {
                 if let Style::Sysbench { .. } = self.style {
                     let _ = writeln!(out, "Initializing worker threads...\n");
                     let _ = writeln!(out, "Threads started!\n");
                 } else if *warmup_s > 0 {
-                    let _ = writeln!(out, "(warmup {warmup_s}s done, measuring {threads} threads)");
+                    let _ = writeln!(
+                        out,
+                        "(warmup {warmup_s}s done, measuring {threads} threads)"
+                    );
                 }
             }
             EngineEvent::Interval { record, .. } => {
@@ -81,7 +89,12 @@ impl Printer {
                     } else {
                         None
                     };
-                    let _ = writeln!(out, "{}", sysbench_text::format_summary(result, hist.as_ref()));
+                    // The summary ends with sysbench's own trailing blank line.
+                    let _ = write!(
+                        out,
+                        "{}",
+                        sysbench_text::format_summary(result, hist.as_ref())
+                    );
                 }
                 Style::Ladder => {
                     let _ = writeln!(
@@ -115,9 +128,11 @@ impl Printer {
         let bar = self.bar.get_or_insert_with(|| {
             let b = ProgressBar::new(total);
             b.set_style(
-                ProgressStyle::with_template("{spinner} loading [{bar:40}] {pos}/{len} rows {per_sec} eta {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{spinner} loading [{bar:40}] {pos}/{len} rows {per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
             );
             b
         });
@@ -129,7 +144,10 @@ impl Printer {
         if self.style != Style::Ladder || self.ladder_rows.is_empty() {
             return;
         }
-        println!("\n{:<24} {:>7} {:>12} {:>12} {:>10} {:>10} {:>8}", "scenario", "threads", "tps", "qps", "p95 ms", "p99 ms", "errors");
+        println!(
+            "\n{:<24} {:>7} {:>12} {:>12} {:>10} {:>10} {:>8}",
+            "scenario", "threads", "tps", "qps", "p95 ms", "p99 ms", "errors"
+        );
         for r in &self.ladder_rows {
             println!(
                 "{:<24} {:>7} {:>12.2} {:>12.2} {:>10.2} {:>10.2} {:>8}",

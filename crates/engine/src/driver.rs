@@ -25,9 +25,11 @@ pub fn opts(c: &ConnectOptions, stmt_cache: usize) -> Opts {
         .db_name(Some(c.database.clone()))
         .stmt_cache_size(Some(stmt_cache.max(16)))
         .tcp_nodelay(true)
-        // The driver would otherwise switch a 127.0.0.1 connection to the Unix socket
-        // behind the user's back; a benchmark must use the transport it was asked for.
-        .prefer_socket(false)
+        // libmysqlclient (and so sysbench) takes host "localhost" to mean the server's
+        // Unix socket; any other host, 127.0.0.1 included, means TCP. The driver would
+        // otherwise switch 127.0.0.1 to the socket too, and a benchmark must use the
+        // transport it was asked for.
+        .prefer_socket(c.host == "localhost")
         .tcp_connect_timeout(Some(Duration::from_secs(10)));
     match &c.socket {
         Some(sock) => b = b.socket(Some(sock.clone())),
@@ -80,7 +82,9 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> EngineError {
         Some(1045) => " — check --mysql-user and the password (MYSQL_PWD or --mysql-password)",
         Some(1049) => " — create the schema first (CREATE DATABASE …) or fix --mysql-db",
         Some(1044) => " — grant the user privileges on this schema",
-        _ if message.contains("refused") => " — is the server running and listening on this host and port?",
+        _ if message.contains("refused") => {
+            " — is the server running and listening on this host and port?"
+        }
         _ => "",
     };
     EngineError::Connect {

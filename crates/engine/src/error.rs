@@ -37,7 +37,9 @@ pub enum EngineError {
     #[error("{0}")]
     Refused(String),
 
-    #[error("lost the connection to the server and could not reconnect within {seconds}s: {message}")]
+    #[error(
+        "lost the connection to the server and could not reconnect within {seconds}s: {message}"
+    )]
     ReconnectFailed { seconds: u64, message: String },
 
     #[error("internal error: {0}")]

@@ -17,11 +17,18 @@ pub enum EngineEvent {
         label: String,
     },
     /// A line sysbench would print ("Creating table 'sbtest1'...").
-    Message { text: String },
+    Message {
+        text: String,
+    },
     /// A non-fatal problem worth showing (errors ignored, a reconnect, a slow prewarm).
-    Warning { text: String },
+    Warning {
+        text: String,
+    },
     /// Rows loaded so far during prepare.
-    PrepareProgress { rows_done: u64, rows_total: u64 },
+    PrepareProgress {
+        rows_done: u64,
+        rows_total: u64,
+    },
     PrepareFinished(PrepareReport),
     PrewarmFinished(PrewarmReport),
     /// A measured step is starting: warmup (if any) has ended, the clock runs.
@@ -33,9 +40,17 @@ pub enum EngineEvent {
         planned_s: u64,
     },
     /// One interval of a step (sysbench's `[ 1s ] thds: ...` line).
-    Interval { step: usize, record: IntervalRecord },
-    StepFinished { step: usize, result: Box<StepResult> },
-    Cooldown { seconds: u64 },
+    Interval {
+        step: usize,
+        record: IntervalRecord,
+    },
+    StepFinished {
+        step: usize,
+        result: Box<StepResult>,
+    },
+    Cooldown {
+        seconds: u64,
+    },
 }
 
 /// The sending half given to the engine. Sending never fails the run: a consumer that

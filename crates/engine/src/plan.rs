@@ -166,12 +166,20 @@ impl Default for PrewarmOptions {
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Create and load the tables `scenario` needs.
-    Prepare { scenario: Scenario, threads: u32 },
+    Prepare {
+        scenario: Scenario,
+        threads: u32,
+    },
     Prewarm(PrewarmOptions),
     Step(StepPlan),
     /// Pause between steps so redo/WAL flushing of one step does not land in the next.
-    Cooldown { seconds: u64 },
-    Cleanup { scenario: Scenario, threads: u32 },
+    Cooldown {
+        seconds: u64,
+    },
+    Cleanup {
+        scenario: Scenario,
+        threads: u32,
+    },
 }
 
 /// What to do, in order, against one server with one dataset.
@@ -305,6 +313,8 @@ pub enum PlanError {
     },
     #[error("the database name must not be empty (--mysql-db)")]
     NoDatabase,
+    #[error("bulk_insert uses its own (id, k) tables named like the OLTP ones: run it in a plan (and schema) of its own")]
+    BulkMixed,
 }
 
 impl Plan {
@@ -341,6 +351,13 @@ impl Plan {
                 max: 1.0,
                 got: r.pareto_h,
             });
+        }
+        let bulk = self
+            .steps()
+            .filter(|s| s.scenario.uses_bulk_tables())
+            .count();
+        if bulk > 0 && bulk < self.steps().count() {
+            return Err(PlanError::BulkMixed);
         }
         for phase in &self.phases {
             match phase {
@@ -518,7 +535,10 @@ mod tests {
             plan_with(vec![s], w.clone()).validate(),
             Err(PlanError::NoStopCondition)
         );
-        assert_eq!(plan_with(vec![], w.clone()).validate(), Err(PlanError::Empty));
+        assert_eq!(
+            plan_with(vec![], w.clone()).validate(),
+            Err(PlanError::Empty)
+        );
         assert!(plan_with(vec![step(4)], w).validate().is_ok());
     }
 

@@ -172,15 +172,38 @@ pub struct StepResult {
     pub histogram: String,
     /// True when the step was cut short by a cancel request.
     pub cancelled: bool,
+    /// Rates exactly as another tool printed them (imported sysbench output); None for
+    /// steps this engine measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<PrintedRates>,
+}
+
+/// The per-second rates of sysbench's summary as printed. sysbench divides by a timer
+/// read a little after "total time" (seed 003: 92300 / 60.0580 s = 1536.85 QPS, printed
+/// 1536.81), so an imported result keeps the printed figures to come out exactly as printed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrintedRates {
+    pub tps: f64,
+    pub qps: f64,
+    pub ignored_errors_ps: f64,
+    pub reconnects_ps: f64,
 }
 
 impl StepResult {
+    /// Transactions per second: as printed for an imported result, else counted / time.
     pub fn tps(&self) -> f64 {
-        per_sec(self.transactions, self.total_time_s)
+        match &self.printed {
+            Some(p) => p.tps,
+            None => per_sec(self.transactions, self.total_time_s),
+        }
     }
 
+    /// Queries per second: as printed for an imported result, else counted / time.
     pub fn qps(&self) -> f64 {
-        per_sec(self.queries.total(), self.total_time_s)
+        match &self.printed {
+            Some(p) => p.qps,
+            None => per_sec(self.queries.total(), self.total_time_s),
+        }
     }
 }
 

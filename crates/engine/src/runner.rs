@@ -24,7 +24,11 @@ pub struct RunOutcome {
 }
 
 /// Runs `plan`. Returns the outcome and, when a phase failed, the error that stopped it.
-pub fn run_plan(plan: &Plan, events: &EventSink, cancel: &CancelToken) -> (RunOutcome, Option<EngineError>) {
+pub fn run_plan(
+    plan: &Plan,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> (RunOutcome, Option<EngineError>) {
     let mut out = RunOutcome::default();
     if let Err(e) = plan.validate() {
         let e = EngineError::from(e);
@@ -45,6 +49,11 @@ pub fn run_plan(plan: &Plan, events: &EventSink, cancel: &CancelToken) -> (RunOu
         });
         let r = run_phase(plan, phase, &mut step_index, &mut out, events, cancel);
         if let Err(e) = r {
+            if cancel.is_cancelled() {
+                // A phase interrupted by the cancel is not a failure of the server.
+                out.cancelled = true;
+                break;
+            }
             out.failure = Some(e.to_string());
             return (out, Some(e));
         }

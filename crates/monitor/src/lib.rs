@@ -22,7 +22,7 @@ pub mod stream;
 pub use disk::{DataDisk, DiskError};
 pub use monitor::{Monitor, MonitorConfig, MonitorError, SamplerEvent, Target};
 pub use rates::{
-    CpuRates, DiskRates, DiskSelection, MemUsage, NetRates, RateOptions, SamplerCost,
-    ServerSample, SwapRates,
+    CpuRates, DiskRates, DiskSelection, MemUsage, NetRates, RateOptions, SamplerCost, ServerSample,
+    SwapRates,
 };
 pub use ssh::{ClockSync, HostKey, KnownHostsConfig, SshAuth, SshConnection, SshError, SshTarget};

@@ -21,8 +21,10 @@ const FILES: [(&str, &str); 7] = [
 /// Reads /proc now. The sampler cost is the calling thread's own CPU time
 /// (/proc/thread-self/stat, without children: other parts of the app may spawn some).
 pub fn read_snapshot() -> RawSnapshot {
-    let texts: Vec<(&str, String)> =
-        FILES.iter().filter_map(|(name, path)| std::fs::read_to_string(path).ok().map(|t| (*name, t))).collect();
+    let texts: Vec<(&str, String)> = FILES
+        .iter()
+        .filter_map(|(name, path)| std::fs::read_to_string(path).ok().map(|t| (*name, t)))
+        .collect();
     let mut snap = RawSnapshot::from_sections(texts.iter().map(|(n, t)| (*n, t.as_str())));
     snap.sampler_ticks = std::fs::read_to_string("/proc/thread-self/stat")
         .ok()
@@ -70,6 +72,14 @@ impl LocalSampler {
         self.prev = Some((snap, now));
         sample
     }
+
+    /// Parse problems in the latest snapshot (e.g. a /proc file missing in a container).
+    pub fn warnings(&self) -> &[String] {
+        self.prev
+            .as_ref()
+            .map(|(s, _)| s.warnings.as_slice())
+            .unwrap_or(&[])
+    }
 }
 
 #[cfg(test)]
@@ -79,13 +89,21 @@ mod tests {
     #[test]
     fn local_snapshot_and_rates() {
         let s = read_snapshot();
-        assert!(s.cpu.is_some() && s.mem.is_some() && s.uptime_s.is_some(), "{:?}", s.warnings);
+        assert!(
+            s.cpu.is_some() && s.mem.is_some() && s.uptime_s.is_some(),
+            "{:?}",
+            s.warnings
+        );
         assert!(s.sampler_ticks.is_some());
         let mut sampler = LocalSampler::new(RateOptions::default());
         assert!(sampler.sample().is_none());
         std::thread::sleep(std::time::Duration::from_millis(300));
         let sample = sampler.sample().expect("second call yields a sample");
-        assert!(sample.interval_s > 0.2 && sample.interval_s < 1.0, "{}", sample.interval_s);
+        assert!(
+            sample.interval_s > 0.2 && sample.interval_s < 1.0,
+            "{}",
+            sample.interval_s
+        );
         assert!(sample.cpu.is_some());
         assert!(sample.sampler.is_some());
     }

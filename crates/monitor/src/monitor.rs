@@ -60,22 +60,42 @@ impl MonitorConfig {
 }
 
 /// What the monitor reports, in order.
+// One event a second at most: the size gap between `Sample` and the rest costs
+// nothing worth a Box in every consumer's match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum SamplerEvent {
     /// Sampling (re)started. `clock` is `None` locally or if the measurement failed.
-    Connected { addr: String, host_key_fingerprint: Option<String>, clock: Option<ClockSync>, reconnect: bool },
+    Connected {
+        addr: String,
+        host_key_fingerprint: Option<String>,
+        clock: Option<ClockSync>,
+        reconnect: bool,
+    },
     Sample(ServerSample),
     /// The stream broke; reconnection attempts follow.
-    Disconnected { at_ms: i64, reason: String },
+    Disconnected {
+        at_ms: i64,
+        reason: String,
+    },
     /// One reconnection attempt failed; another follows after `retry_every`.
-    ReconnectFailed { at_ms: i64, reason: String },
+    ReconnectFailed {
+        at_ms: i64,
+        reason: String,
+    },
     /// No samples between these local times (ms): from the last sample before the
     /// drop to the first one after recovery (or to the stop).
-    Gap { from_ms: i64, to_ms: i64, reason: String },
+    Gap {
+        from_ms: i64,
+        to_ms: i64,
+        reason: String,
+    },
     /// Something odd in the server's data that did not stop sampling (sent once each).
     Warning(String),
     /// The thread ended; `reason` is set when it was not asked to.
-    Stopped { reason: Option<String> },
+    Stopped {
+        reason: Option<String>,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +104,8 @@ pub enum MonitorError {
     Ssh(#[from] SshError),
     #[error("cannot start the monitor thread: {0}")]
     Thread(#[source] std::io::Error),
+    #[error("Monitor::start_connected needs an Ssh target (it reconnects with it), not Local")]
+    NotSsh,
 }
 
 /// A running monitor. Dropping it stops the thread.
@@ -99,37 +121,66 @@ impl Monitor {
     /// Connects (over SSH: synchronously, so an unknown host key or a wrong password
     /// is returned here) and starts sampling on a new thread.
     pub fn start(config: MonitorConfig) -> Result<Monitor, MonitorError> {
+        match &config.target {
+            Target::Local => Self::spawn(config, None),
+            Target::Ssh(target) => {
+                let conn = ssh::connect(target)?;
+                Self::spawn(config, Some(conn))
+            }
+        }
+    }
+
+    /// Starts sampling over a session the caller already opened (e.g. after resolving
+    /// the data disk with it). `config.target` must be the `Ssh` target `conn` came
+    /// from: reconnections use it.
+    pub fn start_connected(
+        config: MonitorConfig,
+        conn: SshConnection,
+    ) -> Result<Monitor, MonitorError> {
+        if matches!(config.target, Target::Local) {
+            return Err(MonitorError::NotSsh);
+        }
+        Self::spawn(config, Some(conn))
+    }
+
+    fn spawn(config: MonitorConfig, conn: Option<SshConnection>) -> Result<Monitor, MonitorError> {
         let (tx, events) = unbounded();
         let (stop, stop_rx) = bounded::<()>(1);
         let socket = Arc::new(Mutex::new(None));
-        let (thread, clock) = match &config.target {
-            Target::Local => {
+        let builder = std::thread::Builder::new();
+        let (thread, clock) = match conn {
+            None => {
                 let _ = tx.send(SamplerEvent::Connected {
                     addr: "local".into(),
                     host_key_fingerprint: None,
                     clock: None,
                     reconnect: false,
                 });
-                let t = std::thread::Builder::new()
+                let t = builder
                     .name("dbdyno-monitor-local".into())
                     .spawn(move || run_local(config, tx, stop_rx))
                     .map_err(MonitorError::Thread)?;
                 (t, None)
             }
-            Target::Ssh(target) => {
-                let conn = ssh::connect(target)?;
+            Some(conn) => {
                 let clock = conn.clock_sync(config.clock_sync_rounds).ok();
                 let _ = tx.send(connected_event(&conn, clock, false));
                 *lock(&socket) = conn.socket_handle();
                 let slot = socket.clone();
-                let t = std::thread::Builder::new()
-                    .name(format!("dbdyno-monitor-{}", target.host))
+                let t = builder
+                    .name(format!("dbdyno-monitor-{}", conn.addr()))
                     .spawn(move || run_ssh(config, conn, tx, stop_rx, slot))
                     .map_err(MonitorError::Thread)?;
                 (t, clock)
             }
         };
-        Ok(Monitor { events, stop: Some(stop), socket, thread: Some(thread), clock })
+        Ok(Monitor {
+            events,
+            stop: Some(stop),
+            socket,
+            thread: Some(thread),
+            clock,
+        })
     }
 
     /// The event stream. It ends (disconnects) after `Stopped`.
@@ -173,7 +224,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn connected_event(conn: &SshConnection, clock: Option<ClockSync>, reconnect: bool) -> SamplerEvent {
+fn connected_event(
+    conn: &SshConnection,
+    clock: Option<ClockSync>,
+    reconnect: bool,
+) -> SamplerEvent {
     SamplerEvent::Connected {
         addr: conn.addr().to_string(),
         host_key_fingerprint: Some(conn.host_key().fingerprint_sha256()),
@@ -203,9 +258,11 @@ fn run_local(config: MonitorConfig, tx: Sender<SamplerEvent>, stop: Receiver<()>
                 return; // nobody listens any more
             }
         }
-        if let Some(w) = crate::local::read_snapshot().warnings.into_iter().find(|w| !warned.contains(w)) {
-            warned.push(w.clone());
-            let _ = tx.send(SamplerEvent::Warning(w));
+        for w in sampler.warnings() {
+            if !warned.contains(w) {
+                warned.push(w.clone());
+                let _ = tx.send(SamplerEvent::Warning(w.clone()));
+            }
         }
         tick = tick.saturating_add(1);
         // Fixed schedule, so the loop's own run time does not stretch the period.
@@ -237,8 +294,14 @@ fn run_ssh(
     stop: Receiver<()>,
     socket: Arc<Mutex<Option<TcpStream>>>,
 ) {
-    let Target::Ssh(target) = &config.target else { return };
-    let mut cont = Continuity { last_sample_ms: None, pending_gap: None, warned: Vec::new() };
+    let Target::Ssh(target) = &config.target else {
+        return;
+    };
+    let mut cont = Continuity {
+        last_sample_ms: None,
+        pending_gap: None,
+        warned: Vec::new(),
+    };
     let mut conn = first;
     loop {
         let end = stream_samples(&conn, &config, &tx, &stop, &mut cont);
@@ -252,7 +315,10 @@ fn run_ssh(
             StreamEnd::Lost(reason) => reason,
         };
         let at = unix_ms_now();
-        let _ = tx.send(SamplerEvent::Disconnected { at_ms: at, reason: reason.clone() });
+        let _ = tx.send(SamplerEvent::Disconnected {
+            at_ms: at,
+            reason: reason.clone(),
+        });
         if cont.pending_gap.is_none() {
             cont.pending_gap = Some((cont.last_sample_ms.unwrap_or(at), reason));
         }
@@ -277,11 +343,16 @@ fn run_ssh(
                 }
                 Err(e) if is_host_key_problem(&e) => {
                     close_gap(&tx, &mut cont, unix_ms_now());
-                    let _ = tx.send(SamplerEvent::Stopped { reason: Some(e.to_string()) });
+                    let _ = tx.send(SamplerEvent::Stopped {
+                        reason: Some(e.to_string()),
+                    });
                     return;
                 }
                 Err(e) => {
-                    let _ = tx.send(SamplerEvent::ReconnectFailed { at_ms: unix_ms_now(), reason: e.to_string() });
+                    let _ = tx.send(SamplerEvent::ReconnectFailed {
+                        at_ms: unix_ms_now(),
+                        reason: e.to_string(),
+                    });
                 }
             }
         };
@@ -289,12 +360,21 @@ fn run_ssh(
 }
 
 fn is_host_key_problem(e: &SshError) -> bool {
-    matches!(e, SshError::UnknownHostKey(_) | SshError::HostKeyChanged { .. } | SshError::HostKeyRevoked { .. })
+    matches!(
+        e,
+        SshError::UnknownHostKey(_)
+            | SshError::HostKeyChanged { .. }
+            | SshError::HostKeyRevoked { .. }
+    )
 }
 
 fn close_gap(tx: &Sender<SamplerEvent>, cont: &mut Continuity, to_ms: i64) {
     if let Some((from_ms, reason)) = cont.pending_gap.take() {
-        let _ = tx.send(SamplerEvent::Gap { from_ms, to_ms, reason });
+        let _ = tx.send(SamplerEvent::Gap {
+            from_ms,
+            to_ms,
+            reason,
+        });
     }
 }
 
@@ -317,31 +397,52 @@ fn stream_samples(
     let mut rates = config.rates.clone();
     let mut prev: Option<(RawSnapshot, Instant)> = None;
     let mut buf = Vec::new();
+    let stall = config.stall_timeout.max(config.interval * 3);
+    let mut last_data = Instant::now();
     loop {
         if stop_requested(stop) {
             return StreamEnd::Stopped;
         }
-        buf.clear();
+        // A partial line stays in `buf` across retries; it is cleared once processed.
         match reader.read_until(b'\n', &mut buf) {
             Ok(0) => {
-                let status = reader.get_ref().exit_status().map(|s| format!(" (exit status {s})")).unwrap_or_default();
+                let status = reader
+                    .get_ref()
+                    .exit_status()
+                    .map(|s| format!(" (exit status {s})"))
+                    .unwrap_or_default();
                 return StreamEnd::Lost(format!("the sampler on the server stopped{status}"));
             }
-            Err(e) if stop_requested(stop) => {
-                let _ = e;
-                return StreamEnd::Stopped;
-            }
+            Ok(_) => last_data = Instant::now(),
+            Err(_) if stop_requested(stop) => return StreamEnd::Stopped,
             Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                // libssh2 (1.11) also reports a timeout when its poll wakes up only
+                // because a keepalive is due, long before the session timeout: not a
+                // stall unless our own clock says so. Retrying is safe, as after EAGAIN.
+                if last_data.elapsed() < stall {
+                    if let Err(e) = conn.keepalive() {
+                        return StreamEnd::Lost(e.to_string());
+                    }
+                    continue;
+                }
                 return StreamEnd::Lost(format!(
                     "no data from the server for {} s: the connection or the server stalled",
-                    config.stall_timeout.max(config.interval * 3).as_secs()
+                    stall.as_secs()
                 ));
             }
-            Err(e) => return StreamEnd::Lost(format!("the connection broke: {e}")),
-            Ok(_) => {}
+            Err(e) => {
+                let code = conn
+                    .last_error_code()
+                    .map(|c| format!(", libssh2 code {c}"))
+                    .unwrap_or_default();
+                return StreamEnd::Lost(format!(
+                    "the SSH connection was lost (sshd restarted or killed the session, or the network dropped): {e}{code}"
+                ));
+            }
         }
-        let line = String::from_utf8_lossy(&buf);
-        match parser.feed_line(&line) {
+        let item = parser.feed_line(&String::from_utf8_lossy(&buf));
+        buf.clear();
+        match item {
             Some(StreamItem::Header(h)) => {
                 rates.clk_tck = h.clk_tck;
                 header = Some(h);
@@ -357,9 +458,15 @@ fn stream_samples(
                     }
                 }
                 if let Some((p, p_at)) = &prev {
-                    if let Some(s) = sample_from(p, *p_at, &snap, received, local_ms, header.as_ref(), &rates) {
+                    if let Some(s) =
+                        sample_from(p, *p_at, &snap, received, local_ms, header.as_ref(), &rates)
+                    {
                         if let Some((from_ms, reason)) = cont.pending_gap.take() {
-                            let _ = tx.send(SamplerEvent::Gap { from_ms, to_ms: s.local_unix_ms, reason });
+                            let _ = tx.send(SamplerEvent::Gap {
+                                from_ms,
+                                to_ms: s.local_unix_ms,
+                                reason,
+                            });
                         }
                         cont.last_sample_ms = Some(s.local_unix_ms);
                         if tx.send(SamplerEvent::Sample(s)).is_err() {
@@ -393,5 +500,12 @@ fn sample_from(
         (Some(a), Some(b)) if b > a => (b - a, header.and_then(|h| h.server_unix_ms(b))),
         _ => (cur_at.duration_since(prev_at).as_secs_f64(), None),
     };
-    compute_sample(prev, cur, dt, server_ms.unwrap_or(local_ms), local_ms, rates)
+    compute_sample(
+        prev,
+        cur,
+        dt,
+        server_ms.unwrap_or(local_ms),
+        local_ms,
+        rates,
+    )
 }

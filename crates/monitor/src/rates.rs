@@ -136,7 +136,11 @@ pub struct RateOptions {
 
 impl Default for RateOptions {
     fn default() -> Self {
-        RateOptions { disks: DiskSelection::AllActive, include_loopback: false, clk_tck: 100 }
+        RateOptions {
+            disks: DiskSelection::AllActive,
+            include_loopback: false,
+            clk_tck: 100,
+        }
     }
 }
 
@@ -188,7 +192,8 @@ pub fn compute_sample(
         swap: match (prev.swap_io, cur.swap_io) {
             (Some(a), Some(b)) => Some(SwapRates {
                 in_pages_per_s: counter_delta(a.pswpin, b.pswpin).unwrap_or(0) as f64 / interval_s,
-                out_pages_per_s: counter_delta(a.pswpout, b.pswpout).unwrap_or(0) as f64 / interval_s,
+                out_pages_per_s: counter_delta(a.pswpout, b.pswpout).unwrap_or(0) as f64
+                    / interval_s,
             }),
             _ => None,
         },
@@ -236,9 +241,10 @@ fn disk_rates(
 ) -> Vec<DiskRates> {
     let pick: Vec<&DiskCounters> = match selection {
         DiskSelection::AllActive => cur.iter().filter(|d| !d.is_idle_forever()).collect(),
-        DiskSelection::Only(names) => {
-            names.iter().filter_map(|n| cur.iter().find(|d| &d.name == n)).collect()
-        }
+        DiskSelection::Only(names) => names
+            .iter()
+            .filter_map(|n| cur.iter().find(|d| &d.name == n))
+            .collect(),
     };
     pick.into_iter()
         .filter_map(|b| {
@@ -307,7 +313,12 @@ fn net_rates(prev: &[NetCounters], cur: &[NetCounters], dt: f64, loopback: bool)
         .collect()
 }
 
-fn sampler_cost(prev: &RawSnapshot, cur: &RawSnapshot, dt: f64, clk_tck: u32) -> Option<SamplerCost> {
+fn sampler_cost(
+    prev: &RawSnapshot,
+    cur: &RawSnapshot,
+    dt: f64,
+    clk_tck: u32,
+) -> Option<SamplerCost> {
     let tck = f64::from(clk_tck.max(1));
     let pct = |a: Option<u64>, b: Option<u64>| -> Option<f64> {
         let d = b?.checked_sub(a?)?;
@@ -326,8 +337,11 @@ mod tests {
 
     fn snapshot(dir: &str) -> RawSnapshot {
         let read = |f: &str| {
-            std::fs::read_to_string(format!("{}/testdata/proc/{dir}/{f}", env!("CARGO_MANIFEST_DIR")))
-                .expect("captured fixture present")
+            std::fs::read_to_string(format!(
+                "{}/testdata/proc/{dir}/{f}",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .expect("captured fixture present")
         };
         let files = [
             (section::STAT, read("stat")),
@@ -349,7 +363,8 @@ mod tests {
         assert!((dt - 1.33).abs() < 0.001, "dt={dt}");
         let s = compute_sample(&a, &b, dt, 1, 2, &RateOptions::default()).expect("sample");
         let cpu = s.cpu.expect("cpu");
-        let sum = cpu.user + cpu.nice + cpu.system + cpu.iowait + cpu.irq_softirq + cpu.steal + cpu.idle;
+        let sum =
+            cpu.user + cpu.nice + cpu.system + cpu.iowait + cpu.irq_softirq + cpu.steal + cpu.idle;
         assert!((sum - 100.0).abs() < 1e-6, "sum={sum}");
         // Between the captures a 200 MiB O_DIRECT write ran on vda.
         let vda = s.disks.iter().find(|d| d.name == "vda").expect("vda rates");
@@ -375,7 +390,14 @@ mod tests {
     }
 
     fn disk(name: &str, minor: u32, reads: u64) -> DiskCounters {
-        DiskCounters { major: 8, minor, name: name.into(), reads, ms_reading: reads, ..Default::default() }
+        DiskCounters {
+            major: 8,
+            minor,
+            name: name.into(),
+            reads,
+            ms_reading: reads,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -387,17 +409,37 @@ mod tests {
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].name, "sda");
         assert_eq!(r[0].r_per_s, 10.0);
-        let only = disk_rates(&prev, &cur, 1.0, &DiskSelection::Only(vec!["nvme0n1".into(), "sda".into()]));
+        let only = disk_rates(
+            &prev,
+            &cur,
+            1.0,
+            &DiskSelection::Only(vec!["nvme0n1".into(), "sda".into()]),
+        );
         assert_eq!(only.len(), 1);
         // A counter reset drops the device for this one interval instead of panicking.
-        let reset = disk_rates(&[disk("sda", 0, 5_000_000_000)], &[disk("sda", 0, 3)], 1.0, &DiskSelection::AllActive);
+        let reset = disk_rates(
+            &[disk("sda", 0, 5_000_000_000)],
+            &[disk("sda", 0, 3)],
+            1.0,
+            &DiskSelection::AllActive,
+        );
         assert!(reset.is_empty());
     }
 
     #[test]
     fn cpu_iowait_going_backwards_is_clamped() {
-        let a = CpuTimes { user: 100, idle: 100, iowait: 50, ..Default::default() };
-        let b = CpuTimes { user: 150, idle: 150, iowait: 40, ..Default::default() };
+        let a = CpuTimes {
+            user: 100,
+            idle: 100,
+            iowait: 50,
+            ..Default::default()
+        };
+        let b = CpuTimes {
+            user: 150,
+            idle: 150,
+            iowait: 40,
+            ..Default::default()
+        };
         let c = cpu_rates(&a, &b).expect("rates");
         assert_eq!((c.user, c.idle, c.iowait, c.util), (50.0, 50.0, 0.0, 50.0));
         assert!(cpu_rates(&a, &a).is_none());
@@ -414,15 +456,23 @@ mod tests {
     #[test]
     fn loopback_on_request_and_serde_roundtrip() {
         let (a, b) = (snapshot("a"), snapshot("b"));
-        let opts = RateOptions { include_loopback: true, ..Default::default() };
+        let opts = RateOptions {
+            include_loopback: true,
+            ..Default::default()
+        };
         let s = compute_sample(&a, &b, 1.33, 1, 2, &opts).expect("sample");
         assert!(s.net.iter().any(|n| n.iface == "lo"));
         let json = serde_json::to_string(&s).expect("serializes");
         let back: ServerSample = serde_json::from_str(&json).expect("deserializes");
         // serde_json's default float parsing may differ in the last bit: compare loosely.
-        assert_eq!((back.server_unix_ms, back.net.len(), back.disks.len()), (s.server_unix_ms, s.net.len(), s.disks.len()));
+        assert_eq!(
+            (back.server_unix_ms, back.net.len(), back.disks.len()),
+            (s.server_unix_ms, s.net.len(), s.disks.len())
+        );
         let (a, b) = (&back.disks[0], &s.disks[0]);
         assert_eq!(a.name, b.name);
-        assert!((a.wkb_per_s - b.wkb_per_s).abs() < 1e-9 && (a.w_await_ms - b.w_await_ms).abs() < 1e-12);
+        assert!(
+            (a.wkb_per_s - b.wkb_per_s).abs() < 1e-9 && (a.w_await_ms - b.w_await_ms).abs() < 1e-12
+        );
     }
 }

@@ -9,12 +9,17 @@ use dbdyno_monitor::{Monitor, MonitorConfig, SamplerEvent, Target};
 use std::time::{Duration, Instant};
 
 fn next(monitor: &Monitor, within: Duration) -> SamplerEvent {
-    monitor.events().recv_timeout(within).unwrap_or_else(|_| panic!("no event within {within:?}"))
+    monitor
+        .events()
+        .recv_timeout(within)
+        .unwrap_or_else(|_| panic!("no event within {within:?}"))
 }
 
 #[test]
 fn drop_records_gap_and_sampling_resumes() {
-    let Some(sb) = sandbox("drop_records_gap_and_sampling_resumes") else { return };
+    let Some(sb) = sandbox("drop_records_gap_and_sampling_resumes") else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let mut cfg = MonitorConfig::new(Target::Ssh(sb.key_target(dir.path())));
     cfg.retry_every = Duration::from_millis(500);
@@ -39,7 +44,10 @@ fn drop_records_gap_and_sampling_resumes() {
         }
     };
     println!("noticed the drop after {:?}: {reason}", down_at.elapsed());
-    assert!(down_at.elapsed() < Duration::from_secs(6), "drop noticed late");
+    assert!(
+        down_at.elapsed() < Duration::from_secs(6),
+        "drop noticed late"
+    );
 
     // While the server is down, retries fail and say why.
     std::thread::sleep(Duration::from_secs(2));
@@ -60,27 +68,50 @@ fn drop_records_gap_and_sampling_resumes() {
     let mut reconnected = false;
     let gap = loop {
         match next(&monitor, Duration::from_secs(10)) {
-            SamplerEvent::Connected { reconnect: true, clock, .. } => {
+            SamplerEvent::Connected {
+                reconnect: true,
+                clock,
+                ..
+            } => {
                 assert!(clock.is_some());
                 reconnected = true;
             }
             SamplerEvent::ReconnectFailed { .. } | SamplerEvent::Warning(_) => {}
-            SamplerEvent::Gap { from_ms, to_ms, reason } => break (from_ms, to_ms, reason),
+            SamplerEvent::Gap {
+                from_ms,
+                to_ms,
+                reason,
+            } => break (from_ms, to_ms, reason),
             other => panic!("expected Connected then Gap, got {other:?}"),
         }
     };
     assert!(reconnected, "Connected comes before the gap closes");
-    let SamplerEvent::Sample(first_after) = next(&monitor, Duration::from_secs(3)) else { panic!("a sample follows the gap") };
+    let SamplerEvent::Sample(first_after) = next(&monitor, Duration::from_secs(3)) else {
+        panic!("a sample follows the gap")
+    };
     println!(
         "gap of {} ms ({}), closed {:?} after sshd came back",
         gap.1 - gap.0,
         gap.2,
         up_at.elapsed()
     );
-    assert_eq!(gap.0, last_before, "the gap starts at the last sample before the drop");
-    assert_eq!(gap.1, first_after.local_unix_ms, "and ends at the first one after");
+    assert_eq!(
+        gap.0, last_before,
+        "the gap starts at the last sample before the drop"
+    );
+    assert_eq!(
+        gap.1, first_after.local_unix_ms,
+        "and ends at the first one after"
+    );
     assert!(gap.1 - gap.0 >= 2000, "the server was down for over 2 s");
-    let more = (0..2).filter(|_| matches!(next(&monitor, Duration::from_secs(3)), SamplerEvent::Sample(_))).count();
+    let more = (0..2)
+        .filter(|_| {
+            matches!(
+                next(&monitor, Duration::from_secs(3)),
+                SamplerEvent::Sample(_)
+            )
+        })
+        .count();
     assert_eq!(more, 2, "sampling goes on");
     monitor.stop();
 }

@@ -26,21 +26,36 @@ fn collect(monitor: &Monitor, secs: u64) -> Vec<ServerSample> {
 
 #[test]
 fn ssh_monitor_gives_one_sample_per_second_cheaply() {
-    let Some(sb) = sandbox("ssh_monitor_gives_one_sample_per_second_cheaply") else { return };
+    let Some(sb) = sandbox("ssh_monitor_gives_one_sample_per_second_cheaply") else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
-    let monitor = Monitor::start(MonitorConfig::new(Target::Ssh(sb.key_target(dir.path())))).expect("monitor starts");
+    let monitor = Monitor::start(MonitorConfig::new(Target::Ssh(sb.key_target(dir.path()))))
+        .expect("monitor starts");
     let clock = monitor.clock().expect("clock measured at connect");
     const N: u64 = 6;
     let samples = collect(&monitor, N);
     monitor.stop();
 
     let n = samples.len() as u64;
-    println!("{n} samples in {N} s; clock offset {:.2} ms (rtt {:.2} ms)", clock.offset_ms, clock.rtt_ms);
+    println!(
+        "{n} samples in {N} s; clock offset {:.2} ms (rtt {:.2} ms)",
+        clock.offset_ms, clock.rtt_ms
+    );
     assert!((N - 1..=N + 1).contains(&n), "{n} samples in {N} s");
     for s in &samples {
-        assert!((s.interval_s - 1.0).abs() < 0.05, "interval {}", s.interval_s);
+        assert!(
+            (s.interval_s - 1.0).abs() < 0.05,
+            "interval {}",
+            s.interval_s
+        );
         // Server and local clocks are the same clock here: only transit separates them.
-        assert!((s.local_unix_ms - s.server_unix_ms).abs() < 500, "{} vs {}", s.local_unix_ms, s.server_unix_ms);
+        assert!(
+            (s.local_unix_ms - s.server_unix_ms).abs() < 500,
+            "{} vs {}",
+            s.local_unix_ms,
+            s.server_unix_ms
+        );
         let cpu = s.cpu.expect("cpu");
         assert!((0.0..=100.0).contains(&cpu.util));
         assert!(s.mem.is_some() && s.load.is_some() && s.swap.is_some());
@@ -48,37 +63,61 @@ fn ssh_monitor_gives_one_sample_per_second_cheaply() {
     }
     for pair in samples.windows(2) {
         let step = pair[1].server_unix_ms - pair[0].server_unix_ms;
-        assert!((950..=1050).contains(&step), "server timestamps {step} ms apart");
+        assert!(
+            (950..=1050).contains(&step),
+            "server timestamps {step} ms apart"
+        );
     }
 
     // The observer's own cost on the server: the loop shell with its head/sleep children.
-    let ticks: f64 = samples.iter().map(|s| s.sampler.expect("sampler cost").loop_cpu_pct * s.interval_s).sum();
+    let ticks: f64 = samples
+        .iter()
+        .map(|s| s.sampler.expect("sampler cost").loop_cpu_pct * s.interval_s)
+        .sum();
     let secs: f64 = samples.iter().map(|s| s.interval_s).sum();
     let loop_pct = ticks / secs;
-    let transport: Vec<f64> = samples.iter().filter_map(|s| s.sampler.and_then(|c| c.transport_cpu_pct)).collect();
+    let transport: Vec<f64> = samples
+        .iter()
+        .filter_map(|s| s.sampler.and_then(|c| c.transport_cpu_pct))
+        .collect();
     let transport_pct = transport.iter().sum::<f64>() / transport.len().max(1) as f64;
     println!("sampler loop CPU: {loop_pct:.3} % of one core over {secs:.1} s; sshd session: {transport_pct:.3} %");
     // Target is < 1 %; the bound leaves room for a busy shared CI machine.
-    assert!(loop_pct < 2.0, "sampler loop costs {loop_pct:.2} % of a core");
+    assert!(
+        loop_pct < 2.0,
+        "sampler loop costs {loop_pct:.2} % of a core"
+    );
 }
 
 #[test]
 fn ssh_monitor_reports_only_the_chosen_disks() {
-    let Some(sb) = sandbox("ssh_monitor_reports_only_the_chosen_disks") else { return };
+    let Some(sb) = sandbox("ssh_monitor_reports_only_the_chosen_disks") else {
+        return;
+    };
     let dir = tempfile::tempdir().expect("tempdir");
-    let conn = dbdyno_monitor::ssh::connect(&sb.key_target(dir.path())).expect("connect");
+    // The CLI's path: one session resolves the data disk, then carries the sampler.
+    let target = sb.key_target(dir.path());
+    let conn = dbdyno_monitor::ssh::connect(&target).expect("connect");
     let disk = dbdyno_monitor::disk::resolve_remote(&conn, "/").expect("resolve /");
-    conn.close();
-    let mut cfg = MonitorConfig::new(Target::Ssh(sb.key_target(dir.path())));
+    let mut cfg = MonitorConfig::new(Target::Local);
+    assert!(matches!(
+        Monitor::start_connected(cfg.clone(), conn),
+        Err(dbdyno_monitor::MonitorError::NotSsh)
+    ));
+    let conn = dbdyno_monitor::ssh::connect(&target).expect("connect");
+    cfg.target = Target::Ssh(target);
     cfg.rates.disks = dbdyno_monitor::DiskSelection::Only(disk.devices.clone());
     cfg.rates.include_loopback = true;
-    let monitor = Monitor::start(cfg).expect("monitor starts");
+    let monitor = Monitor::start_connected(cfg, conn).expect("monitor starts");
     let samples = collect(&monitor, 3);
     drop(monitor); // Drop stops it too.
     assert!(!samples.is_empty());
     for s in &samples {
         let names: Vec<&str> = s.disks.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, disk.devices.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(
+            names,
+            disk.devices.iter().map(String::as_str).collect::<Vec<_>>()
+        );
         assert!(s.net.iter().any(|n| n.iface == "lo"));
     }
 }
@@ -86,14 +125,33 @@ fn ssh_monitor_reports_only_the_chosen_disks() {
 #[test]
 fn local_monitor_samples_without_ssh() {
     let monitor = Monitor::start(MonitorConfig::new(Target::Local)).expect("local monitor");
-    let first = monitor.events().recv_timeout(Duration::from_secs(1)).expect("event");
-    assert!(matches!(first, SamplerEvent::Connected { ref addr, .. } if addr == "local"), "{first:?}");
+    let first = monitor
+        .events()
+        .recv_timeout(Duration::from_secs(1))
+        .expect("event");
+    assert!(
+        matches!(first, SamplerEvent::Connected { ref addr, .. } if addr == "local"),
+        "{first:?}"
+    );
     let samples = collect(&monitor, 3);
     let stop_at = Instant::now();
     monitor.stop();
-    assert!(stop_at.elapsed() < Duration::from_millis(500), "stop is prompt");
-    assert!((2..=4).contains(&samples.len()), "{} samples in 3 s", samples.len());
-    let cost = samples.last().and_then(|s| s.sampler).expect("local cost").loop_cpu_pct;
+    assert!(
+        stop_at.elapsed() < Duration::from_millis(500),
+        "stop is prompt"
+    );
+    assert!(
+        (2..=4).contains(&samples.len()),
+        "{} samples in 3 s",
+        samples.len()
+    );
+    let cost = samples
+        .last()
+        .and_then(|s| s.sampler)
+        .expect("local cost")
+        .loop_cpu_pct;
     println!("local sampler thread CPU: {cost:.3} %");
-    assert!(samples.iter().all(|s| s.cpu.is_some() && !s.disks.is_empty()));
+    assert!(samples
+        .iter()
+        .all(|s| s.cpu.is_some() && !s.disks.is_empty()));
 }

@@ -25,9 +25,7 @@ use crate::cancel::CancelToken;
 use crate::error::EngineError;
 use crate::events::{EngineEvent, EventSink};
 use crate::plan::{ConnectOptions, StepPlan};
-use crate::results::{
-    per_sec, ClassLatency, ClientCpu, IntervalRecord, QueryCounts, StepResult,
-};
+use crate::results::{per_sec, ClassLatency, ClientCpu, IntervalRecord, QueryCounts, StepResult};
 use crate::stats::{self, LatencyHistogram};
 use crate::workload::shape::TxnShape;
 use crate::workload::{StatementClass, WorkloadOptions};
@@ -48,7 +46,11 @@ pub fn run_step(
     let threads = step.threads;
     let settings = &step.settings;
     let shape = TxnShape::for_scenario(step.scenario, workload);
-    let tables = if step.scenario.single_table_only() { 1 } else { workload.tables } as usize;
+    let tables = if step.scenario.single_table_only() {
+        1
+    } else {
+        workload.tables
+    } as usize;
     // Every statement a worker prepares must fit the driver's cache (see driver::opts).
     let stmt_cache = shape.classes().len() * tables + 8;
 
@@ -65,7 +67,9 @@ pub fn run_step(
         rate: settings.rate,
         tickets: AtomicU64::new(0),
     };
-    let cells: Vec<Mutex<IntervalCell>> = (0..threads).map(|_| Mutex::new(IntervalCell::default())).collect();
+    let cells: Vec<Mutex<IntervalCell>> = (0..threads)
+        .map(|_| Mutex::new(IntervalCell::default()))
+        .collect();
 
     // Phase 1: connect and prepare on every worker thread, in parallel.
     let (ready_tx, ready_rx) = crossbeam_channel::unbounded::<(u32, Result<(), EngineError>)>();
@@ -128,10 +132,21 @@ pub fn run_step(
             for h in handles {
                 let _ = h.join();
             }
-            return Err(EngineError::Internal("cancelled before the step started".into()));
+            return Err(EngineError::Internal(
+                "cancelled before the step started".into(),
+            ));
         }
 
-        let outcome = control(shared_ref, &cells, step, step_index, t0, measure_start, events, cancel);
+        let outcome = control(
+            shared_ref,
+            &cells,
+            step,
+            step_index,
+            t0,
+            measure_start,
+            events,
+            cancel,
+        );
         shared_ref.stop.store(true, Ordering::SeqCst);
 
         let mut totals = Vec::with_capacity(threads as usize);
@@ -154,7 +169,14 @@ pub fn run_step(
             return Err(e);
         }
         let mut run = outcome;
-        Ok(finish(step, &mut run, totals, measure_start, ended, cancel.is_cancelled()))
+        Ok(finish(
+            step,
+            &mut run,
+            totals,
+            measure_start,
+            ended,
+            cancel.is_cancelled(),
+        ))
     })
 }
 
@@ -201,7 +223,8 @@ fn control(
     });
     let cpu_ms_start = cpu.cpu_ms();
     let interval = Duration::from_secs(settings.record_interval_s());
-    let measure_end = (settings.time_s > 0).then(|| measure_start + Duration::from_secs(settings.time_s));
+    let measure_end =
+        (settings.time_s > 0).then(|| measure_start + Duration::from_secs(settings.time_s));
     let mut intervals = Vec::new();
     let mut last = measure_start;
     let mut k: u32 = 1;
@@ -221,7 +244,13 @@ fn control(
         // A short tail (cancel, --events) would draw a misleading spike; keep it only
         // when it covers at least half an interval.
         if !interrupted || duration >= interval.as_secs_f64() / 2.0 {
-            let record = collect_interval(cells, shared.threads, step, (now - measure_start).as_secs_f64(), duration);
+            let record = collect_interval(
+                cells,
+                shared.threads,
+                step,
+                (now - measure_start).as_secs_f64(),
+                duration,
+            );
             events.send(EngineEvent::Interval {
                 step: step_index,
                 record: record.clone(),
@@ -263,7 +292,13 @@ fn collect_interval(
         reconnects += taken.reconnects;
         latency.add(&taken.latency);
     }
-    let ps = |n: u64| if duration_s > 0.0 { n as f64 / duration_s } else { 0.0 };
+    let ps = |n: u64| {
+        if duration_s > 0.0 {
+            n as f64 / duration_s
+        } else {
+            0.0
+        }
+    };
     IntervalRecord {
         elapsed_s,
         duration_s,
@@ -290,7 +325,9 @@ fn finish(
     cancelled: bool,
 ) -> StepResult {
     let mut latency = LatencyHistogram::new();
-    let mut per_class: Vec<LatencyHistogram> = (0..StatementClass::COUNT).map(|_| LatencyHistogram::new()).collect();
+    let mut per_class: Vec<LatencyHistogram> = (0..StatementClass::COUNT)
+        .map(|_| LatencyHistogram::new())
+        .collect();
     let mut queries = QueryCounts::default();
     let (mut transactions, mut ignored, mut reconnects) = (0, 0, 0);
     let mut events_per_thread = Vec::with_capacity(totals.len());
@@ -355,6 +392,7 @@ fn finish(
         client_cpu,
         histogram: latency.to_base64(),
         cancelled,
+        printed: None,
     }
 }
 

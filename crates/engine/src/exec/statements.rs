@@ -37,7 +37,11 @@ impl Statements {
         explicit_trx: bool,
         o: &WorkloadOptions,
     ) -> Result<Statements, (StatementClass, mysql::Error, String)> {
-        let tables = if scenario.single_table_only() { 1 } else { o.tables };
+        let tables = if scenario.single_table_only() {
+            1
+        } else {
+            o.tables
+        };
         let mut prepared = Vec::with_capacity(tables as usize);
         for t in 1..=tables {
             let mut row: Vec<Option<Statement>> = vec![None; StatementClass::COUNT];
@@ -94,7 +98,10 @@ impl Statements {
             }
             NonIndexUpdate => {
                 fill_template(rng, C_TEMPLATE, &mut self.c_buf);
-                vec![Value::Bytes(self.c_buf.as_bytes().to_vec()), Value::Int(d.id)]
+                vec![
+                    Value::Bytes(self.c_buf.as_bytes().to_vec()),
+                    Value::Int(d.id),
+                ]
             }
             Insert => {
                 let k = rng.default_dist(1, o.table_size.max(1)) as i64;
@@ -132,7 +139,6 @@ impl Statements {
             }
         }
     }
-
 }
 
 impl Draw {

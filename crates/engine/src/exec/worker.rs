@@ -70,7 +70,11 @@ struct BulkState {
 
 impl<'a> Worker<'a> {
     /// Connects and prepares statements. Errors here abort the step before it starts.
-    pub fn connect(id: u32, shared: &'a Shared, cell: &'a Mutex<IntervalCell>) -> Result<Self, EngineError> {
+    pub fn connect(
+        id: u32,
+        shared: &'a Shared,
+        cell: &'a Mutex<IntervalCell>,
+    ) -> Result<Self, EngineError> {
         let o = &shared.workload;
         let shape = TxnShape::for_scenario(shared.scenario, o);
         let mut conn = driver::connect_with_cache(&shared.connect, shared.stmt_cache)?;
@@ -96,7 +100,9 @@ impl<'a> Worker<'a> {
                 ignored_errors: 0,
                 reconnects: 0,
                 latency: LatencyHistogram::new(),
-                per_class: (0..StatementClass::COUNT).map(|_| LatencyHistogram::new()).collect(),
+                per_class: (0..StatementClass::COUNT)
+                    .map(|_| LatencyHistogram::new())
+                    .collect(),
                 busy: Duration::ZERO,
             },
             txn_queries: QueryCounts::default(),
@@ -109,7 +115,10 @@ impl<'a> Worker<'a> {
     /// Runs transactions until told to stop. Returns the worker's totals.
     pub fn run(mut self) -> Result<WorkerTotals, EngineError> {
         let shared = self.shared;
-        let timeline = *shared.timeline.get().expect("timeline is set before workers start");
+        let timeline = *shared
+            .timeline
+            .get()
+            .expect("timeline is set before workers start");
         loop {
             if shared.stop.load(Ordering::Relaxed) {
                 break;
@@ -204,7 +213,9 @@ impl<'a> Worker<'a> {
                         self.bulk_row(measured)?;
                         continue;
                     }
-                    let id = if class == StatementClass::Insert && self.shared.scenario == Scenario::OltpInsert {
+                    let id = if class == StatementClass::Insert
+                        && self.shared.scenario == Scenario::OltpInsert
+                    {
                         self.insert_id()
                     } else {
                         id
@@ -231,7 +242,8 @@ impl<'a> Worker<'a> {
         if self.shared.scenario.single_table_only() {
             self.slice
         } else {
-            self.rng.default_dist(1, self.shared.workload.table_size.max(1)) as i64
+            self.rng
+                .default_dist(1, self.shared.workload.table_size.max(1)) as i64
         }
     }
 
@@ -247,9 +259,20 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn statement(&mut self, class: StatementClass, d: Draw, measured: bool) -> Result<(), TxnFailure> {
+    fn statement(
+        &mut self,
+        class: StatementClass,
+        d: Draw,
+        measured: bool,
+    ) -> Result<(), TxnFailure> {
         let t0 = Instant::now();
-        let r = self.stmts.execute(&mut self.conn, class, d, &mut self.rng, &self.shared.workload);
+        let r = self.stmts.execute(
+            &mut self.conn,
+            class,
+            d,
+            &mut self.rng,
+            &self.shared.workload,
+        );
         match r {
             Ok(()) => {
                 self.txn_queries.add(class.kind(), 1);
@@ -288,7 +311,14 @@ impl<'a> Worker<'a> {
                 }
                 Ok(())
             }
-            Err(e) => Err(self.handle_error(StatementClass::BulkInsert, Draw { table: self.id + 1, id: 0 }, e)),
+            Err(e) => Err(self.handle_error(
+                StatementClass::BulkInsert,
+                Draw {
+                    table: self.id + 1,
+                    id: 0,
+                },
+                e,
+            )),
         }
     }
 
@@ -310,7 +340,8 @@ impl<'a> Worker<'a> {
                 }),
             },
             _ => {
-                let text = sql::statement_text(class, d.table, &self.shared.workload).unwrap_or_default();
+                let text =
+                    sql::statement_text(class, d.table, &self.shared.workload).unwrap_or_default();
                 TxnFailure::Fatal(statement_error(class, &e, &text))
             }
         }
@@ -347,7 +378,11 @@ impl BulkState {
     /// maximum lets a ladder run bulk_insert at several thread counts without collisions.
     fn resume(conn: &mut Conn, worker: u32) -> Result<BulkState, EngineError> {
         let table = worker + 1;
-        driver::admin_exec(conn, "creating the bulk_insert table", &sql::create_bulk_table(table))?;
+        driver::admin_exec(
+            conn,
+            "creating the bulk_insert table",
+            &sql::create_bulk_table(table),
+        )?;
         let max: Option<i64> = conn
             .query_first(format!("SELECT COALESCE(MAX(id), 0) FROM sbtest{table}"))
             .map_err(|e| driver::query_error("reading the bulk_insert table", &e))?;
@@ -359,9 +394,19 @@ impl BulkState {
     }
 }
 
-fn prepare_statements(conn: &mut Conn, shared: &Shared, shape: &TxnShape) -> Result<Statements, EngineError> {
-    Statements::prepare(conn, shared.scenario, &shape.classes(), shape.explicit_trx, &shared.workload)
-        .map_err(|(class, e, text)| statement_error(class, &e, &text))
+fn prepare_statements(
+    conn: &mut Conn,
+    shared: &Shared,
+    shape: &TxnShape,
+) -> Result<Statements, EngineError> {
+    Statements::prepare(
+        conn,
+        shared.scenario,
+        &shape.classes(),
+        shape.explicit_trx,
+        &shared.workload,
+    )
+    .map_err(|(class, e, text)| statement_error(class, &e, &text))
 }
 
 fn statement_error(class: StatementClass, e: &mysql::Error, sql: &str) -> EngineError {

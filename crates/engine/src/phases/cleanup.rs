@@ -31,7 +31,11 @@ pub fn cleanup(
             None => {}
             Some(info) if info.shape == wanted => {
                 events.message(format!("Dropping table '{name}'..."));
-                driver::admin_exec(&mut conn, "DROP TABLE", &format!("DROP TABLE IF EXISTS `{name}`"))?;
+                driver::admin_exec(
+                    &mut conn,
+                    "DROP TABLE",
+                    &format!("DROP TABLE IF EXISTS `{name}`"),
+                )?;
                 dropped.push(name);
             }
             Some(info) => events.warning(format!(

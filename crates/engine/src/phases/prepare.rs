@@ -63,7 +63,11 @@ pub fn prepare(
         }
         for t in 1..=threads {
             events.message(format!("Creating table 'sbtest{t}'..."));
-            driver::admin_exec(&mut conn, "creating a bulk_insert table", &sql::create_bulk_table(t))?;
+            driver::admin_exec(
+                &mut conn,
+                "creating a bulk_insert table",
+                &sql::create_bulk_table(t),
+            )?;
         }
         return Ok(PrepareReport {
             tables: threads,
@@ -129,7 +133,11 @@ pub fn prepare(
         tables: w.tables,
         rows: total_rows,
         seconds,
-        rows_per_sec: if seconds > 0.0 { total_rows as f64 / seconds } else { 0.0 },
+        rows_per_sec: if seconds > 0.0 {
+            total_rows as f64 / seconds
+        } else {
+            0.0
+        },
         index_seconds,
         threads,
         load_seconds: load_s,
@@ -208,7 +216,8 @@ fn load_rows(
                     first_err.get_or_insert(e);
                 }
                 Err(_) => {
-                    first_err.get_or_insert(EngineError::Internal("a loader thread panicked".into()));
+                    first_err
+                        .get_or_insert(EngineError::Internal("a loader thread panicked".into()));
                 }
             }
         }
@@ -240,7 +249,11 @@ fn load_worker(
         while id <= chunk.last_id {
             let last = (id + ROWS_PER_INSERT - 1).min(chunk.last_id);
             sql_buf.clear();
-            let _ = write!(sql_buf, "INSERT INTO sbtest{}(id, k, c, pad) VALUES", chunk.table);
+            let _ = write!(
+                sql_buf,
+                "INSERT INTO sbtest{}(id, k, c, pad) VALUES",
+                chunk.table
+            );
             for row in id..=last {
                 let k = rng.default_dist(1, w.table_size);
                 fill_template(&mut rng, C_TEMPLATE, &mut c);
@@ -248,8 +261,9 @@ fn load_worker(
                 let sep = if row == id { "" } else { "," };
                 let _ = write!(sql_buf, "{sep}({row},{k},'{c}','{pad}')");
             }
-            conn.query_drop(&sql_buf)
-                .map_err(|e| driver::query_error(&format!("loading rows into sbtest{}", chunk.table), &e))?;
+            conn.query_drop(&sql_buf).map_err(|e| {
+                driver::query_error(&format!("loading rows into sbtest{}", chunk.table), &e)
+            })?;
             done.fetch_add(last - id + 1, Ordering::Relaxed);
             id = last + 1;
         }
@@ -280,7 +294,11 @@ fn build_indexes(
                             break;
                         }
                         events.message(format!("Creating a secondary index on 'sbtest{t}'..."));
-                        driver::admin_exec(&mut conn, "CREATE INDEX", &sql::create_secondary_index(t))?;
+                        driver::admin_exec(
+                            &mut conn,
+                            "CREATE INDEX",
+                            &sql::create_secondary_index(t),
+                        )?;
                     }
                     Ok(())
                 })
@@ -314,7 +332,11 @@ mod tests {
         assert_eq!(cs[1].table, 2);
         assert_eq!(cs[2].table, 3);
         for t in 1..=3 {
-            let mut ids: Vec<_> = cs.iter().filter(|c| c.table == t).map(|c| (c.first_id, c.last_id)).collect();
+            let mut ids: Vec<_> = cs
+                .iter()
+                .filter(|c| c.table == t)
+                .map(|c| (c.first_id, c.last_id))
+                .collect();
             ids.sort();
             assert_eq!(ids.first().unwrap().0, 1);
             assert_eq!(ids.last().unwrap().1, 45_001);

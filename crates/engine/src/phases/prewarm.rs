@@ -31,7 +31,9 @@ pub fn prewarm(
         one_pass(connect, w, opts.threads, events, cancel)?;
         let after = driver::global_status(&mut status_conn)?;
         let window = driver::hit_rate_pct(Some(&before), &after);
-        let Some(threshold) = opts.until_hit_rate else { break window };
+        let Some(threshold) = opts.until_hit_rate else {
+            break window;
+        };
         let ok = window.is_some_and(|h| h >= threshold);
         reached = Some(ok);
         if ok || cancel.is_cancelled() {

@@ -53,7 +53,14 @@ pub fn list_tables(conn: &mut Conn) -> Result<BTreeMap<String, TableInfo>, Engin
         .into_iter()
         .map(|(name, columns)| {
             let shape = classify(&columns);
-            (name.clone(), TableInfo { name, shape, columns })
+            (
+                name.clone(),
+                TableInfo {
+                    name,
+                    shape,
+                    columns,
+                },
+            )
         })
         .collect())
 }
@@ -118,9 +125,16 @@ mod tests {
 
     #[test]
     fn shapes() {
-        let cols = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        let cols = |v: &[(&str, &str)]| {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(classify(&cols(&OLTP_SHAPE)), TableShape::Oltp);
         assert_eq!(classify(&cols(&BULK_SHAPE)), TableShape::Bulk);
-        assert_eq!(classify(&cols(&[("id", "int"), ("name", "varchar")])), TableShape::Other);
+        assert_eq!(
+            classify(&cols(&[("id", "int"), ("name", "varchar")])),
+            TableShape::Other
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! One run read back from a sysbench log, and how it becomes a [`StepResult`].
 
 use super::buckets::{self, HistogramBucket};
-use crate::results::{per_sec, Fairness, IntervalRecord, LatencySummary, QueryCounts, StepResult};
+use crate::results::{
+    per_sec, Fairness, IntervalRecord, LatencySummary, PrintedRates, QueryCounts, StepResult,
+};
 use crate::stats::find_steady_window;
 use crate::workload::Scenario;
 
@@ -72,7 +74,8 @@ impl ParsedRun {
     /// p95/p99/p99.9 when it is one of those), intervals, fairness. With a `--histogram`
     /// block the other percentiles are computed from its buckets by sysbench's own rule
     /// and the histogram is stored (at sysbench's bucket resolution); the steady window
-    /// is computed from the intervals. Times, warm-up, per-class latency and client CPU
+    /// is computed from the intervals. The summary's per-second rates are kept as printed
+    /// ([`StepResult::printed`]). Times, warm-up, per-class latency and client CPU
     /// are unknown and stay 0 / empty.
     pub fn to_step_result(&self, scenario: Scenario) -> StepResult {
         // Non-OLTP tests print events but no "transactions:" line.
@@ -144,6 +147,13 @@ impl ParsedRun {
             client_cpu: Default::default(),
             histogram,
             cancelled: false,
+            // A killed run printed no summary, so no rates either.
+            printed: self.complete.then_some(PrintedRates {
+                tps,
+                qps: self.queries_per_sec,
+                ignored_errors_ps: self.ignored_errors_per_sec,
+                reconnects_ps: self.reconnects_per_sec,
+            }),
         }
     }
 }

@@ -71,11 +71,30 @@ fn sysbench_part(out: &mut String, r: &StepResult) {
         &format!("        total:                           {}", q.total()),
     );
     // "%-6lu (%.2f per sec.)": the count left-aligned in 6 columns, then one space.
-    let counted = |n: u64| format!("{n:<6} ({:.2} per sec.)", per_sec(n, t));
-    kv(out, "transactions:", &counted(r.transactions));
-    kv(out, "queries:", &counted(q.total()));
-    kv(out, "ignored errors:", &counted(r.ignored_errors));
-    kv(out, "reconnects:", &counted(r.reconnects));
+    // An imported result keeps the rates sysbench printed (see `PrintedRates`).
+    let counted = |n: u64, printed: Option<f64>| {
+        format!(
+            "{n:<6} ({:.2} per sec.)",
+            printed.unwrap_or_else(|| per_sec(n, t))
+        )
+    };
+    let p = r.printed.as_ref();
+    kv(
+        out,
+        "transactions:",
+        &counted(r.transactions, p.map(|p| p.tps)),
+    );
+    kv(out, "queries:", &counted(q.total(), p.map(|p| p.qps)));
+    kv(
+        out,
+        "ignored errors:",
+        &counted(r.ignored_errors, p.map(|p| p.ignored_errors_ps)),
+    );
+    kv(
+        out,
+        "reconnects:",
+        &counted(r.reconnects, p.map(|p| p.reconnects_ps)),
+    );
     line(out, "");
     line(out, "General statistics:");
     kv(out, "total time:", &format!("{t:.4}s"));
@@ -269,6 +288,7 @@ mod tests {
             client_cpu: ClientCpu::default(),
             histogram: String::new(),
             cancelled: false,
+            printed: None,
         }
     }
 

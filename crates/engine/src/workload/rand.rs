@@ -27,7 +27,10 @@ impl SbRand {
         let rng = if o.seed == 0 {
             SmallRng::from_entropy()
         } else {
-            SmallRng::seed_from_u64(o.seed.wrapping_add(worker.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+            SmallRng::seed_from_u64(
+                o.seed
+                    .wrapping_add(worker.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            )
         };
         let h = o.pareto_h.clamp(1e-6, 1.0 - 1e-6);
         SbRand {
@@ -229,7 +232,9 @@ mod tests {
     fn pareto_and_zipfian_favour_low_values() {
         for kind in [RandType::Pareto, RandType::Zipfian] {
             let mut r = gen(kind);
-            let low = (0..50_000).filter(|_| r.default_dist(1, 10_000) <= 1000).count();
+            let low = (0..50_000)
+                .filter(|_| r.default_dist(1, 10_000) <= 1000)
+                .count();
             assert!(low > 25_000, "{kind:?}: {low}");
         }
     }

@@ -81,7 +81,10 @@ impl Scenario {
 
     /// sysbench asserts `--tables == 1` for these two scripts.
     pub fn single_table_only(self) -> bool {
-        matches!(self, Scenario::SelectRandomPoints | Scenario::SelectRandomRanges)
+        matches!(
+            self,
+            Scenario::SelectRandomPoints | Scenario::SelectRandomRanges
+        )
     }
 }
 
@@ -204,7 +207,9 @@ mod tests {
             assert_eq!(sc.name().parse::<Scenario>().unwrap(), sc);
         }
         assert_eq!(
-            "/usr/share/sysbench/oltp_read_write.lua".parse::<Scenario>().unwrap(),
+            "/usr/share/sysbench/oltp_read_write.lua"
+                .parse::<Scenario>()
+                .unwrap(),
             Scenario::OltpReadWrite
         );
         assert!("oltp_read_wrote".parse::<Scenario>().is_err());

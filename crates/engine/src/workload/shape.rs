@@ -178,6 +178,9 @@ mod tests {
             prepared_statements_per_connection(Scenario::OltpPointSelect, &o),
             4
         );
-        assert_eq!(prepared_statements_per_connection(Scenario::OltpInsert, &o), 0);
+        assert_eq!(
+            prepared_statements_per_connection(Scenario::OltpInsert, &o),
+            0
+        );
     }
 }

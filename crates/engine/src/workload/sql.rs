@@ -55,7 +55,11 @@ pub fn create_oltp_table(table: u32, o: &WorkloadOptions) -> String {
     } else {
         "INTEGER NOT NULL"
     };
-    let id_index = if o.secondary { "KEY xid" } else { "PRIMARY KEY" };
+    let id_index = if o.secondary {
+        "KEY xid"
+    } else {
+        "PRIMARY KEY"
+    };
     format!(
         "CREATE TABLE {}(\n  id {id_def},\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {id_index} (id)\n) /*! ENGINE = {} */",
         table_name(table),

@@ -34,7 +34,9 @@ mod tests {
         fill_template(&mut r, C_TEMPLATE, &mut s);
         assert_eq!(s.len(), 119);
         assert_eq!(s.split('-').count(), 10);
-        assert!(s.split('-').all(|g| g.len() == 11 && g.bytes().all(|b| b.is_ascii_digit())));
+        assert!(s
+            .split('-')
+            .all(|g| g.len() == 11 && g.bytes().all(|b| b.is_ascii_digit())));
         fill_template(&mut r, PAD_TEMPLATE, &mut s);
         assert_eq!(s.len(), 59);
     }

@@ -15,8 +15,18 @@
 use std::collections::BTreeMap;
 
 /// Section names, in the order the script prints them.
-pub const SECTIONS: [&str; 10] =
-    ["path", "realpath", "findmnt", "df", "source", "lsblk", "sysfs", "sysclass", "mountinfo", "diskstats"];
+pub const SECTIONS: [&str; 10] = [
+    "path",
+    "realpath",
+    "findmnt",
+    "df",
+    "source",
+    "lsblk",
+    "sysfs",
+    "sysclass",
+    "mountinfo",
+    "diskstats",
+];
 
 /// The script for `path` (absolute; quoted here for sh).
 pub fn facts_script(path: &str) -> String {
@@ -63,7 +73,10 @@ pub fn split_sections(output: &str) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
     let mut current: Option<String> = None;
     for line in output.lines() {
-        if let Some(name) = line.strip_prefix("==> ").and_then(|l| l.strip_suffix(" <==")) {
+        if let Some(name) = line
+            .strip_prefix("==> ")
+            .and_then(|l| l.strip_suffix(" <=="))
+        {
             current = Some(name.to_string());
             map.entry(name.to_string()).or_insert_with(String::new);
         } else if let Some(name) = &current {
@@ -143,7 +156,13 @@ impl DiskFacts {
 
     pub fn from_sections(s: &BTreeMap<String, String>) -> DiskFacts {
         let get = |k: &str| s.get(k).map(String::as_str).unwrap_or("");
-        let first_line = |k: &str| get(k).lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string);
+        let first_line = |k: &str| {
+            get(k)
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(str::to_string)
+        };
         let mut path_lines = get("path").lines();
         let path = path_lines.next().unwrap_or("").to_string();
         let path_exists = match path_lines.next().map(str::trim) {
@@ -165,7 +184,11 @@ impl DiskFacts {
                 .lines()
                 .filter_map(|l| {
                     let f: Vec<&str> = l.split_whitespace().collect();
-                    Some((f.get(2)?.to_string(), f.first()?.parse().ok()?, f.get(1)?.parse().ok()?))
+                    Some((
+                        f.get(2)?.to_string(),
+                        f.first()?.parse().ok()?,
+                        f.get(1)?.parse().ok()?,
+                    ))
                 })
                 .collect(),
         }
@@ -193,7 +216,11 @@ fn parse_df(text: &str) -> Option<MountRow> {
     if f.len() < 6 {
         return None;
     }
-    Some(MountRow { source: f[0].to_string(), target: f[5..].join(" "), fs_type: None })
+    Some(MountRow {
+        source: f[0].to_string(),
+        target: f[5..].join(" "),
+        fs_type: None,
+    })
 }
 
 /// `NAME="sda1" KNAME="sda1" ...`; values use `\x20`-style escapes.
@@ -233,7 +260,10 @@ fn unescape_hex(s: &str) -> String {
     let mut rest = s;
     while let Some(i) = rest.find("\\x") {
         out.push_str(&rest[..i]);
-        match rest.get(i + 2..i + 4).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+        match rest
+            .get(i + 2..i + 4)
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
             Some(b) => {
                 out.push(b as char);
                 rest = &rest[i + 4..];
@@ -253,17 +283,27 @@ fn unescape_hex(s: &str) -> String {
 fn parse_sysfs(grep: &str, ls: &str) -> BTreeMap<String, SysDev> {
     let mut map: BTreeMap<String, SysDev> = BTreeMap::new();
     for line in grep.lines() {
-        let Some(rest) = line.trim().strip_prefix("/sys/class/block/") else { continue };
-        let Some((name, what)) = rest.split_once('/') else { continue };
+        let Some(rest) = line.trim().strip_prefix("/sys/class/block/") else {
+            continue;
+        };
+        let Some((name, what)) = rest.split_once('/') else {
+            continue;
+        };
         let dev = map.entry(name.to_string()).or_default();
         if let Some(slave) = what.strip_prefix("slaves/") {
             dev.slaves.push(slave.to_string());
             continue;
         }
-        let Some((file, value)) = what.split_once(':') else { continue };
+        let Some((file, value)) = what.split_once(':') else {
+            continue;
+        };
         let value = value.trim();
         match file {
-            "dev" => dev.dev = value.split_once(':').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))),
+            "dev" => {
+                dev.dev = value
+                    .split_once(':')
+                    .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            }
             "partition" => dev.partition = value.parse().ok(),
             "dm/name" => dev.dm_name = Some(value.to_string()),
             "dm/uuid" => dev.dm_uuid = Some(value.to_string()),
@@ -273,8 +313,12 @@ fn parse_sysfs(grep: &str, ls: &str) -> BTreeMap<String, SysDev> {
     }
     for line in ls.lines() {
         // lrwxrwxrwx 1 root root 0 Nov 29 23:07 sda1 -> ../../devices/.../block/sda/sda1
-        let Some((left, target)) = line.split_once(" -> ") else { continue };
-        let Some(name) = left.split_whitespace().last() else { continue };
+        let Some((left, target)) = line.split_once(" -> ") else {
+            continue;
+        };
+        let Some(name) = left.split_whitespace().last() else {
+            continue;
+        };
         let parts: Vec<&str> = target.trim().split('/').collect();
         if parts.len() >= 2 && parts[parts.len() - 1] == name {
             let up = parts[parts.len() - 2];
@@ -316,7 +360,10 @@ fn unescape_octal(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
             out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
             i += 4;
         } else {
@@ -339,13 +386,24 @@ mod tests {
     #[test]
     fn findmnt_df_lsblk_mountinfo_lines() {
         let m = parse_findmnt("/dev/sda1 /srv/my data ext4\n").expect("row");
-        assert_eq!((m.source.as_str(), m.target.as_str()), ("/dev/sda1", "/srv/my data"));
+        assert_eq!(
+            (m.source.as_str(), m.target.as_str()),
+            ("/dev/sda1", "/srv/my data")
+        );
         let d = parse_df("Filesystem     1024-blocks     Used Available Capacity Mounted on\n/dev/vda 264212084 12330112  82955776      13% /\n")
             .expect("row");
         assert_eq!((d.source.as_str(), d.target.as_str()), ("/dev/vda", "/"));
         let l = parse_lsblk("NAME=\"vg0-my\\x20lv\" KNAME=\"dm-0\" PKNAME=\"sda2\" TYPE=\"lvm\" MOUNTPOINT=\"/a b\" SIZE=\"10G\"\n");
-        assert_eq!((l[0].name.as_str(), l[0].kname.as_str(), l[0].pkname.as_str()), ("vg0-my lv", "dm-0", "sda2"));
-        let mi = parse_mountinfo("27 1 254:0 / /my\\040dir rw,relatime shared:1 - ext4 /dev/vda rw\n");
+        assert_eq!(
+            (
+                l[0].name.as_str(),
+                l[0].kname.as_str(),
+                l[0].pkname.as_str()
+            ),
+            ("vg0-my lv", "dm-0", "sda2")
+        );
+        let mi =
+            parse_mountinfo("27 1 254:0 / /my\\040dir rw,relatime shared:1 - ext4 /dev/vda rw\n");
         assert_eq!(mi[0].mount_point, "/my dir");
         assert_eq!(mi[0].dev, (254, 0));
     }

@@ -41,7 +41,11 @@ impl DataDisk {
         self.chain.push(format!(
             "devices set by the user (--device): {} (the resolver had found: {})",
             devices.join(", "),
-            if self.devices.is_empty() { "none".to_string() } else { self.devices.join(", ") }
+            if self.devices.is_empty() {
+                "none".to_string()
+            } else {
+                self.devices.join(", ")
+            }
         ));
         self.devices = devices;
         self.overridden = true;
@@ -84,11 +88,15 @@ pub fn gather_local(path: &str) -> Result<String, DiskError> {
         .spawn()
         .map_err(DiskError::Local)?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(facts_script(path).as_bytes()).map_err(DiskError::Local)?;
+        stdin
+            .write_all(facts_script(path).as_bytes())
+            .map_err(DiskError::Local)?;
     }
     let out = child.wait_with_output().map_err(DiskError::Local)?;
     if !out.status.success() {
-        return Err(DiskError::LocalFailed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        return Err(DiskError::LocalFailed(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -21,21 +21,42 @@ pub fn resolve(facts: &DiskFacts) -> Result<DataDisk, DiskError> {
             "warning: {path} does not exist or is not visible to this user; using the filesystem of its nearest existing parent"
         ));
     }
-    if let Some(real) = facts.realpath.as_deref().filter(|r| *r != path && facts.path_exists != Some(false)) {
+    if let Some(real) = facts
+        .realpath
+        .as_deref()
+        .filter(|r| *r != path && facts.path_exists != Some(false))
+    {
         chain.push(format!("{path} resolves to {real}"));
     }
     let lookup_path = facts.realpath.clone().unwrap_or_else(|| path.clone());
 
-    let (source, mount_point, fs_type, how) = find_mount(facts, &lookup_path)
-        .ok_or_else(|| DiskError::NoMount { path: path.clone() })?;
-    let mi = facts.mountinfo.iter().rev().find(|m| m.mount_point == mount_point);
-    let fs_type = fs_type.or_else(|| mi.map(|m| m.fs_type.clone())).unwrap_or_else(|| "unknown".into());
-    chain.push(format!("{path} is on the {fs_type} filesystem mounted at {mount_point} from {source} ({how})"));
+    let (source, mount_point, fs_type, how) =
+        find_mount(facts, &lookup_path).ok_or_else(|| DiskError::NoMount { path: path.clone() })?;
+    let mi = facts
+        .mountinfo
+        .iter()
+        .rev()
+        .find(|m| m.mount_point == mount_point);
+    let fs_type = fs_type
+        .or_else(|| mi.map(|m| m.fs_type.clone()))
+        .unwrap_or_else(|| "unknown".into());
+    chain.push(format!(
+        "{path} is on the {fs_type} filesystem mounted at {mount_point} from {source} ({how})"
+    ));
 
-    let mut disk = DataDisk { path, mount_point, fs_type, source, devices: Vec::new(), chain, overridden: false };
+    let mut disk = DataDisk {
+        path,
+        mount_point,
+        fs_type,
+        source,
+        devices: Vec::new(),
+        chain,
+        overridden: false,
+    };
     if let Some(why) = no_block_device(&disk.fs_type, &disk.source) {
         disk.chain.push(why);
-        disk.chain.push("no block device applies; pass --device NAME to monitor a disk anyway".into());
+        disk.chain
+            .push("no block device applies; pass --device NAME to monitor a disk anyway".into());
         return Ok(disk);
     }
 
@@ -48,20 +69,35 @@ pub fn resolve(facts: &DiskFacts) -> Result<DataDisk, DiskError> {
     };
     disk.chain.push(matched);
     let mut visited = Vec::new();
-    expand(facts, &kname, &mut disk.devices, &mut disk.chain, &mut visited);
+    expand(
+        facts,
+        &kname,
+        &mut disk.devices,
+        &mut disk.chain,
+        &mut visited,
+    );
 
     if !facts.diskstats.is_empty() {
-        let missing: Vec<String> =
-            disk.devices.iter().filter(|d| !facts.diskstats.iter().any(|(n, _, _)| n == *d)).cloned().collect();
+        let missing: Vec<String> = disk
+            .devices
+            .iter()
+            .filter(|d| !facts.diskstats.iter().any(|(n, _, _)| n == *d))
+            .cloned()
+            .collect();
         for m in &missing {
-            disk.chain.push(format!("warning: {m} is not in /proc/diskstats, left out"));
+            disk.chain
+                .push(format!("warning: {m} is not in /proc/diskstats, left out"));
         }
         disk.devices.retain(|d| !missing.contains(d));
     }
     if disk.devices.is_empty() {
-        disk.chain.push("no device left to monitor; pass --device NAME to choose one".into());
+        disk.chain
+            .push("no device left to monitor; pass --device NAME to choose one".into());
     } else {
-        disk.chain.push(format!("disk figures come from /proc/diskstats for: {}", disk.devices.join(", ")));
+        disk.chain.push(format!(
+            "disk figures come from /proc/diskstats for: {}",
+            disk.devices.join(", ")
+        ));
     }
     Ok(disk)
 }
@@ -69,22 +105,45 @@ pub fn resolve(facts: &DiskFacts) -> Result<DataDisk, DiskError> {
 /// (source, mount point, fs type if known, how it was found).
 fn find_mount(f: &DiskFacts, path: &str) -> Option<(String, String, Option<String>, &'static str)> {
     if let Some(m) = &f.findmnt {
-        return Some((strip_subvol(&m.source), m.target.clone(), m.fs_type.clone(), "findmnt"));
+        return Some((
+            strip_subvol(&m.source),
+            m.target.clone(),
+            m.fs_type.clone(),
+            "findmnt",
+        ));
     }
     if let Some(m) = &f.df {
-        return Some((strip_subvol(&m.source), m.target.clone(), None, "df -P and /proc/self/mountinfo"));
+        return Some((
+            strip_subvol(&m.source),
+            m.target.clone(),
+            None,
+            "df -P and /proc/self/mountinfo",
+        ));
     }
     // Longest mount point that is a prefix of the path, at a '/' boundary; the last
     // such line wins because later mounts hide earlier ones at the same place.
     let mut best: Option<&MountInfoRow> = None;
     for m in &f.mountinfo {
         let mp = m.mount_point.trim_end_matches('/');
-        let under = path == m.mount_point || mp.is_empty() || path.strip_prefix(mp).is_some_and(|r| r.starts_with('/'));
-        if under && best.map_or(true, |b| m.mount_point.len() >= b.mount_point.len()) {
+        let under = path == m.mount_point
+            || mp.is_empty()
+            || path.strip_prefix(mp).is_some_and(|r| r.starts_with('/'));
+        let longer = match best {
+            None => true,
+            Some(b) => m.mount_point.len() >= b.mount_point.len(),
+        };
+        if under && longer {
             best = Some(m);
         }
     }
-    best.map(|m| (m.source.clone(), m.mount_point.clone(), Some(m.fs_type.clone()), "/proc/self/mountinfo"))
+    best.map(|m| {
+        (
+            m.source.clone(),
+            m.mount_point.clone(),
+            Some(m.fs_type.clone()),
+            "/proc/self/mountinfo",
+        )
+    })
 }
 
 /// findmnt shows btrfs subvolumes and bind mounts as `/dev/sda2[/@home]`.
@@ -119,21 +178,42 @@ fn no_block_device(fs_type: &str, source: &str) -> Option<String> {
 }
 
 /// Maps the mount source to a kernel device name, saying how.
-fn kernel_name(f: &DiskFacts, source: &str, mount_point: &str, mi: Option<&MountInfoRow>) -> Option<(String, String)> {
+fn kernel_name(
+    f: &DiskFacts,
+    source: &str,
+    mount_point: &str,
+    mi: Option<&MountInfoRow>,
+) -> Option<(String, String)> {
     let known = |n: &str| {
-        f.sys.contains_key(n) || f.diskstats.iter().any(|(d, _, _)| d == n) || f.lsblk.iter().any(|r| r.kname == n)
+        f.sys.contains_key(n)
+            || f.diskstats.iter().any(|(d, _, _)| d == n)
+            || f.lsblk.iter().any(|r| r.kname == n)
     };
-    if let Some(real) = f.source_realpath.as_deref().and_then(|r| r.strip_prefix("/dev/")) {
+    if let Some(real) = f
+        .source_realpath
+        .as_deref()
+        .and_then(|r| r.strip_prefix("/dev/"))
+    {
         if known(real) && format!("/dev/{real}") != source {
-            return Some((real.to_string(), format!("{source} is the device node /dev/{real}")));
+            return Some((
+                real.to_string(),
+                format!("{source} is the device node /dev/{real}"),
+            ));
         }
     }
     if let Some(name) = source.strip_prefix("/dev/mapper/") {
-        if let Some((k, _)) = f.sys.iter().find(|(_, d)| d.dm_name.as_deref() == Some(name)) {
+        if let Some((k, _)) = f
+            .sys
+            .iter()
+            .find(|(_, d)| d.dm_name.as_deref() == Some(name))
+        {
             return Some((k.clone(), format!("{source} is device-mapper device {k}")));
         }
         if let Some(r) = f.lsblk.iter().find(|r| r.name == name) {
-            return Some((r.kname.clone(), format!("{source} is device-mapper device {}", r.kname)));
+            return Some((
+                r.kname.clone(),
+                format!("{source} is device-mapper device {}", r.kname),
+            ));
         }
     }
     if let Some(name) = source.strip_prefix("/dev/") {
@@ -143,27 +223,56 @@ fn kernel_name(f: &DiskFacts, source: &str, mount_point: &str, mi: Option<&Mount
         // /dev/VG/LV: device-mapper names double dashes inside VG and LV names.
         if let Some((vg, lv)) = name.split_once('/') {
             let dm = format!("{}-{}", vg.replace('-', "--"), lv.replace('-', "--"));
-            if let Some((k, _)) = f.sys.iter().find(|(_, d)| d.dm_name.as_deref() == Some(dm.as_str())) {
-                return Some((k.clone(), format!("{source} is LVM volume {dm}, device-mapper device {k}")));
+            if let Some((k, _)) = f
+                .sys
+                .iter()
+                .find(|(_, d)| d.dm_name.as_deref() == Some(dm.as_str()))
+            {
+                return Some((
+                    k.clone(),
+                    format!("{source} is LVM volume {dm}, device-mapper device {k}"),
+                ));
             }
         }
     }
     // /dev/root and friends: the device number in mountinfo is authoritative.
     if let Some(dev) = mi.map(|m| m.dev).filter(|(major, _)| *major != 0) {
-        let by_sys = f.sys.iter().find(|(_, d)| d.dev == Some(dev)).map(|(k, _)| k.clone());
-        let by_stats = f.diskstats.iter().find(|(_, a, b)| (*a, *b) == dev).map(|(n, _, _)| n.clone());
+        let by_sys = f
+            .sys
+            .iter()
+            .find(|(_, d)| d.dev == Some(dev))
+            .map(|(k, _)| k.clone());
+        let by_stats = f
+            .diskstats
+            .iter()
+            .find(|(_, a, b)| (*a, *b) == dev)
+            .map(|(n, _, _)| n.clone());
         if let Some(k) = by_sys.or(by_stats) {
-            return Some((k.clone(), format!("{source} has device number {}:{}, which is {k}", dev.0, dev.1)));
+            return Some((
+                k.clone(),
+                format!(
+                    "{source} has device number {}:{}, which is {k}",
+                    dev.0, dev.1
+                ),
+            ));
         }
     }
     f.lsblk
         .iter()
         .find(|r| r.mountpoint == mount_point && !r.kname.is_empty())
-        .map(|r| (r.kname.clone(), format!("lsblk lists {} as mounted at {mount_point}", r.kname)))
+        .map(|r| {
+            (
+                r.kname.clone(),
+                format!("lsblk lists {} as mounted at {mount_point}", r.kname),
+            )
+        })
 }
 
 enum Kind {
-    Partition { parent: Option<String>, number: Option<u32> },
+    Partition {
+        parent: Option<String>,
+        number: Option<u32>,
+    },
     DeviceMapper,
     Md,
     Disk,
@@ -184,19 +293,30 @@ fn kind(f: &DiskFacts, name: &str) -> Kind {
             .filter(|p| !p.is_empty())
             .or_else(|| sys.and_then(|s| s.parent.clone()))
             .or_else(|| partition_parent_by_name(name));
-        return Kind::Partition { parent, number: sys.and_then(|s| s.partition) };
+        return Kind::Partition {
+            parent,
+            number: sys.and_then(|s| s.partition),
+        };
     }
-    if name.starts_with("dm-") || sys.is_some_and(|s| s.dm_name.is_some()) || matches!(ls_type, "lvm" | "crypt" | "dm" | "mpath") {
+    if name.starts_with("dm-")
+        || sys.is_some_and(|s| s.dm_name.is_some())
+        || matches!(ls_type, "lvm" | "crypt" | "dm" | "mpath")
+    {
         return Kind::DeviceMapper;
     }
-    if sys.is_some_and(|s| s.md_level.is_some()) || ls_type.starts_with("raid") || ls_type == "md" || is_md_name(name) {
+    if sys.is_some_and(|s| s.md_level.is_some())
+        || ls_type.starts_with("raid")
+        || ls_type == "md"
+        || is_md_name(name)
+    {
         return Kind::Md;
     }
     Kind::Disk
 }
 
 fn is_md_name(name: &str) -> bool {
-    name.strip_prefix("md").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    name.strip_prefix("md")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// sda1→sda, xvda1→xvda, nvme0n1p2→nvme0n1, mmcblk0p1→mmcblk0, md0p1→md0, loop0p1→loop0.
@@ -211,7 +331,9 @@ pub(crate) fn partition_parent_by_name(name: &str) -> Option<String> {
             return Some(stem.to_string());
         }
     }
-    let letter_disk = ["sd", "vd", "xvd", "hd"].iter().any(|p| base.starts_with(p))
+    let letter_disk = ["sd", "vd", "xvd", "hd"]
+        .iter()
+        .any(|p| base.starts_with(p))
         && base.ends_with(|c: char| c.is_ascii_lowercase());
     letter_disk.then(|| base.to_string())
 }
@@ -222,7 +344,11 @@ fn lower_devices(f: &DiskFacts, name: &str) -> Vec<String> {
     }
     // lsblk -P prints a stacked device once under each parent.
     let mut out: Vec<String> = Vec::new();
-    for r in f.lsblk.iter().filter(|r| r.kname == name && !r.pkname.is_empty()) {
+    for r in f
+        .lsblk
+        .iter()
+        .filter(|r| r.kname == name && !r.pkname.is_empty())
+    {
         if !out.contains(&r.pkname) {
             out.push(r.pkname.clone());
         }
@@ -230,14 +356,23 @@ fn lower_devices(f: &DiskFacts, name: &str) -> Vec<String> {
     out
 }
 
-fn expand(f: &DiskFacts, name: &str, devices: &mut Vec<String>, chain: &mut Vec<String>, visited: &mut Vec<String>) {
+fn expand(
+    f: &DiskFacts,
+    name: &str,
+    devices: &mut Vec<String>,
+    chain: &mut Vec<String>,
+    visited: &mut Vec<String>,
+) {
     // sysfs is a DAG, but never trust remote data not to loop.
     if visited.iter().any(|v| v == name) || visited.len() > 64 {
         return;
     }
     visited.push(name.to_string());
     match kind(f, name) {
-        Kind::Partition { parent: Some(parent), number } => {
+        Kind::Partition {
+            parent: Some(parent),
+            number,
+        } => {
             let n = number.map(|n| format!(" {n}")).unwrap_or_default();
             chain.push(format!(
                 "{name} is partition{n} of {parent}; the whole device {parent} is monitored, since utilization and queue depth are per device"
@@ -252,14 +387,27 @@ fn expand(f: &DiskFacts, name: &str, devices: &mut Vec<String>, chain: &mut Vec<
             push(devices, name);
             let sys = f.sys.get(name);
             let label = sys.and_then(|s| s.dm_name.clone()).or_else(|| {
-                f.lsblk.iter().find(|r| r.kname == name).map(|r| r.name.clone())
+                f.lsblk
+                    .iter()
+                    .find(|r| r.kname == name)
+                    .map(|r| r.name.clone())
             });
-            let what = dm_kind(sys.and_then(|s| s.dm_uuid.as_deref()), f.lsblk.iter().find(|r| r.kname == name).map(|r| r.kind.as_str()));
+            let what = dm_kind(
+                sys.and_then(|s| s.dm_uuid.as_deref()),
+                f.lsblk
+                    .iter()
+                    .find(|r| r.kname == name)
+                    .map(|r| r.kind.as_str()),
+            );
             let lower = lower_devices(f, name);
             chain.push(format!(
                 "{name} is {what}{} on {}",
                 label.map(|l| format!(" {l}")).unwrap_or_default(),
-                if lower.is_empty() { "devices that could not be listed".to_string() } else { lower.join(", ") }
+                if lower.is_empty() {
+                    "devices that could not be listed".to_string()
+                } else {
+                    lower.join(", ")
+                }
             ));
             for l in lower {
                 expand(f, &l, devices, chain, visited);
@@ -267,14 +415,26 @@ fn expand(f: &DiskFacts, name: &str, devices: &mut Vec<String>, chain: &mut Vec<
         }
         Kind::Md => {
             push(devices, name);
-            let level = f.sys.get(name).and_then(|s| s.md_level.clone()).or_else(|| {
-                f.lsblk.iter().find(|r| r.kname == name).map(|r| r.kind.clone()).filter(|k| !k.is_empty())
-            });
+            let level = f
+                .sys
+                .get(name)
+                .and_then(|s| s.md_level.clone())
+                .or_else(|| {
+                    f.lsblk
+                        .iter()
+                        .find(|r| r.kname == name)
+                        .map(|r| r.kind.clone())
+                        .filter(|k| !k.is_empty())
+                });
             let lower = lower_devices(f, name);
             chain.push(format!(
                 "{name} is an md {} array of {}",
                 level.unwrap_or_else(|| "RAID".into()),
-                if lower.is_empty() { "members that could not be listed".to_string() } else { lower.join(", ") }
+                if lower.is_empty() {
+                    "members that could not be listed".to_string()
+                } else {
+                    lower.join(", ")
+                }
             ));
             for l in lower {
                 expand(f, &l, devices, chain, visited);

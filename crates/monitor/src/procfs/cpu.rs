@@ -33,10 +33,14 @@ pub fn parse_stat(text: &str) -> Result<CpuTimes, ParseError> {
 pub fn parse_cpu_line(line: &str) -> Result<CpuTimes, ParseError> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     if fields.first() != Some(&"cpu") || fields.len() < 5 {
-        return Err(ParseError::new("/proc/stat", format!("not a cpu line: {line:.80}")));
+        return Err(ParseError::new(
+            "/proc/stat",
+            format!("not a cpu line: {line:.80}"),
+        ));
     }
-    let n = numbers(&fields[1..])
-        .ok_or_else(|| ParseError::new("/proc/stat", format!("non-numeric cpu field: {line:.80}")))?;
+    let n = numbers(&fields[1..]).ok_or_else(|| {
+        ParseError::new("/proc/stat", format!("non-numeric cpu field: {line:.80}"))
+    })?;
     let at = |i: usize| n.get(i).copied().unwrap_or(0);
     Ok(CpuTimes {
         user: at(0),

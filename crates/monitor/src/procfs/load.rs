@@ -14,7 +14,12 @@ pub struct LoadAvg {
 }
 
 pub fn parse_loadavg(text: &str) -> Result<LoadAvg, ParseError> {
-    let err = || ParseError::new("/proc/loadavg", format!("unexpected text: {:.80}", text.trim()));
+    let err = || {
+        ParseError::new(
+            "/proc/loadavg",
+            format!("unexpected text: {:.80}", text.trim()),
+        )
+    };
     let f: Vec<&str> = text.split_whitespace().collect();
     if f.len() < 4 {
         return Err(err());

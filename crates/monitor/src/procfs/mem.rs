@@ -29,8 +29,13 @@ pub fn parse_meminfo(text: &str) -> Result<MemInfo, ParseError> {
     let mut m = MemInfo::default();
     let mut saw_total = false;
     for line in text.lines() {
-        let Some((key, rest)) = line.split_once(':') else { continue };
-        let Some(value) = rest.split_whitespace().next().and_then(|v| v.parse::<u64>().ok())
+        let Some((key, rest)) = line.split_once(':') else {
+            continue;
+        };
+        let Some(value) = rest
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
         else {
             continue;
         };
@@ -70,7 +75,10 @@ pub fn parse_vmstat_swap(text: &str) -> Option<SwapCounters> {
     if pswpin.is_none() && pswpout.is_none() {
         return None;
     }
-    Some(SwapCounters { pswpin: pswpin.unwrap_or(0), pswpout: pswpout.unwrap_or(0) })
+    Some(SwapCounters {
+        pswpin: pswpin.unwrap_or(0),
+        pswpout: pswpout.unwrap_or(0),
+    })
 }
 
 #[cfg(test)]
@@ -88,7 +96,13 @@ mod tests {
     #[test]
     fn parses_captured_vmstat() {
         let s = parse_vmstat_swap(include_str!("../../testdata/proc/a/vmstat")).expect("present");
-        assert_eq!(s, SwapCounters { pswpin: 0, pswpout: 0 });
+        assert_eq!(
+            s,
+            SwapCounters {
+                pswpin: 0,
+                pswpout: 0
+            }
+        );
         assert_eq!(parse_vmstat_swap("nr_free_pages 12\n"), None);
     }
 

@@ -40,7 +40,10 @@ pub struct ParseError {
 
 impl ParseError {
     pub(crate) fn new(file: &'static str, reason: impl Into<String>) -> Self {
-        ParseError { file, reason: reason.into() }
+        ParseError {
+            file,
+            reason: reason.into(),
+        }
     }
 }
 

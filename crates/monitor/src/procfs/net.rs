@@ -44,7 +44,10 @@ mod tests {
     fn parses_captured_net_dev() {
         let n = parse_net_dev(include_str!("../../testdata/proc/a/net_dev"));
         let names: Vec<&str> = n.iter().map(|c| c.iface.as_str()).collect();
-        assert!(names.contains(&"lo") && names.contains(&"eth0"), "{names:?}");
+        assert!(
+            names.contains(&"lo") && names.contains(&"eth0"),
+            "{names:?}"
+        );
         let eth0 = n.iter().find(|c| c.iface == "eth0").expect("eth0");
         assert!(eth0.rx_bytes > 0 && eth0.tx_packets > 0);
     }

@@ -9,7 +9,12 @@ pub fn parse_uptime(text: &str) -> Result<f64, ParseError> {
         .next()
         .and_then(|v| v.parse::<f64>().ok())
         .filter(|v| v.is_finite() && *v >= 0.0)
-        .ok_or_else(|| ParseError::new("/proc/uptime", format!("unexpected text: {:.40}", text.trim())))
+        .ok_or_else(|| {
+            ParseError::new(
+                "/proc/uptime",
+                format!("unexpected text: {:.40}", text.trim()),
+            )
+        })
 }
 
 /// utime+stime (and cutime+cstime when `with_children`) in clock ticks.
@@ -18,12 +23,18 @@ pub fn parse_uptime(text: &str) -> Result<f64, ParseError> {
 /// counted from the last ')'. Children's time matters for the shell loop because its
 /// `head` and `sleep` run as children and are only counted once reaped.
 pub fn parse_pid_stat_ticks(text: &str, with_children: bool) -> Result<u64, ParseError> {
-    let err = |why: &str| ParseError::new("/proc/<pid>/stat", format!("{why}: {:.60}", text.trim()));
-    let after = text.rfind(')').map(|i| &text[i + 1..]).ok_or_else(|| err("no command name"))?;
+    let err =
+        |why: &str| ParseError::new("/proc/<pid>/stat", format!("{why}: {:.60}", text.trim()));
+    let after = text
+        .rfind(')')
+        .map(|i| &text[i + 1..])
+        .ok_or_else(|| err("no command name"))?;
     // After ")" come field 3 (state) onwards; utime is field 14 → index 11 here.
     let f: Vec<&str> = after.split_whitespace().collect();
     let tick = |i: usize| -> Result<u64, ParseError> {
-        f.get(i).and_then(|v| v.parse::<u64>().ok()).ok_or_else(|| err("missing cpu time field"))
+        f.get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .ok_or_else(|| err("missing cpu time field"))
     };
     let own = tick(11)? + tick(12)?;
     if with_children {
@@ -40,7 +51,10 @@ mod tests {
 
     #[test]
     fn uptime() {
-        assert_eq!(parse_uptime(include_str!("../../testdata/proc/a/uptime")).ok(), Some(530.43));
+        assert_eq!(
+            parse_uptime(include_str!("../../testdata/proc/a/uptime")).ok(),
+            Some(530.43)
+        );
         assert!(parse_uptime("").is_err());
     }
 

@@ -35,32 +35,49 @@ impl SshConnection {
         for _ in 0..rounds.max(1) {
             let sent_wall = unix_ms_now();
             let sent = Instant::now();
-            ch.write_all(b"t\n").map_err(|source| self.io_err("timing the server clock", source))?;
-            ch.flush().map_err(|source| self.io_err("timing the server clock", source))?;
-            let line = read_line(&mut ch).map_err(|source| self.io_err("timing the server clock", source))?;
+            ch.write_all(b"t\n")
+                .map_err(|source| self.io_err("timing the server clock", source))?;
+            ch.flush()
+                .map_err(|source| self.io_err("timing the server clock", source))?;
+            let line = read_line(&mut ch)
+                .map_err(|source| self.io_err("timing the server clock", source))?;
             let rtt_ms = sent.elapsed().as_secs_f64() * 1000.0;
-            let (server_s, resolution_ms) = parse_date(&line).ok_or_else(|| SshError::BadOutput {
-                addr: self.addr.clone(),
-                doing: "reading the server clock (date +%s.%N)",
-                output: line.clone(),
-            })?;
+            let (server_s, resolution_ms) =
+                parse_date(&line).ok_or_else(|| SshError::BadOutput {
+                    addr: self.addr.clone(),
+                    doing: "reading the server clock (date +%s.%N)",
+                    output: line.clone(),
+                })?;
             let offset_ms = server_s * 1000.0 - (sent_wall + rtt_ms / 2.0);
-            let round = ClockSync { offset_ms, rtt_ms, server_resolution_ms: resolution_ms, rounds: 0 };
-            if best.map_or(true, |b| rtt_ms < b.rtt_ms) {
-                best = Some(round);
+            let round = ClockSync {
+                offset_ms,
+                rtt_ms,
+                server_resolution_ms: resolution_ms,
+                rounds: 0,
+            };
+            match best {
+                Some(b) if b.rtt_ms <= rtt_ms => {}
+                _ => best = Some(round),
             }
         }
         let _ = ch.send_eof();
         let _ = ch.close();
         // `best` is Some: the loop runs at least once and every path either sets it or returns.
-        let mut best = best.ok_or_else(|| SshError::BadOutput { addr: self.addr.clone(), doing: "timing the server clock", output: String::new() })?;
+        let mut best = best.ok_or_else(|| SshError::BadOutput {
+            addr: self.addr.clone(),
+            doing: "timing the server clock",
+            output: String::new(),
+        })?;
         best.rounds = rounds.max(1);
         Ok(best)
     }
 }
 
 fn unix_ms_now() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
 }
 
 fn read_line(r: &mut impl Read) -> std::io::Result<String> {
@@ -94,7 +111,10 @@ mod tests {
 
     #[test]
     fn date_formats() {
-        assert_eq!(parse_date("1700000000.250000000"), Some((1_700_000_000.25, 1e-6)));
+        assert_eq!(
+            parse_date("1700000000.250000000"),
+            Some((1_700_000_000.25, 1e-6))
+        );
         assert_eq!(parse_date("1700000000.N"), Some((1_700_000_000.5, 1000.0)));
         assert_eq!(parse_date("garbage"), None);
     }

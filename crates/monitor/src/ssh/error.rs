@@ -20,9 +20,11 @@ pub struct UnknownHostKey {
 impl UnknownHostKey {
     /// Stores the key in [`Self::known_hosts_file`]; a later connect then trusts it.
     pub fn accept(&self) -> Result<(), SshError> {
-        super::known_hosts::append(&self.known_hosts_file, &self.host, self.port, &self.key).map_err(|source| {
-            SshError::KnownHostsWrite { path: self.known_hosts_file.clone(), source }
-        })
+        super::known_hosts::append(&self.known_hosts_file, &self.host, self.port, &self.key)
+            .map_err(|source| SshError::KnownHostsWrite {
+                path: self.known_hosts_file.clone(),
+                source,
+            })
     }
 }
 
@@ -40,7 +42,9 @@ pub enum SshError {
         #[source]
         source: std::io::Error,
     },
-    #[error("SSH handshake with {addr} failed: {source} (is this an SSH server? is it overloaded?)")]
+    #[error(
+        "SSH handshake with {addr} failed: {source} (is this an SSH server? is it overloaded?)"
+    )]
     Handshake {
         addr: String,
         #[source]
@@ -63,12 +67,25 @@ pub enum SshError {
          the server was reinstalled; only if you know it was reinstalled, delete line {line} of {file} and \
          connect again", file = .file.display()
     )]
-    HostKeyChanged { host: String, port: u16, key_type: String, fingerprint: String, file: PathBuf, line: usize },
+    HostKeyChanged {
+        host: String,
+        port: u16,
+        key_type: String,
+        fingerprint: String,
+        file: PathBuf,
+        line: usize,
+    },
     #[error(
         "REFUSED: the host key of {host}:{port} ({fingerprint}) is marked @revoked in {file} line {line}",
         file = .file.display()
     )]
-    HostKeyRevoked { host: String, port: u16, fingerprint: String, file: PathBuf, line: usize },
+    HostKeyRevoked {
+        host: String,
+        port: u16,
+        fingerprint: String,
+        file: PathBuf,
+        line: usize,
+    },
     #[error("the server {addr} sent no usable host key")]
     NoHostKey { addr: String },
     #[error(transparent)]
@@ -82,11 +99,24 @@ pub enum SshError {
     #[error("cannot use private key {}: {detail}", path.display())]
     KeyFile { path: PathBuf, detail: String },
     #[error("authentication failed for user {user} at {addr} with key {}: {detail}", key.display())]
-    AuthKey { user: String, addr: String, key: PathBuf, detail: String },
+    AuthKey {
+        user: String,
+        addr: String,
+        key: PathBuf,
+        detail: String,
+    },
     #[error("authentication failed for user {user} at {addr} with password: {detail}")]
-    AuthPassword { user: String, addr: String, detail: String },
+    AuthPassword {
+        user: String,
+        addr: String,
+        detail: String,
+    },
     #[error("authentication failed for user {user} at {addr} through ssh-agent: {detail}")]
-    AuthAgent { user: String, addr: String, detail: String },
+    AuthAgent {
+        user: String,
+        addr: String,
+        detail: String,
+    },
     #[error("SSH session with {addr} failed while {doing}: {source}")]
     Session {
         addr: String,
@@ -102,9 +132,17 @@ pub enum SshError {
         source: std::io::Error,
     },
     #[error("command on {addr} exited with status {status}: {stderr}")]
-    CommandFailed { addr: String, status: i32, stderr: String },
+    CommandFailed {
+        addr: String,
+        status: i32,
+        stderr: String,
+    },
     #[error("unexpected output from {addr} while {doing}: {output:.200}")]
-    BadOutput { addr: String, doing: &'static str, output: String },
+    BadOutput {
+        addr: String,
+        doing: &'static str,
+        output: String,
+    },
 }
 
 impl SshError {

@@ -28,7 +28,12 @@ pub struct HostKey {
 
 impl std::fmt::Debug for HostKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "HostKey({} {})", self.key_type, self.fingerprint_sha256())
+        write!(
+            f,
+            "HostKey({} {})",
+            self.key_type,
+            self.fingerprint_sha256()
+        )
     }
 }
 
@@ -41,7 +46,10 @@ impl HostKey {
         if name.is_empty() || !name.is_ascii() {
             return None;
         }
-        Some(HostKey { key_type: name.to_string(), blob: blob.to_vec() })
+        Some(HostKey {
+            key_type: name.to_string(),
+            blob: blob.to_vec(),
+        })
     }
 
     /// From the `type base64` pair of a known_hosts or .pub line.
@@ -53,7 +61,10 @@ impl HostKey {
 
     /// `SHA256:<base64 without padding>`, exactly as `ssh-keygen -lf` prints it.
     pub fn fingerprint_sha256(&self) -> String {
-        format!("SHA256:{}", STANDARD_NO_PAD.encode(Sha256::digest(&self.blob)))
+        format!(
+            "SHA256:{}",
+            STANDARD_NO_PAD.encode(Sha256::digest(&self.blob))
+        )
     }
 
     pub fn base64(&self) -> String {
@@ -62,7 +73,12 @@ impl HostKey {
 
     /// The line [`append`] writes: `host type base64`.
     pub fn known_hosts_line(&self, host: &str, port: u16) -> String {
-        format!("{} {} {}", host_pattern(host, port), self.key_type, self.base64())
+        format!(
+            "{} {} {}",
+            host_pattern(host, port),
+            self.key_type,
+            self.base64()
+        )
     }
 }
 
@@ -100,7 +116,12 @@ pub struct KnownHostsReadError {
 }
 
 /// Checks `key` for `host:port` against `files` in order.
-pub fn check(files: &[PathBuf], host: &str, port: u16, key: &HostKey) -> Result<Verdict, KnownHostsReadError> {
+pub fn check(
+    files: &[PathBuf],
+    host: &str,
+    port: u16,
+    key: &HostKey,
+) -> Result<Verdict, KnownHostsReadError> {
     let name = host_pattern(host, port);
     let mut trusted = None;
     let mut changed = None;
@@ -109,7 +130,10 @@ pub fn check(files: &[PathBuf], host: &str, port: u16, key: &HostKey) -> Result<
         for entry in read_entries(path)? {
             if entry.marker == Marker::Revoked {
                 if entry.key_type == key.key_type && entry.key_b64 == key.base64() {
-                    return Ok(Verdict::Revoked { file: path.clone(), line: entry.line });
+                    return Ok(Verdict::Revoked {
+                        file: path.clone(),
+                        line: entry.line,
+                    });
                 }
                 continue;
             }
@@ -143,7 +167,10 @@ pub fn known_key_types(files: &[PathBuf], host: &str, port: u16) -> Vec<String> 
     for path in files {
         // Unreadable files are reported by `check`; here they just contribute nothing.
         for entry in read_entries(path).unwrap_or_default() {
-            if entry.marker == Marker::None && hosts_match(&entry.hosts, &name) && !types.contains(&entry.key_type) {
+            if entry.marker == Marker::None
+                && hosts_match(&entry.hosts, &name)
+                && !types.contains(&entry.key_type)
+            {
                 types.push(entry.key_type);
             }
         }
@@ -199,7 +226,10 @@ fn read_entries(path: &Path) -> Result<Vec<Entry>, KnownHostsReadError> {
     match fs::read_to_string(path) {
         Ok(text) => Ok(parse_entries(&text)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(source) => Err(KnownHostsReadError { path: path.to_path_buf(), source }),
+        Err(source) => Err(KnownHostsReadError {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -256,11 +286,15 @@ fn hosts_match(field: &str, name: &str) -> bool {
 }
 
 fn hashed_match(salt_and_hash: &str, name: &str) -> bool {
-    let Some((salt_b64, hash_b64)) = salt_and_hash.split_once('|') else { return false };
+    let Some((salt_b64, hash_b64)) = salt_and_hash.split_once('|') else {
+        return false;
+    };
     let (Ok(salt), Ok(hash)) = (STANDARD.decode(salt_b64), STANDARD.decode(hash_b64)) else {
         return false;
     };
-    let Ok(mut mac) = Hmac::<sha1::Sha1>::new_from_slice(&salt) else { return false };
+    let Ok(mut mac) = Hmac::<sha1::Sha1>::new_from_slice(&salt) else {
+        return false;
+    };
     mac.update(name.as_bytes());
     mac.verify_slice(&hash).is_ok()
 }
@@ -309,7 +343,10 @@ mod tests {
     #[test]
     fn fingerprint_matches_ssh_keygen_format() {
         // `ssh-keygen -lf` on the .pub of ED printed this fingerprint.
-        assert_eq!(key(ED).fingerprint_sha256(), "SHA256:vtDjD/3BS5K6sm5DUcPRcRifyLKa6WjRuGvx8v/WIY0");
+        assert_eq!(
+            key(ED).fingerprint_sha256(),
+            "SHA256:vtDjD/3BS5K6sm5DUcPRcRifyLKa6WjRuGvx8v/WIY0"
+        );
     }
 
     #[test]
@@ -323,11 +360,29 @@ mod tests {
             ),
         );
         let files = [f.clone()];
-        assert_eq!(check(&files, "db2", 22, &key(ED)).ok(), Some(Verdict::Trusted { file: f.clone(), line: 5 }));
-        assert_eq!(check(&files, "x.lab", 22, &key(ED)).ok(), Some(Verdict::Trusted { file: f.clone(), line: 6 }));
-        assert!(matches!(check(&files, "bad.lab", 22, &key(ED)), Ok(Verdict::Unknown { .. })));
+        assert_eq!(
+            check(&files, "db2", 22, &key(ED)).ok(),
+            Some(Verdict::Trusted {
+                file: f.clone(),
+                line: 5
+            })
+        );
+        assert_eq!(
+            check(&files, "x.lab", 22, &key(ED)).ok(),
+            Some(Verdict::Trusted {
+                file: f.clone(),
+                line: 6
+            })
+        );
+        assert!(matches!(
+            check(&files, "bad.lab", 22, &key(ED)),
+            Ok(Verdict::Unknown { .. })
+        ));
         // Port matters: db1 on 22 is unknown, on 2222 it is listed with another key.
-        assert!(matches!(check(&files, "db1", 22, &key(ED)), Ok(Verdict::Unknown { .. })));
+        assert!(matches!(
+            check(&files, "db1", 22, &key(ED)),
+            Ok(Verdict::Unknown { .. })
+        ));
         let ed_new = HostKey::from_blob(&{
             let mut b = key(ED).blob;
             let n = b.len();
@@ -335,9 +390,24 @@ mod tests {
             b
         })
         .expect("blob");
-        assert_eq!(check(&files, "db1", 2222, &ed_new).ok(), Some(Verdict::Changed { file: f.clone(), line: 4 }));
-        assert_eq!(check(&files, "db1", 2222, &key(ED_OTHER)).ok(), Some(Verdict::Revoked { file: f.clone(), line: 7 }));
-        assert!(matches!(check(&[dir.path().join("missing")], "db2", 22, &key(ED)), Ok(Verdict::Unknown { .. })));
+        assert_eq!(
+            check(&files, "db1", 2222, &ed_new).ok(),
+            Some(Verdict::Changed {
+                file: f.clone(),
+                line: 4
+            })
+        );
+        assert_eq!(
+            check(&files, "db1", 2222, &key(ED_OTHER)).ok(),
+            Some(Verdict::Revoked {
+                file: f.clone(),
+                line: 7
+            })
+        );
+        assert!(matches!(
+            check(&[dir.path().join("missing")], "db2", 22, &key(ED)),
+            Ok(Verdict::Unknown { .. })
+        ));
     }
 
     #[test]
@@ -348,11 +418,21 @@ mod tests {
         let mut mac = Hmac::<sha1::Sha1>::new_from_slice(&salt).expect("hmac");
         mac.update(b"[127.0.0.1]:22222");
         let hash = mac.finalize().into_bytes();
-        let line = format!("|1|{}|{} ssh-ed25519 {ED}\n", STANDARD.encode(salt), STANDARD.encode(hash));
+        let line = format!(
+            "|1|{}|{} ssh-ed25519 {ED}\n",
+            STANDARD.encode(salt),
+            STANDARD.encode(hash)
+        );
         let dir = tempfile::tempdir().expect("tempdir");
         let f = write(dir.path(), "kh", &line);
-        assert!(matches!(check(&[f.clone()], "127.0.0.1", 22222, &key(ED)), Ok(Verdict::Trusted { line: 1, .. })));
-        assert!(matches!(check(&[f], "127.0.0.1", 22, &key(ED)), Ok(Verdict::Unknown { .. })));
+        assert!(matches!(
+            check(std::slice::from_ref(&f), "127.0.0.1", 22222, &key(ED)),
+            Ok(Verdict::Trusted { line: 1, .. })
+        ));
+        assert!(matches!(
+            check(&[f], "127.0.0.1", 22, &key(ED)),
+            Ok(Verdict::Unknown { .. })
+        ));
     }
 
     #[test]
@@ -363,8 +443,14 @@ mod tests {
         append(&dir.path().join("sub/new_kh"), "h2", 2200, &key(ED)).expect("append creates");
         let text = fs::read_to_string(&f).expect("read");
         assert_eq!(text.lines().count(), 2);
-        assert!(matches!(check(&[f.clone()], "h1", 22, &key(ED)), Ok(Verdict::Trusted { line: 2, .. })));
-        assert_eq!(known_key_types(&[f.clone()], "h1", 22), vec!["ecdsa-sha2-nistp256", "ssh-ed25519"]);
+        assert!(matches!(
+            check(std::slice::from_ref(&f), "h1", 22, &key(ED)),
+            Ok(Verdict::Trusted { line: 2, .. })
+        ));
+        assert_eq!(
+            known_key_types(std::slice::from_ref(&f), "h1", 22),
+            vec!["ecdsa-sha2-nistp256", "ssh-ed25519"]
+        );
         let new = fs::read_to_string(dir.path().join("sub/new_kh")).expect("read");
         assert!(new.starts_with("[h2]:2200 ssh-ed25519 "));
     }

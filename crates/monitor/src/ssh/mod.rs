@@ -8,6 +8,7 @@
 //! port forwarding, no ~/.ssh/config parsing, no writes to the user's own
 //! ~/.ssh/known_hosts (it is only read, when asked).
 
+mod auth;
 mod clock;
 mod error;
 pub mod known_hosts;
@@ -26,7 +27,10 @@ use std::time::Duration;
 #[derive(Clone)]
 pub enum SshAuth {
     /// A private key file (OpenSSH or PEM format), with its passphrase if it has one.
-    Key { path: PathBuf, passphrase: Option<String> },
+    Key {
+        path: PathBuf,
+        passphrase: Option<String>,
+    },
     /// Every identity the running ssh-agent (`SSH_AUTH_SOCK`) offers, in turn.
     Agent,
     Password(String),
@@ -58,17 +62,23 @@ pub struct KnownHostsConfig {
 
 impl KnownHostsConfig {
     pub fn new(app_file: impl Into<PathBuf>) -> Self {
-        KnownHostsConfig { app_file: app_file.into(), user_file: None }
+        KnownHostsConfig {
+            app_file: app_file.into(),
+            user_file: None,
+        }
     }
 
     /// Also trust keys in `$HOME/.ssh/known_hosts` (never written to).
     pub fn with_user_known_hosts(mut self) -> Self {
-        self.user_file = std::env::var_os("HOME").map(|h| Path::new(&h).join(".ssh").join("known_hosts"));
+        self.user_file =
+            std::env::var_os("HOME").map(|h| Path::new(&h).join(".ssh").join("known_hosts"));
         self
     }
 
     fn files(&self) -> Vec<PathBuf> {
-        std::iter::once(self.app_file.clone()).chain(self.user_file.clone()).collect()
+        std::iter::once(self.app_file.clone())
+            .chain(self.user_file.clone())
+            .collect()
     }
 }
 
@@ -90,7 +100,13 @@ pub struct SshTarget {
 }
 
 impl SshTarget {
-    pub fn new(host: impl Into<String>, port: u16, user: impl Into<String>, auth: SshAuth, known_hosts: KnownHostsConfig) -> Self {
+    pub fn new(
+        host: impl Into<String>,
+        port: u16,
+        user: impl Into<String>,
+        auth: SshAuth,
+        known_hosts: KnownHostsConfig,
+    ) -> Self {
         SshTarget {
             host: host.into(),
             port,
@@ -134,7 +150,10 @@ pub struct SshConnection {
 
 impl std::fmt::Debug for SshConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SshConnection").field("addr", &self.addr).field("user", &self.user).finish()
+        f.debug_struct("SshConnection")
+            .field("addr", &self.addr)
+            .field("user", &self.user)
+            .finish()
     }
 }
 
@@ -142,22 +161,39 @@ impl std::fmt::Debug for SshConnection {
 pub fn connect(target: &SshTarget) -> Result<SshConnection, SshError> {
     let addr = target.addr();
     let tcp = tcp_connect(target)?;
-    let socket = tcp.try_clone().map_err(|source| SshError::Io { addr: addr.clone(), doing: "cloning the socket", source })?;
-    let mut session = Session::new().map_err(|source| SshError::Session { addr: addr.clone(), doing: "creating a session", source })?;
+    let socket = tcp.try_clone().map_err(|source| SshError::Io {
+        addr: addr.clone(),
+        doing: "cloning the socket",
+        source,
+    })?;
+    let mut session = Session::new().map_err(|source| SshError::Session {
+        addr: addr.clone(),
+        doing: "creating a session",
+        source,
+    })?;
     session.set_tcp_stream(tcp);
     session.set_timeout(millis(target.connect_timeout));
     prefer_known_key_types(&session, target);
-    session.handshake().map_err(|source| SshError::Handshake { addr: addr.clone(), source })?;
+    session.handshake().map_err(|source| SshError::Handshake {
+        addr: addr.clone(),
+        source,
+    })?;
 
     let host_key = session
         .host_key()
         .and_then(|(blob, _)| HostKey::from_blob(blob))
         .ok_or_else(|| SshError::NoHostKey { addr: addr.clone() })?;
     verify_host_key(target, &host_key)?;
-    authenticate(&session, target, &addr)?;
+    auth::authenticate(&session, target, &addr)?;
 
     session.set_keepalive(true, target.keepalive.as_secs().clamp(2, 3600) as u32);
-    Ok(SshConnection { session, socket, addr, user: target.user.clone(), host_key })
+    Ok(SshConnection {
+        session,
+        socket,
+        addr,
+        user: target.user.clone(),
+        host_key,
+    })
 }
 
 fn millis(d: Duration) -> u32 {
@@ -168,7 +204,10 @@ fn tcp_connect(target: &SshTarget) -> Result<TcpStream, SshError> {
     let addr = target.addr();
     let addrs: Vec<_> = (target.host.as_str(), target.port)
         .to_socket_addrs()
-        .map_err(|source| SshError::Resolve { host: target.host.clone(), source })?
+        .map_err(|source| SshError::Resolve {
+            host: target.host.clone(),
+            source,
+        })?
         .collect();
     let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "the name has no addresses");
     for a in addrs {
@@ -187,15 +226,22 @@ fn tcp_connect(target: &SshTarget) -> Result<TcpStream, SshError> {
 /// Asks the server first for key types we already know for it, so a server with
 /// several host keys presents one we can verify instead of looking "unknown".
 fn prefer_known_key_types(session: &Session, target: &SshTarget) {
-    let known = known_hosts::known_key_types(&target.known_hosts.files(), &target.host, target.port);
+    let known =
+        known_hosts::known_key_types(&target.known_hosts.files(), &target.host, target.port);
     if known.is_empty() {
         return;
     }
-    let Ok(supported) = session.supported_algs(MethodType::HostKey) else { return };
+    let Ok(supported) = session.supported_algs(MethodType::HostKey) else {
+        return;
+    };
     let mut prefs: Vec<&str> = Vec::new();
     for t in &known {
         // An "ssh-rsa" key is negotiated under the rsa-sha2 signature names.
-        let algs: &[&str] = if t == "ssh-rsa" { &["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"] } else { &[t.as_str()] };
+        let algs: &[&str] = if t == "ssh-rsa" {
+            &["rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"]
+        } else {
+            &[t.as_str()]
+        };
         for a in algs {
             if supported.contains(a) && !prefs.contains(a) {
                 prefs.push(a);
@@ -247,90 +293,6 @@ fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
     }
 }
 
-// libssh2 error codes (include/libssh2.h) that decide which message fits.
-const LIBSSH2_ERROR_FILE: i32 = -16;
-const LIBSSH2_ERROR_AUTHENTICATION_FAILED: i32 = -18;
-const LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED: i32 = -19;
-
-fn code(e: &ssh2::Error) -> Option<i32> {
-    match e.code() {
-        ssh2::ErrorCode::Session(c) => Some(c),
-        ssh2::ErrorCode::SFTP(_) => None,
-    }
-}
-
-fn authenticate(session: &Session, target: &SshTarget, addr: &str) -> Result<(), SshError> {
-    let user = target.user.as_str();
-    // Asking for the methods first lets a refusal say what the server would accept.
-    let offered = session.auth_methods(user).map(str::to_string).unwrap_or_default();
-    let offers = |m: &str| offered.split(',').any(|o| o == m);
-    let result = match &target.auth {
-        SshAuth::Key { path, passphrase } => {
-            std::fs::File::open(path).map_err(|e| SshError::KeyFile { path: path.clone(), detail: e.to_string() })?;
-            session.userauth_pubkey_file(user, None, path, passphrase.as_deref()).map_err(|e| match code(&e) {
-                Some(LIBSSH2_ERROR_FILE) => SshError::KeyFile {
-                    path: path.clone(),
-                    detail: format!(
-                        "{} ({})",
-                        e.message(),
-                        if passphrase.is_some() {
-                            "is the passphrase right?"
-                        } else {
-                            "if the key is protected by a passphrase, give it"
-                        }
-                    ),
-                },
-                Some(LIBSSH2_ERROR_AUTHENTICATION_FAILED | LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED) => SshError::AuthKey {
-                    user: user.into(),
-                    addr: addr.into(),
-                    key: path.clone(),
-                    detail: format!(
-                        "the server refused the key (is its public half in ~{user}/.ssh/authorized_keys on the server?{})",
-                        if offers("publickey") { String::new() } else { format!(" the server offers only: {offered}") }
-                    ),
-                },
-                _ => SshError::AuthKey { user: user.into(), addr: addr.into(), key: path.clone(), detail: e.message().to_string() },
-            })
-        }
-        SshAuth::Agent => session.userauth_agent(user).map_err(|e| SshError::AuthAgent {
-            user: user.into(),
-            addr: addr.into(),
-            detail: format!(
-                "{} (is ssh-agent running with SSH_AUTH_SOCK set, and does `ssh-add -l` list a key the server accepts?)",
-                e.message()
-            ),
-        }),
-        SshAuth::Password(pw) => {
-            if !offered.is_empty() && !offers("password") {
-                return Err(SshError::AuthPassword {
-                    user: user.into(),
-                    addr: addr.into(),
-                    detail: format!("the server does not accept passwords (it offers: {offered}); use a key"),
-                });
-            }
-            session.userauth_password(user, pw).map_err(|e| SshError::AuthPassword {
-                user: user.into(),
-                addr: addr.into(),
-                detail: match code(&e) {
-                    Some(LIBSSH2_ERROR_AUTHENTICATION_FAILED) => "wrong user name or password".to_string(),
-                    _ => e.message().to_string(),
-                },
-            })
-        }
-    };
-    result?;
-    if session.authenticated() {
-        Ok(())
-    } else {
-        Err(SshError::AuthKey {
-            user: user.into(),
-            addr: addr.into(),
-            key: PathBuf::new(),
-            detail: "the server wants further authentication (multi-factor), which DB Dyno does not support".into(),
-        })
-    }
-}
-
 impl SshConnection {
     pub fn addr(&self) -> &str {
         &self.addr
@@ -355,16 +317,28 @@ impl SshConnection {
     pub fn run(&self, command: &str, stdin: Option<&str>) -> Result<CommandOutput, SshError> {
         let mut ch = self.exec(command)?;
         if let Some(input) = stdin {
-            ch.write_all(input.as_bytes()).map_err(|source| self.io_err("sending a command's input", source))?;
+            ch.write_all(input.as_bytes())
+                .map_err(|source| self.io_err("sending a command's input", source))?;
         }
-        ch.send_eof().map_err(|source| self.sess_err("sending end of input", source))?;
+        ch.send_eof()
+            .map_err(|source| self.sess_err("sending end of input", source))?;
         let mut stdout = String::new();
-        ch.read_to_string(&mut stdout).map_err(|source| self.io_err("reading a command's output", source))?;
+        ch.read_to_string(&mut stdout)
+            .map_err(|source| self.io_err("reading a command's output", source))?;
         let mut stderr = String::new();
-        ch.stderr().read_to_string(&mut stderr).map_err(|source| self.io_err("reading a command's errors", source))?;
-        ch.wait_close().map_err(|source| self.sess_err("closing a command channel", source))?;
-        let status = ch.exit_status().map_err(|source| self.sess_err("reading an exit status", source))?;
-        Ok(CommandOutput { stdout, stderr, status })
+        ch.stderr()
+            .read_to_string(&mut stderr)
+            .map_err(|source| self.io_err("reading a command's errors", source))?;
+        ch.wait_close()
+            .map_err(|source| self.sess_err("closing a command channel", source))?;
+        let status = ch
+            .exit_status()
+            .map_err(|source| self.sess_err("reading an exit status", source))?;
+        Ok(CommandOutput {
+            stdout,
+            stderr,
+            status,
+        })
     }
 
     /// Runs a POSIX sh script through `sh -s` (script on stdin: no quoting through the
@@ -372,7 +346,11 @@ impl SshConnection {
     pub fn run_script(&self, script: &str) -> Result<String, SshError> {
         let out = self.run("sh -s", Some(script))?;
         if out.status != 0 {
-            return Err(SshError::CommandFailed { addr: self.addr.clone(), status: out.status, stderr: out.stderr.trim().to_string() });
+            return Err(SshError::CommandFailed {
+                addr: self.addr.clone(),
+                status: out.status,
+                stderr: out.stderr.trim().to_string(),
+            });
         }
         Ok(out.stdout)
     }
@@ -381,15 +359,26 @@ impl SshConnection {
     /// channel; stderr is discarded so it can never fill the window and stall stdout.
     pub(crate) fn spawn_script(&self, script: &str) -> Result<Channel, SshError> {
         let mut ch = self.exec("sh -s")?;
-        ch.handle_extended_data(ExtendedData::Ignore).map_err(|source| self.sess_err("setting up stderr", source))?;
-        ch.write_all(script.as_bytes()).map_err(|source| self.io_err("sending the sampler script", source))?;
-        ch.send_eof().map_err(|source| self.sess_err("sending end of input", source))?;
+        ch.handle_extended_data(ExtendedData::Ignore)
+            .map_err(|source| self.sess_err("setting up stderr", source))?;
+        ch.write_all(script.as_bytes())
+            .map_err(|source| self.io_err("sending the sampler script", source))?;
+        ch.send_eof()
+            .map_err(|source| self.sess_err("sending end of input", source))?;
         Ok(ch)
     }
 
     /// Sends a keepalive if one is due.
     pub(crate) fn keepalive(&self) -> Result<(), SshError> {
-        self.session.keepalive_send().map(|_| ()).map_err(|source| self.sess_err("sending a keepalive", source))
+        self.session
+            .keepalive_send()
+            .map(|_| ())
+            .map_err(|source| self.sess_err("sending a keepalive", source))
+    }
+
+    /// libssh2's last error code on this session, for diagnostics.
+    pub(crate) fn last_error_code(&self) -> Option<i32> {
+        ssh2::Error::last_session_error(&self.session).and_then(|e| auth::code(&e))
     }
 
     /// A clone of the socket; `shutdown` on it aborts blocking calls from any thread.
@@ -399,21 +388,35 @@ impl SshConnection {
 
     /// Ends the session politely (best effort) and closes the socket.
     pub fn close(self) {
-        let _ = self.session.disconnect(None, "DB Dyno monitor stopped", None);
+        let _ = self
+            .session
+            .disconnect(None, "DB Dyno monitor stopped", None);
         let _ = self.socket.shutdown(Shutdown::Both);
     }
 
     fn exec(&self, command: &str) -> Result<Channel, SshError> {
-        let mut ch = self.session.channel_session().map_err(|source| self.sess_err("opening a channel", source))?;
-        ch.exec(command).map_err(|source| self.sess_err("starting a command", source))?;
+        let mut ch = self
+            .session
+            .channel_session()
+            .map_err(|source| self.sess_err("opening a channel", source))?;
+        ch.exec(command)
+            .map_err(|source| self.sess_err("starting a command", source))?;
         Ok(ch)
     }
 
     fn sess_err(&self, doing: &'static str, source: ssh2::Error) -> SshError {
-        SshError::Session { addr: self.addr.clone(), doing, source }
+        SshError::Session {
+            addr: self.addr.clone(),
+            doing,
+            source,
+        }
     }
 
     fn io_err(&self, doing: &'static str, source: std::io::Error) -> SshError {
-        SshError::Io { addr: self.addr.clone(), doing, source }
+        SshError::Io {
+            addr: self.addr.clone(),
+            doing,
+            source,
+        }
     }
 }

@@ -44,7 +44,9 @@ pub fn sandbox(test: &str) -> Option<Sandbox> {
     .expect("DBDYNO_TEST_SSH_HOST_PUBKEY is 'type base64'");
     Some(Sandbox {
         host,
-        port: var("DBDYNO_TEST_SSH_PORT").parse().expect("DBDYNO_TEST_SSH_PORT is a port number"),
+        port: var("DBDYNO_TEST_SSH_PORT")
+            .parse()
+            .expect("DBDYNO_TEST_SSH_PORT is a port number"),
         user: var("DBDYNO_TEST_SSH_USER"),
         key: var("DBDYNO_TEST_SSH_KEY").into(),
         pass_key: var("DBDYNO_TEST_SSH_KEY_PASSPHRASE_FILE").into(),
@@ -60,12 +62,25 @@ impl Sandbox {
     /// A known_hosts file in `dir` that already trusts the sandbox.
     pub fn trusted_known_hosts(&self, dir: &Path) -> PathBuf {
         let f = dir.join("known_hosts");
-        std::fs::write(&f, format!("{}\n", self.host_key.known_hosts_line(&self.host, self.port))).expect("write known_hosts");
+        std::fs::write(
+            &f,
+            format!(
+                "{}\n",
+                self.host_key.known_hosts_line(&self.host, self.port)
+            ),
+        )
+        .expect("write known_hosts");
         f
     }
 
     pub fn target(&self, known_hosts: &Path, user: &str, auth: SshAuth) -> SshTarget {
-        let mut t = SshTarget::new(&self.host, self.port, user, auth, KnownHostsConfig::new(known_hosts));
+        let mut t = SshTarget::new(
+            &self.host,
+            self.port,
+            user,
+            auth,
+            KnownHostsConfig::new(known_hosts),
+        );
         t.connect_timeout = Duration::from_secs(5);
         t
     }
@@ -73,14 +88,23 @@ impl Sandbox {
     /// Key login as the sandbox's main user, host key already trusted.
     pub fn key_target(&self, dir: &Path) -> SshTarget {
         let kh = self.trusted_known_hosts(dir);
-        self.target(&kh, &self.user, SshAuth::Key { path: self.key.clone(), passphrase: None })
+        self.target(
+            &kh,
+            &self.user,
+            SshAuth::Key {
+                path: self.key.clone(),
+                passphrase: None,
+            },
+        )
     }
 
     /// Runs `sshd-sandbox.sh ARGS` for the sandbox's port.
     pub fn control(&self, args: &[&str]) {
-        let script = std::env::var("DBDYNO_SSHD_SANDBOX").map(PathBuf::from).unwrap_or_else(|_| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/sshd-sandbox.sh")
-        });
+        let script = std::env::var("DBDYNO_SSHD_SANDBOX")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/sshd-sandbox.sh")
+            });
         let out = Command::new("bash")
             .arg(&script)
             .args(args)
@@ -100,16 +124,32 @@ impl Sandbox {
 pub fn ssh_keygen_fingerprint(pub_line: &str, dir: &Path) -> String {
     let f = dir.join("host.pub");
     std::fs::write(&f, format!("{pub_line}\n")).expect("write pub");
-    let out = Command::new("ssh-keygen").arg("-lf").arg(&f).output().expect("run ssh-keygen");
+    let out = Command::new("ssh-keygen")
+        .arg("-lf")
+        .arg(&f)
+        .output()
+        .expect("run ssh-keygen");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    text.split_whitespace().nth(1).expect("ssh-keygen -lf prints 'bits fingerprint comment (type)'").to_string()
+    text.split_whitespace()
+        .nth(1)
+        .expect("ssh-keygen -lf prints 'bits fingerprint comment (type)'")
+        .to_string()
 }
 
 /// A fresh ed25519 key pair in `dir` (optionally with a passphrase).
 pub fn new_key(dir: &Path, name: &str, passphrase: &str) -> PathBuf {
     let path = dir.join(name);
     let ok = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-C", "dbdyno-test", "-N", passphrase, "-f"])
+        .args([
+            "-q",
+            "-t",
+            "ed25519",
+            "-C",
+            "dbdyno-test",
+            "-N",
+            passphrase,
+            "-f",
+        ])
         .arg(&path)
         .status()
         .expect("run ssh-keygen")

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of dbdyno's engine against Debian's sysbench 1.0.20, on the
+# same server and the same data, alternating the two tools round by round so that
+# drift (page cache, other load) hits both equally. Prints one Markdown table with the
+# ratios; docs/benchmarks.md records a run of it.
+#
+#   bash bench/engine_vs_sysbench.sh            # sandbox MariaDB, 3 rounds of 10 s
+#   ROUNDS=5 SECONDS_PER_RUN=20 bash bench/engine_vs_sysbench.sh
+#
+# Measured per run: QPS as each tool prints it, and the client's CPU (user + system,
+# from /usr/bin/time) divided by the queries it sent: the client CPU per query.
+# Talks only to the sandbox on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
+TABLES=${TABLES:-4}
+TABLE_SIZE=${TABLE_SIZE:-100000}
+PREPARE_THREADS=${PREPARE_THREADS:-4}
+# Cases: workload:threads
+CASES=${CASES:-"oltp_point_select:8 oltp_point_select:32 oltp_read_only:8"}
+
+command -v sysbench >/dev/null || { echo "sysbench is missing: bash scripts/deps.sh" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+
+bash scripts/sandbox.sh start >/dev/null
+eval "$(bash scripts/sandbox.sh env)"
+cargo build --release -q -p dbdyno-cli
+DBDYNO=target/release/dbdyno
+
+CONN=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
+      --mysql-user="$DBDYNO_TEST_MYSQL_USER" --mysql-db="$DBDYNO_TEST_MYSQL_DB")
+DATA=(--tables="$TABLES" --table-size="$TABLE_SIZE")
+export MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run_tool TOOL ARGS... : runs one command under /usr/bin/time; leaves output in $work/out
+run_tool() {
+  local tool=$1; shift
+  if [ "$tool" = sysbench ]; then
+    /usr/bin/time -f '%U %S %e' -o "$work/time" sysbench "$@" --mysql-password="$MYSQL_PWD" >"$work/out" 2>&1
+  else
+    /usr/bin/time -f '%U %S %e' -o "$work/time" "$DBDYNO" "$@" >"$work/out" 2>&1
+  fi
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+cleanup_tables() { "$DBDYNO" oltp_read_write "${CONN[@]}" --tables="$TABLES" cleanup >/dev/null; }
+
+declare -A results
+echo "Host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(mariadb --version | sed 's/,.*//')" >&2
+echo "Data: $TABLES tables x $TABLE_SIZE rows; $ROUNDS rounds; ${SECONDS_PER_RUN}s per run" >&2
+
+# 1. prepare, both tools, same tables, size and threads
+for layout in "$TABLES:$PREPARE_THREADS" "1:2"; do
+  t=${layout%%:*}; th=${layout##*:}
+  for r in $(seq "$ROUNDS"); do
+    for tool in sysbench dbdyno; do
+      cleanup_tables
+      run_tool "$tool" oltp_read_write "${CONN[@]}" --tables="$t" --table-size="$TABLE_SIZE" --threads="$th" prepare
+      wall=$(awk '{print $3}' "$work/time")
+      echo "$((t * TABLE_SIZE)) $wall" | awk '{printf "%.0f\n", $1/$2}' >>"$work/prep_${tool}_$t"
+      echo "  prepare $t table(s) x $TABLE_SIZE, $th threads, round $r, $tool: ${wall}s" >&2
+    done
+  done
+  results["prep_sysbench_$t"]=$(median <"$work/prep_sysbench_$t")
+  results["prep_dbdyno_$t"]=$(median <"$work/prep_dbdyno_$t")
+done
+
+# 2. the measured workloads on one dataset, prewarmed
+cleanup_tables
+"$DBDYNO" oltp_read_write "${CONN[@]}" "${DATA[@]}" --threads="$PREPARE_THREADS" prepare >/dev/null
+"$DBDYNO" oltp_read_write "${CONN[@]}" "${DATA[@]}" --threads="$PREPARE_THREADS" prewarm >/dev/null
+for case in $CASES; do
+  w=${case%%:*}; th=${case##*:}
+  for r in $(seq "$ROUNDS"); do
+    for tool in sysbench dbdyno; do
+      run_tool "$tool" "$w" "${CONN[@]}" "${DATA[@]}" --threads="$th" --time="$SECONDS_PER_RUN" run
+      qps=$(awk '/queries:/ && /per sec/ {gsub(/\(/, "", $3); print $3}' "$work/out")
+      queries=$(awk '/queries:/ && /per sec/ {print $2}' "$work/out")
+      cpu=$(awk '{print $1 + $2}' "$work/time")
+      us=$(echo "$cpu $queries" | awk '{printf "%.2f", $1 * 1e6 / $2}')
+      echo "$qps" >>"$work/qps_${tool}_$case"
+      echo "$us" >>"$work/cpu_${tool}_$case"
+      echo "  $w $th threads round $r $tool: $qps qps, $us us CPU/query" >&2
+    done
+  done
+done
+
+ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+echo
+echo "| measure | sysbench 1.0.20 | dbdyno | ratio (dbdyno / sysbench) | target |"
+echo "|---|---|---|---|---|"
+for case in $CASES; do
+  sq=$(median <"$work/qps_sysbench_$case"); dq=$(median <"$work/qps_dbdyno_$case")
+  sc=$(median <"$work/cpu_sysbench_$case"); dc=$(median <"$work/cpu_dbdyno_$case")
+  echo "| ${case%%:*} ${case##*:} threads: QPS | $sq | $dq | $(ratio "$dq" "$sq") | >= 1.2 |"
+  echo "| ${case%%:*} ${case##*:} threads: client CPU per query (us) | $sc | $dc | $(ratio "$dc" "$sc") | <= 0.7 |"
+done
+for t in "$TABLES" 1; do
+  th=$PREPARE_THREADS; [ "$t" = 1 ] && th=2
+  echo "| prepare $t table(s) x $TABLE_SIZE, $th threads: rows/s | ${results[prep_sysbench_$t]} | ${results[prep_dbdyno_$t]} | $(ratio "${results[prep_dbdyno_$t]}" "${results[prep_sysbench_$t]}") | >= 2 |"
+done
+cleanup_tables

@@ -1,0 +1,84 @@
+//! `dbdyno ladder`: scenarios × thread counts, recorded in the history.
+
+use std::process::ExitCode;
+
+use crate::args::LadderArgs;
+use crate::cmd::execute::execute;
+use crate::exit::{failed, usage_error};
+use crate::monitoring::{self, Out};
+use crate::plan_build;
+use crate::print::Style;
+use crate::profile_apply;
+use crate::record::Recorder;
+use crate::secrets;
+use crate::ssh_target::SshSpec;
+
+pub fn run(a: &LadderArgs) -> ExitCode {
+    // With --profile the options are parsed again with the profile's filled in.
+    let (reparsed, applied) = match &a.history.profile {
+        Some(name) => match profile_apply::ladder(name) {
+            Ok((args, applied)) => (Some(args), Some(applied)),
+            Err(e) => return usage_error(e),
+        },
+        None => (None, None),
+    };
+    let a = reparsed.as_ref().unwrap_or(a);
+    let profile = applied.as_ref().map(|x| &x.profile);
+    for n in applied.iter().flat_map(|x| &x.notices) {
+        eprintln!("NOTE: {n}");
+    }
+    let mut plan = match plan_build::ladder_plan(a) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    if let Err(e) = secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile) {
+        return usage_error(e);
+    }
+    secrets::export_ssh_secrets(profile);
+    let print_intervals = plan
+        .steps()
+        .next()
+        .is_some_and(|s| s.settings.report_interval_s > 0);
+    let spec = SshSpec::from_history(&a.history);
+    let monitoring = match monitoring::start(&plan, &spec, &a.ssh, true, Out::Stdout) {
+        Ok(m) => m,
+        Err(e) => return failed(e),
+    };
+    let recorder = Recorder::start(&a.history, profile, &plan, "ladder", false);
+    // --report reads the run back from its results file: --json's, or one in the directory.
+    let report_json = match (&a.report, a.run.json.as_deref()) {
+        (Some(_), Some("-")) => {
+            return usage_error(anyhow::anyhow!(
+                "--report needs the results in a file: give --json=FILE or no --json"
+            ))
+        }
+        (Some(dir), None) => {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                return usage_error(anyhow::anyhow!("--report: creating {}: {e}", dir.display()));
+            }
+            Some(dir.join("results.json").to_string_lossy().into_owned())
+        }
+        _ => None,
+    };
+    let json = report_json.as_deref().or(a.run.json.as_deref());
+    let code = execute(
+        &plan,
+        Style::Ladder,
+        print_intervals,
+        json,
+        "ladder",
+        recorder,
+        monitoring,
+    );
+    match (&a.report, json) {
+        (Some(dir), Some(path)) if std::path::Path::new(path).is_file() => {
+            let report_code = crate::cmd::report::after_ladder(dir, std::path::Path::new(path));
+            if code == ExitCode::SUCCESS {
+                report_code
+            } else {
+                code
+            }
+        }
+        _ => code,
+    }
+}

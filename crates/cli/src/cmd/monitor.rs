@@ -1,0 +1,255 @@
+//! `dbdyno monitor`: the database server's CPU and data disk once a second, one line
+//! per sample like `tsar --cpu --io -I <disk> -l -i1` (seed 000), or JSON lines.
+//!
+//! Over SSH with `--ssh-host`, else this machine. The disk is `--device`, else the one
+//! under `--datadir` as the monitor crate's resolver finds it (the choice is printed).
+//! A lost connection is reported and retried; sampling resumes when the server is back.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dbdyno_checks::host::HostShell;
+use dbdyno_checks::HostAccess;
+use dbdyno_monitor::local::unix_ms_now;
+use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, SamplerEvent, ServerSample};
+
+use crate::args::MonitorArgs;
+use crate::exit::{failed, usage_error, EXIT_FAILED};
+use crate::ssh_target::{self, SshSpec};
+
+pub fn run(a: &MonitorArgs) -> ExitCode {
+    let spec = SshSpec::from_target(&a.target);
+    let target = match ssh_target::build_target(&spec, &a.ssh) {
+        Ok(t) => t,
+        Err(e) => return usage_error(e),
+    };
+    if let Some(t) = &target {
+        if let Err(e) = ssh_target::ensure_trusted(t, None) {
+            return failed(e);
+        }
+    }
+    let access = match target {
+        Some(t) => HostAccess::Ssh(t),
+        None => HostAccess::Local,
+    };
+    let devices = if a.ssh.device.is_empty() {
+        resolve_devices(&access, &a.datadir)
+    } else {
+        eprintln!("disk: {} (--device)", a.ssh.device.join(", "));
+        a.ssh.device.clone()
+    };
+    let Some(monitor_target) = access.monitor_target() else {
+        return ExitCode::from(EXIT_FAILED);
+    };
+    let mut cfg = MonitorConfig::new(monitor_target);
+    if !devices.is_empty() {
+        cfg.rates.disks = DiskSelection::Only(devices.clone());
+    }
+    let monitor = match Monitor::start(cfg) {
+        Ok(m) => m,
+        Err(e) => return failed(e.into()),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
+
+    let started = Instant::now();
+    let start_ms = unix_ms_now();
+    let limit = (a.duration > 0).then(|| Duration::from_secs(a.duration));
+    // Samples ending up to half a second after the deadline still cover its last second.
+    let last_end_ms = limit.map(|l| start_ms + l.as_millis() as i64 + 500);
+    let mut printed = 0u64;
+    let mut code = ExitCode::SUCCESS;
+    if !a.json {
+        print_header(&devices);
+    }
+    loop {
+        if stop.load(Ordering::SeqCst)
+            || limit.is_some_and(|l| started.elapsed() > l + Duration::from_millis(1200))
+        {
+            break;
+        }
+        let Ok(ev) = monitor.events().recv_timeout(Duration::from_millis(200)) else {
+            continue;
+        };
+        match ev {
+            SamplerEvent::Sample(s) => {
+                if last_end_ms.is_some_and(|end| s.local_unix_ms > end) {
+                    break;
+                }
+                if a.json {
+                    let mut v = serde_json::to_value(&s).unwrap_or_default();
+                    v["type"] = "sample".into();
+                    println!("{v}");
+                } else {
+                    if printed > 0 && printed.is_multiple_of(20) {
+                        print_header(&devices);
+                    }
+                    println!("{}", line(&s, &devices));
+                }
+                printed += 1;
+            }
+            SamplerEvent::Connected {
+                reconnect, addr, ..
+            } => {
+                if reconnect {
+                    eprintln!("reconnected to {addr}: sampling resumes");
+                }
+            }
+            SamplerEvent::Disconnected { reason, .. } => {
+                eprintln!("connection lost: {reason}; reconnecting")
+            }
+            SamplerEvent::ReconnectFailed { .. } => {}
+            SamplerEvent::Gap {
+                from_ms,
+                to_ms,
+                reason,
+            } => {
+                if a.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({ "type": "gap", "from_ms": from_ms, "to_ms": to_ms, "reason": reason })
+                    );
+                } else {
+                    println!(
+                        "-- {:.1} s without samples: {reason}",
+                        (to_ms - from_ms) as f64 / 1000.0
+                    );
+                }
+            }
+            SamplerEvent::Warning(w) => eprintln!("WARNING: {w}"),
+            SamplerEvent::Stopped { reason } => {
+                if let Some(r) = reason {
+                    eprintln!("FATAL: {r}");
+                    code = ExitCode::from(EXIT_FAILED);
+                }
+                break;
+            }
+        }
+    }
+    monitor.stop();
+    code
+}
+
+/// The data disk under `datadir` (or under / when that path is not there).
+fn resolve_devices(access: &HostAccess, datadir: &str) -> Vec<String> {
+    let shell = match HostShell::open(access) {
+        Ok(Some(s)) => s,
+        _ => return Vec::new(),
+    };
+    let mut found = Vec::new();
+    for path in [datadir, "/"] {
+        match shell.resolve_disk(path) {
+            Ok(d) if !d.devices.is_empty() => {
+                eprintln!(
+                    "disk: {} ({} is on {}, {}; override with --device)",
+                    d.devices.join(", "),
+                    path,
+                    d.mount_point,
+                    d.fs_type
+                );
+                found = d.devices;
+                break;
+            }
+            Ok(d) => eprintln!("disk: {path} has no block device ({})", d.chain.join(" / ")),
+            Err(e) => eprintln!("disk: {path}: {e}"),
+        }
+    }
+    if found.is_empty() {
+        eprintln!("disk: showing every active device (give --device to choose)");
+    }
+    shell.close();
+    found
+}
+
+fn print_header(devices: &[String]) {
+    let mut top = format!("{:<18} {:-^41}", "Time (UTC)", "cpu");
+    let mut cols = format!(
+        "{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "Time (UTC)", "user", "sys", "wait", "steal", "idle", "util"
+    );
+    let names: Vec<String> = if devices.is_empty() {
+        vec!["disk".into()]
+    } else {
+        devices.to_vec()
+    };
+    for d in &names {
+        top.push_str(&format!(" {:-^55}", d));
+        cols.push_str(&format!(
+            " {:>8} {:>8} {:>9} {:>9} {:>7} {:>6}",
+            "r/s", "w/s", "rkB/s", "wkB/s", "await", "util"
+        ));
+    }
+    println!("{top}\n{cols}");
+}
+
+/// One sample: the time is the server's own stamp, as tsar prints the server's time.
+fn line(s: &ServerSample, devices: &[String]) -> String {
+    let mut out = format!("{:<18}", tsar_time(s.server_unix_ms));
+    match s.cpu {
+        Some(c) => out.push_str(&format!(
+            " {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1}",
+            c.user, c.system, c.iowait, c.steal, c.idle, c.util
+        )),
+        None => out.push_str(&format!(" {:>41}", "-")),
+    }
+    let disks: Vec<_> = if devices.is_empty() {
+        s.disks.iter().collect()
+    } else {
+        devices
+            .iter()
+            .filter_map(|d| s.disks.iter().find(|x| &x.name == d))
+            .collect()
+    };
+    for d in disks {
+        out.push_str(&format!(
+            " {:>8.2} {:>8.2} {:>9.2} {:>9.2} {:>7.2} {:>6.1}",
+            d.r_per_s, d.w_per_s, d.rkb_per_s, d.wkb_per_s, d.await_ms, d.util_pct
+        ));
+    }
+    out
+}
+
+/// `dd/mm/yy-HH:MM:SS` (tsar's layout) in UTC.
+fn tsar_time(unix_ms: i64) -> String {
+    let secs = unix_ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{d:02}/{m:02}/{:02}-{:02}:{:02}:{:02}",
+        y.rem_euclid(100),
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tsar_time_layout() {
+        assert_eq!(tsar_time(0), "01/01/70-00:00:00");
+        // 2024-02-29 13:45:07 UTC
+        assert_eq!(tsar_time(1_709_214_307_000), "29/02/24-13:45:07");
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+}

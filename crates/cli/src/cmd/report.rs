@@ -1,0 +1,290 @@
+//! `dbdyno report`: one run, or several environments against a baseline, as HTML, PDF,
+//! Markdown, CSV and JSON (issue 5). Glue only: the model and the renderers live in
+//! `dbdyno-report`.
+//!
+//! Input is `--input=FILE.json` (the `--json` document of `dbdyno run` / `dbdyno ladder`,
+//! or report-run JSON); reading runs from the history by id (`--runs=ID,…`) comes with the
+//! history crate's `From<StoredRun> for ReportRun`.
+//!
+//! Exit codes: 0 written; 1 a file could not be read or written; 2 bad options; 4 with
+//! `--baseline`, at least one cell regressed past `--threshold` (for nightly cron alerts).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use dbdyno_report::input::results_doc::runs_from_json;
+use dbdyno_report::model::parse_timeline;
+use dbdyno_report::render::{write_all, Outputs, PageSize};
+use dbdyno_report::{build, ReportOptions, ReportRun};
+
+use crate::exit::{EXIT_FAILED, EXIT_USAGE};
+
+/// Exit code when a cell regressed past the threshold against the chosen baseline.
+pub const EXIT_REGRESSED: u8 = 4;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results files: the `--json` output of `dbdyno run` / `dbdyno ladder`, or report-run
+    /// JSON. Repeat the option or separate with commas; one environment per file.
+    #[arg(long = "input", value_delimiter = ',', required = true)]
+    pub input: Vec<PathBuf>,
+    /// Environment names, in the order of --input (default: each file's name).
+    #[arg(long, value_delimiter = ',')]
+    pub env_names: Vec<String>,
+    /// Run id or environment name to compare the others against; enables exit code 4.
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Regression threshold in percent: a cell fails when TPS falls, or p95 rises, by more.
+    #[arg(long, default_value_t = 5.0)]
+    pub threshold: f64,
+    /// The step shown second by second: SCENARIO@THREADS (default: the baseline's first
+    /// scenario at its knee).
+    #[arg(long)]
+    pub timeline: Option<String>,
+    /// Report title (default: "Benchmark comparison: a vs b").
+    #[arg(long)]
+    pub title: Option<String>,
+    /// One self-contained HTML file (inline CSS and SVG, opens offline).
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// PDF for print (cover page, vector charts, CJK font embedded).
+    #[arg(long)]
+    pub pdf: Option<PathBuf>,
+    /// Markdown (the seed toolkit's performance_report.md / mysql_sysbench.md shape).
+    #[arg(long)]
+    pub md: Option<PathBuf>,
+    /// The performance matrix as CSV, with Δ% and verdicts.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// The report model as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write every format into this directory (report.html, report.pdf, ...).
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
+    /// PDF paper: a4 or letter.
+    #[arg(long, default_value = "a4")]
+    pub page_size: String,
+}
+
+fn usage(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("FATAL: {msg}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+pub fn run(a: &ReportArgs) -> ExitCode {
+    let page_size: PageSize = match a.page_size.parse() {
+        Ok(p) => p,
+        Err(e) => return usage(e),
+    };
+    if !a.env_names.is_empty() && a.env_names.len() != a.input.len() {
+        return usage(format!(
+            "--env-names gives {} name(s) for {} --input file(s)",
+            a.env_names.len(),
+            a.input.len()
+        ));
+    }
+    let timeline = match a.timeline.as_deref().map(parse_timeline).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    let mut runs: Vec<ReportRun> = Vec::new();
+    for (i, path) in a.input.iter().enumerate() {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("FATAL: reading {}: {e}", path.display());
+                return ExitCode::from(EXIT_FAILED);
+            }
+        };
+        let name = a
+            .env_names
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| file_stem(path));
+        match runs_from_json(&text, &path.display().to_string(), &name) {
+            Ok(mut r) => {
+                // --env-names renames a file's single run (its id stays for --baseline).
+                if a.env_names.get(i).is_some() && r.len() == 1 {
+                    r[0].env_name = name;
+                }
+                runs.extend(r)
+            }
+            Err(e) => return usage(e),
+        }
+    }
+    let mut outputs = match &a.out_dir {
+        Some(dir) => {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                eprintln!("FATAL: creating {}: {e}", dir.display());
+                return ExitCode::from(EXIT_FAILED);
+            }
+            Outputs::all_in(dir, page_size)
+        }
+        None => Outputs {
+            page_size,
+            ..Outputs::default()
+        },
+    };
+    outputs.html = a.html.clone().or(outputs.html);
+    outputs.pdf = a.pdf.clone().or(outputs.pdf);
+    outputs.markdown = a.md.clone().or(outputs.markdown);
+    outputs.csv = a.csv.clone().or(outputs.csv);
+    outputs.json = a.json.clone().or(outputs.json);
+    if outputs.is_empty() {
+        return usage("nothing to write: give --html, --pdf, --md, --csv, --json or --out-dir");
+    }
+    let opts = ReportOptions {
+        title: a.title.clone(),
+        baseline: a.baseline.clone(),
+        threshold_pct: a.threshold,
+        timeline,
+        ..ReportOptions::default()
+    };
+    render(&runs, &opts, &outputs)
+}
+
+/// Builds the model, writes the files, prints the verdict; shared with `ladder --report`.
+pub fn render(runs: &[ReportRun], opts: &ReportOptions, outputs: &Outputs) -> ExitCode {
+    let report = match build(runs, opts) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    match write_all(&report, outputs) {
+        Ok(files) => {
+            for f in files {
+                println!("wrote {}", f.display());
+            }
+        }
+        Err(e) => {
+            eprintln!("FATAL: {e}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    }
+    for s in report.executive_summary.iter().take(2) {
+        println!("{s}");
+    }
+    if report.regressed() {
+        let v = report.verdict.as_ref().map(|v| v.failed).unwrap_or(0);
+        eprintln!(
+            "REGRESSION: {v} cell(s) regressed by more than {}% against {}",
+            report.threshold_pct,
+            report.env_name(report.baseline.unwrap_or(0))
+        );
+        return ExitCode::from(EXIT_REGRESSED);
+    }
+    ExitCode::SUCCESS
+}
+
+/// `dbdyno ladder --report=DIR`: the run's own results document into every format.
+pub fn after_ladder(dir: &Path, results_json: &Path) -> ExitCode {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("FATAL: --report: creating {}: {e}", dir.display());
+        return ExitCode::from(EXIT_FAILED);
+    }
+    let text = match std::fs::read_to_string(results_json) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("FATAL: --report: reading {}: {e}", results_json.display());
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    // Name the environment after the server: its host name when monitored, else host:port.
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let name = doc
+        .pointer("/monitoring/environment/server/hostname")
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .or_else(|| {
+            let c = doc.pointer("/plan/connect")?;
+            Some(match c.get("socket").and_then(|s| s.as_str()) {
+                Some(sock) => sock.to_string(),
+                None => format!(
+                    "{}:{}",
+                    c.get("host")?.as_str()?,
+                    c.get("port").and_then(|p| p.as_u64()).unwrap_or(3306)
+                ),
+            })
+        })
+        .unwrap_or_else(|| "this run".to_string());
+    let runs = match runs_from_json(&text, &results_json.display().to_string(), &name) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("FATAL: --report: {e}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    render(
+        &runs,
+        &ReportOptions::default(),
+        &Outputs::all_in(dir, PageSize::A4),
+    )
+}
+
+fn file_stem(p: &Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/report")
+            .join(name)
+    }
+
+    fn args(out: &Path, baseline: Option<&str>, threshold: f64) -> ReportArgs {
+        ReportArgs {
+            input: vec![fixture("three_envs.json")],
+            env_names: Vec::new(),
+            baseline: baseline.map(str::to_string),
+            threshold,
+            timeline: Some("oltp_write_only@32".into()),
+            title: None,
+            html: None,
+            pdf: None,
+            md: Some(out.join("r.md")),
+            csv: Some(out.join("r.csv")),
+            json: None,
+            out_dir: None,
+            page_size: "letter".into(),
+        }
+    }
+
+    #[test]
+    fn a_regression_against_the_baseline_exits_4_and_none_exits_0() {
+        let out = std::env::temp_dir().join(format!("dbdyno-report-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        assert_eq!(
+            run(&args(&out, Some("idc"), 5.0)),
+            ExitCode::from(EXIT_REGRESSED)
+        );
+        assert!(out.join("r.md").is_file() && out.join("r.csv").is_file());
+        // Same data, no baseline chosen: verdicts are shown but do not fail.
+        assert_eq!(run(&args(&out, None, 5.0)), ExitCode::SUCCESS);
+        // A threshold wide enough passes every cell.
+        assert_eq!(run(&args(&out, Some("idc"), 500.0)), ExitCode::SUCCESS);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn bad_options_are_usage_errors() {
+        let out = std::env::temp_dir();
+        let mut a = args(&out, Some("nope"), 5.0);
+        a.md = None;
+        a.csv = None;
+        a.json = Some(out.join("never-written.json"));
+        assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
+        let mut a = args(&out, None, 5.0);
+        a.page_size = "a3".into();
+        assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
+        let mut a = args(&out, None, 5.0);
+        a.timeline = Some("oltp_write_only".into());
+        assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
+    }
+}

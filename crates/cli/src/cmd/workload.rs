@@ -1,0 +1,80 @@
+//! `dbdyno <workload> … <prepare|prewarm|run|cleanup>`: one sysbench command.
+
+use std::process::ExitCode;
+
+use crate::args::{WorkloadCli, WorkloadCommand};
+use crate::cmd::execute::execute;
+use crate::exit::{failed, usage_error};
+use crate::monitoring::{self, Out};
+use crate::plan_build;
+use crate::print::Style;
+use crate::profile_apply;
+use crate::record::Recorder;
+use crate::secrets;
+use crate::ssh_target::SshSpec;
+
+pub fn run(cli: &WorkloadCli) -> ExitCode {
+    // With --profile the options are parsed again with the profile's filled in.
+    let (reparsed, applied) = match &cli.history.profile {
+        Some(name) => match profile_apply::workload(name) {
+            Ok((args, applied)) => (Some(args), Some(applied)),
+            Err(e) => return usage_error(e),
+        },
+        None => (None, None),
+    };
+    let cli = reparsed.as_ref().unwrap_or(cli);
+    let profile = applied.as_ref().map(|x| &x.profile);
+    for n in applied.iter().flat_map(|x| &x.notices) {
+        eprintln!("NOTE: {n}");
+    }
+    let mut plan = match plan_build::workload_plan(cli) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    if let Err(e) = secrets::fill_mysql_password(&mut plan, &cli.conn, &cli.history, profile) {
+        return usage_error(e);
+    }
+    secrets::export_ssh_secrets(profile);
+    // Monitoring is opt-in here (--ssh-host or --monitor): a plain `run` keeps
+    // sysbench's footprint on the server, so its counters compare with sysbench's.
+    let spec = SshSpec::from_history(&cli.history);
+    let monitoring = match monitoring::start(&plan, &spec, &cli.ssh, false, Out::Stderr) {
+        Ok(m) => m,
+        Err(e) => return failed(e),
+    };
+    let style = Style::Sysbench {
+        histogram: cli.run.histogram,
+    };
+    if cli.command == WorkloadCommand::Run {
+        let s = plan.steps().next().expect("run has a step");
+        print!(
+            "{}",
+            dbdyno_engine::sysbench_text::format_header(
+                env!("CARGO_PKG_VERSION"),
+                s.threads,
+                s.settings.report_interval_s,
+                s.settings.rate,
+                plan.workload.rand.seed,
+            )
+        );
+    }
+    let print_intervals = plan
+        .steps()
+        .next()
+        .is_some_and(|s| s.settings.report_interval_s > 0);
+    let command = format!("{} {:?}", cli.workload, cli.command).to_lowercase();
+    // Only measured runs go to the history; stdout stays exactly sysbench's.
+    let recorder = match cli.command {
+        WorkloadCommand::Run => Recorder::start(&cli.history, profile, &plan, &command, true),
+        _ => None,
+    };
+    execute(
+        &plan,
+        style,
+        print_intervals,
+        cli.run.json.as_deref(),
+        &command,
+        recorder,
+        monitoring,
+    )
+}

@@ -1,0 +1,280 @@
+//! From `--ssh-*` options to the monitor crate's `SshTarget`: credentials, the known_hosts
+//! file, and what to do with a host key seen for the first time (accept when asked or
+//! when the profile names it, ask on a terminal, otherwise refuse with the fingerprint).
+//!
+//! `run` and `ladder` get host, port, user, auth, key path and the expected fingerprint
+//! from their profile options (`args_history::HistoryOpts`), `check` and `monitor` from
+//! [`crate::args::SshTargetArgs`]; the login details common to all are in
+//! [`crate::args::SshArgs`].
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshError, SshTarget};
+
+use crate::args::{SshArgs, SshTargetArgs};
+use crate::args_history::HistoryOpts;
+
+/// Marks an option given without a value: ask on the terminal.
+const PROMPT: &str = "\u{0}prompt";
+
+/// Where the server is and how the profile says to log in.
+#[derive(Debug, Clone, Default)]
+pub struct SshSpec {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub user: Option<String>,
+    /// agent, key or password (the profile's `[ssh] auth`).
+    pub auth: Option<String>,
+    pub key_path: Option<String>,
+    /// The host key the profile accepted (SHA256:…).
+    pub host_key_fingerprint: Option<String>,
+    /// The data directory (known_hosts lives there by default).
+    pub data_dir: Option<PathBuf>,
+    /// The profile's data disk (`--data-disk`), used when `--device` is not given.
+    pub data_disk: Option<String>,
+}
+
+impl SshSpec {
+    pub fn from_history(h: &HistoryOpts) -> SshSpec {
+        SshSpec {
+            host: h.ssh_host.clone(),
+            port: h.ssh_port,
+            user: h.ssh_user.clone(),
+            auth: h.ssh_auth.clone(),
+            key_path: h.ssh_key_path.clone(),
+            host_key_fingerprint: h.ssh_host_key_fingerprint.clone(),
+            data_dir: h.data_dir.clone(),
+            data_disk: h.data_disk.clone(),
+        }
+    }
+
+    pub fn from_target(t: &SshTargetArgs) -> SshSpec {
+        SshSpec {
+            host: t.ssh_host.clone(),
+            port: t.ssh_port,
+            user: t.ssh_user.clone(),
+            ..SshSpec::default()
+        }
+    }
+}
+
+impl SshSpec {
+    /// `--device`, else the profile's data disk: the devices to sample instead of the resolver's.
+    pub fn devices(&self, ssh: &SshArgs) -> Vec<String> {
+        if !ssh.device.is_empty() {
+            return ssh.device.clone();
+        }
+        self.data_disk
+            .iter()
+            .flat_map(|d| d.split(','))
+            .map(|d| d.trim().trim_start_matches("/dev/").to_string())
+            .filter(|d| !d.is_empty())
+            .collect()
+    }
+}
+
+/// DB Dyno's own known_hosts: `--known-hosts`, else `known_hosts` in the data directory.
+pub fn known_hosts_file(ssh: &SshArgs, data_dir: Option<&Path>) -> Result<PathBuf> {
+    if let Some(f) = &ssh.known_hosts {
+        return Ok(f.clone());
+    }
+    let dir = dbdyno_history::paths::resolve_data_dir(data_dir)
+        .context("finding DB Dyno's data directory for known_hosts")?;
+    Ok(dir.join("known_hosts"))
+}
+
+fn expand_home(p: &str) -> PathBuf {
+    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest),
+        _ => PathBuf::from(p),
+    }
+}
+
+fn password(ssh: &SshArgs, user: &str, host: &str) -> Result<Option<String>> {
+    match ssh.ssh_password.as_deref() {
+        Some(PROMPT) => Ok(Some(
+            rpassword::prompt_password(format!("SSH password for {user}@{host}: "))
+                .context("reading the SSH password from the terminal")?,
+        )),
+        Some(p) => Ok(Some(p.to_string())),
+        None => Ok(std::env::var("DBDYNO_SSH_PASSWORD").ok()),
+    }
+}
+
+/// The credentials: the profile's `auth` when set, else the options (--ssh-agent,
+/// --ssh-password, --ssh-key), else an agent when one runs, else ~/.ssh's default keys.
+fn auth(spec: &SshSpec, ssh: &SshArgs, user: &str, host: &str) -> Result<SshAuth> {
+    let key = ssh
+        .ssh_key
+        .clone()
+        .or_else(|| spec.key_path.as_deref().map(expand_home));
+    let key_auth = |path: PathBuf| SshAuth::Key {
+        path,
+        passphrase: std::env::var("DBDYNO_SSH_PASSPHRASE").ok(),
+    };
+    let pw = password(ssh, user, host)?;
+    match spec.auth.as_deref() {
+        Some("agent") => return Ok(SshAuth::Agent),
+        Some("password") => {
+            return pw.map(SshAuth::Password).ok_or_else(|| {
+                anyhow!("the profile logs in to {host} by password: give --ssh-password or DBDYNO_SSH_PASSWORD")
+            })
+        }
+        Some("key") => {
+            return key
+                .map(key_auth)
+                .ok_or_else(|| anyhow!("the profile logs in to {host} by key: give --ssh-key=FILE"))
+        }
+        Some(other) => bail!("--ssh-auth={other}: use agent, key or password"),
+        None => {}
+    }
+    if ssh.ssh_agent {
+        return Ok(SshAuth::Agent);
+    }
+    if let Some(p) = pw {
+        return Ok(SshAuth::Password(p));
+    }
+    if let Some(k) = key {
+        return Ok(key_auth(k));
+    }
+    if std::env::var_os("SSH_AUTH_SOCK").is_some() {
+        return Ok(SshAuth::Agent);
+    }
+    for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
+        let p = expand_home(&format!("~/.ssh/{name}"));
+        if p.exists() {
+            return Ok(key_auth(p));
+        }
+    }
+    bail!(
+        "no SSH credentials for {user}@{host}: give --ssh-key=FILE, --ssh-agent or --ssh-password"
+    )
+}
+
+/// The target, or `None` when no SSH host is given.
+pub fn build_target(spec: &SshSpec, ssh: &SshArgs) -> Result<Option<SshTarget>> {
+    let Some(host) = spec.host.clone().filter(|h| !h.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let user = spec
+        .user
+        .clone()
+        .or_else(|| std::env::var("USER").ok())
+        .unwrap_or_else(|| "root".into());
+    let auth = auth(spec, ssh, &user, &host)?;
+    let known = KnownHostsConfig::new(known_hosts_file(ssh, spec.data_dir.as_deref())?);
+    let mut t = SshTarget::new(host, spec.port.unwrap_or(22), user, auth, known);
+    t.accept_new_host_key = ssh.accept_new_host_key;
+    Ok(Some(t))
+}
+
+/// Connects once before anything runs, so that host key and login problems stop the
+/// command before the benchmark starts. A first-seen key is stored when the profile
+/// names its fingerprint or a person at the terminal says yes; otherwise the error
+/// (with the fingerprint and how to accept it) is returned.
+pub fn ensure_trusted(target: &SshTarget, expected_fingerprint: Option<&str>) -> Result<()> {
+    match dbdyno_monitor::ssh::connect(target) {
+        Ok(c) => {
+            c.close();
+            Ok(())
+        }
+        Err(SshError::UnknownHostKey(u)) => {
+            let seen = u.key.fingerprint_sha256();
+            match expected_fingerprint {
+                Some(fp) if fp == seen => {
+                    u.accept()?;
+                    eprintln!("SSH: stored {}'s host key {seen} (the profile's fingerprint) in {}", u.host, u.known_hosts_file.display());
+                    return ensure_trusted(target, None);
+                }
+                Some(fp) => bail!(
+                    "REFUSED: {}:{} presents host key {seen}, but the profile expects {fp}: a different server, or a \
+                     reinstalled one; fix the profile's ssh host_key_fingerprint only if you know which",
+                    u.host,
+                    u.port
+                ),
+                None => {}
+            }
+            if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+                eprint!(
+                    "The SSH host key of {}:{} is not known.\n  {} key fingerprint {seen}\nTrust it and store it in {}? [y/N] ",
+                    u.host,
+                    u.port,
+                    u.key.key_type,
+                    u.known_hosts_file.display()
+                );
+                let _ = std::io::stderr().flush();
+                let mut answer = String::new();
+                std::io::stdin()
+                    .read_line(&mut answer)
+                    .context("reading the answer")?;
+                if matches!(answer.trim(), "y" | "Y" | "yes") {
+                    u.accept()?;
+                    return ensure_trusted(target, None);
+                }
+                bail!("host key not trusted: nothing was run");
+            }
+            Err(SshError::UnknownHostKey(u).into())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_host_means_no_target() {
+        assert!(build_target(&SshSpec::default(), &SshArgs::default())
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn credentials_follow_the_options() {
+        let spec = SshSpec {
+            host: Some("db1".into()),
+            user: Some("root".into()),
+            ..Default::default()
+        };
+        let ssh = SshArgs {
+            ssh_key: Some("/k".into()),
+            known_hosts: Some("/tmp/kh".into()),
+            ..Default::default()
+        };
+        let t = build_target(&spec, &ssh).unwrap().unwrap();
+        assert!(matches!(t.auth, SshAuth::Key { ref path, .. } if path == Path::new("/k")));
+        assert_eq!((t.port, t.user.as_str()), (22, "root"));
+        assert_eq!(t.known_hosts.app_file, Path::new("/tmp/kh"));
+        let agent = SshArgs {
+            ssh_agent: true,
+            ..ssh.clone()
+        };
+        assert!(matches!(
+            build_target(&spec, &agent).unwrap().unwrap().auth,
+            SshAuth::Agent
+        ));
+        let by_profile = SshSpec {
+            auth: Some("password".into()),
+            ..spec.clone()
+        };
+        let pw = SshArgs {
+            ssh_password: Some("secret".into()),
+            ..ssh.clone()
+        };
+        assert!(matches!(
+            build_target(&by_profile, &pw).unwrap().unwrap().auth,
+            SshAuth::Password(_)
+        ));
+        let bad = SshSpec {
+            auth: Some("kerberos".into()),
+            ..spec
+        };
+        assert!(build_target(&bad, &ssh)
+            .unwrap_err()
+            .to_string()
+            .contains("agent, key or password"));
+    }
+}

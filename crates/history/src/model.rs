@@ -1,0 +1,217 @@
+//! What the history stores and gives back. Plain serializable records: the CLI prints
+//! them as JSON, the reports read them.
+
+use dbdyno_engine::{Plan, StepResult};
+use serde::{Deserialize, Serialize};
+
+use crate::HistoryError;
+
+/// Life cycle of a run. `running` becomes one of the others; `interrupted` is set when
+/// the history is opened and the process that wrote a `running` run is gone (a crash,
+/// kill -9, a power cut).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    Running,
+    Complete,
+    Cancelled,
+    Failed,
+    Interrupted,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Complete => "complete",
+            RunState::Cancelled => "cancelled",
+            RunState::Failed => "failed",
+            RunState::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<RunState, HistoryError> {
+        Ok(match s {
+            "running" => RunState::Running,
+            "complete" => RunState::Complete,
+            "cancelled" => RunState::Cancelled,
+            "failed" => RunState::Failed,
+            "interrupted" => RunState::Interrupted,
+            other => return Err(HistoryError::UnknownState(other.to_string())),
+        })
+    }
+}
+
+impl std::fmt::Display for RunState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a run's figures come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunSource {
+    /// Measured by DB Dyno and recorded as it ran.
+    #[default]
+    Dbdyno,
+    /// Read from sysbench text output (`dbdyno import sysbench`).
+    Import,
+}
+
+impl RunSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunSource::Dbdyno => "dbdyno",
+            RunSource::Import => "import",
+        }
+    }
+
+    fn parse(s: &str) -> RunSource {
+        if s == "import" {
+            RunSource::Import
+        } else {
+            RunSource::Dbdyno
+        }
+    }
+}
+
+/// What a run starts with. Snapshots are JSON values of types that never serialize a
+/// secret (the engine's `ConnectOptions` skips the password; profiles hold none).
+#[derive(Debug, Clone, Default)]
+pub struct NewRun {
+    /// The environment the run belongs to (the profile's name or `--env`).
+    pub env: String,
+    pub source: RunSource,
+    /// "ladder", "oltp_read_write run", "import sysbench": never the raw command line,
+    /// which may hold a password.
+    pub command: String,
+    pub labels: Vec<String>,
+    pub profile: Option<serde_json::Value>,
+    pub plan: Option<serde_json::Value>,
+    pub environment: Option<serde_json::Value>,
+    /// Unix ms; None means now.
+    pub started_at_ms: Option<i64>,
+}
+
+impl NewRun {
+    pub fn new(env: impl Into<String>, command: impl Into<String>) -> NewRun {
+        NewRun {
+            env: env.into(),
+            command: command.into(),
+            ..NewRun::default()
+        }
+    }
+
+    /// Stores `plan` as the run's plan snapshot.
+    pub fn with_plan(mut self, plan: &Plan) -> Result<NewRun, HistoryError> {
+        self.plan = Some(to_value(plan, "the plan")?);
+        Ok(self)
+    }
+}
+
+pub(crate) fn to_value<T: Serialize>(
+    v: &T,
+    what: &'static str,
+) -> Result<serde_json::Value, HistoryError> {
+    serde_json::to_value(v).map_err(|source| HistoryError::Serialize { what, source })
+}
+
+/// One line of `dbdyno runs list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub id: i64,
+    pub env: String,
+    pub source: RunSource,
+    pub command: String,
+    pub state: RunState,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    pub started_at_ms: i64,
+    pub ended_at_ms: Option<i64>,
+    /// Number of finished steps stored.
+    pub steps: u32,
+    pub labels: Vec<String>,
+    /// Distinct scenarios of the stored steps, in step order.
+    pub scenarios: Vec<String>,
+    /// Highest step TPS (None without steps).
+    pub max_tps: Option<f64>,
+}
+
+/// One stored step: the engine's result, intervals and histogram included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredStep {
+    pub index: u32,
+    pub result: StepResult,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredWarning {
+    pub step_index: Option<u32>,
+    pub at_ms: i64,
+    pub text: String,
+}
+
+/// One per-second sample (server or MySQL), as the sampler serialized it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredSample {
+    pub step_index: Option<u32>,
+    pub unix_ms: i64,
+    pub sample: serde_json::Value,
+}
+
+/// A sample to store: the monitor's `ServerSample` (or a MySQL status sample) as JSON.
+/// Kept as JSON so that the history does not depend on the monitor crate and new sample
+/// fields need no migration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SampleRow {
+    pub step_index: Option<u32>,
+    pub unix_ms: i64,
+    pub sample: serde_json::Value,
+}
+
+/// Everything stored about one run: what reports read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredRun {
+    pub id: i64,
+    pub env: String,
+    pub source: RunSource,
+    pub command: String,
+    pub state: RunState,
+    pub started_at: String,
+    pub started_at_ms: i64,
+    pub ended_at_ms: Option<i64>,
+    pub tool_version: String,
+    pub labels: Vec<String>,
+    /// The profile the run used (no secrets), when it used one.
+    pub profile: Option<serde_json::Value>,
+    /// The engine's validated plan (see [`StoredRun::plan`] for the typed form).
+    pub plan: Option<serde_json::Value>,
+    pub environment: Option<serde_json::Value>,
+    pub prepare: Option<serde_json::Value>,
+    pub prewarm: Option<serde_json::Value>,
+    pub failure: Option<String>,
+    pub steps: Vec<StoredStep>,
+    pub warnings: Vec<StoredWarning>,
+    pub server_samples: Vec<StoredSample>,
+    pub mysql_samples: Vec<StoredSample>,
+}
+
+impl StoredRun {
+    /// The plan as the engine's type; None when the run has none (imports) or it was
+    /// written by an engine whose plan layout this one cannot read.
+    pub fn plan(&self) -> Option<Plan> {
+        self.plan
+            .as_ref()
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+
+    /// The step results in step order.
+    pub fn results(&self) -> impl Iterator<Item = &StepResult> {
+        self.steps.iter().map(|s| &s.result)
+    }
+}
+
+pub(crate) fn source_from_db(s: &str) -> RunSource {
+    RunSource::parse(s)
+}

@@ -1,0 +1,285 @@
+//! Writing runs: each call is one short transaction, so a crash keeps everything that
+//! returned and concurrent writers (the app and a CLI run) only wait for each other.
+
+use dbdyno_engine::StepResult;
+use sqlx::{Sqlite, Transaction};
+
+use crate::model::{to_value, NewRun, RunState, SampleRow};
+use crate::{process, time, History, HistoryError};
+
+impl History {
+    /// Creates a run in state `running`, owned by this process. Returns its id.
+    pub async fn create_run(&self, new: &NewRun) -> Result<i64, HistoryError> {
+        let (pid, start) = process::current();
+        self.insert_run(new, RunState::Running, Some((pid, start)))
+            .await
+    }
+
+    async fn insert_run(
+        &self,
+        new: &NewRun,
+        state: RunState,
+        writer: Option<(u32, u64)>,
+    ) -> Result<i64, HistoryError> {
+        let mut tx = self.pool.begin().await?;
+        let id = insert_run(&mut tx, new, state, writer).await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// Stores one finished step with its intervals and histogram, in one transaction.
+    /// Storing the same step index again replaces it.
+    pub async fn record_step(
+        &self,
+        run_id: i64,
+        step_index: u32,
+        result: &StepResult,
+    ) -> Result<(), HistoryError> {
+        let mut tx = self.pool.begin().await?;
+        insert_step(&mut tx, run_id, step_index, result).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Sets the final state (and the error that ended a failed run).
+    pub async fn finish_run(
+        &self,
+        run_id: i64,
+        state: RunState,
+        failure: Option<&str>,
+    ) -> Result<(), HistoryError> {
+        let r = sqlx::query("UPDATE runs SET state = ?, ended_at_ms = ?, failure = ? WHERE id = ?")
+            .bind(state.as_str())
+            .bind(time::now_ms())
+            .bind(failure)
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?;
+        if r.rows_affected() == 0 {
+            return Err(HistoryError::NoSuchRun(run_id));
+        }
+        Ok(())
+    }
+
+    pub async fn add_warning(
+        &self,
+        run_id: i64,
+        step_index: Option<u32>,
+        text: &str,
+    ) -> Result<(), HistoryError> {
+        sqlx::query("INSERT INTO warnings (run_id, step_index, at_ms, text) VALUES (?, ?, ?, ?)")
+            .bind(run_id)
+            .bind(step_index)
+            .bind(time::now_ms())
+            .bind(text)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Stores the prepare report (`"prepare"`) or the prewarm report (`"prewarm"`).
+    pub async fn set_phase_report(
+        &self,
+        run_id: i64,
+        phase: PhaseReport,
+        report: &serde_json::Value,
+    ) -> Result<(), HistoryError> {
+        let sql = match phase {
+            PhaseReport::Prepare => "UPDATE runs SET prepare_json = ? WHERE id = ?",
+            PhaseReport::Prewarm => "UPDATE runs SET prewarm_json = ? WHERE id = ?",
+        };
+        sqlx::query(sql)
+            .bind(report.to_string())
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces the environment snapshot (server facts found after the run started).
+    pub async fn set_environment(
+        &self,
+        run_id: i64,
+        environment: &serde_json::Value,
+    ) -> Result<(), HistoryError> {
+        sqlx::query("UPDATE runs SET environment_json = ? WHERE id = ?")
+            .bind(environment.to_string())
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Stores per-second server samples (the monitor's `ServerSample` as JSON).
+    pub async fn add_server_samples(
+        &self,
+        run_id: i64,
+        rows: &[SampleRow],
+    ) -> Result<(), HistoryError> {
+        self.add_samples("server_samples", run_id, rows).await
+    }
+
+    /// Stores per-second MySQL status samples.
+    pub async fn add_mysql_samples(
+        &self,
+        run_id: i64,
+        rows: &[SampleRow],
+    ) -> Result<(), HistoryError> {
+        self.add_samples("mysql_samples", run_id, rows).await
+    }
+
+    async fn add_samples(
+        &self,
+        table: &str,
+        run_id: i64,
+        rows: &[SampleRow],
+    ) -> Result<(), HistoryError> {
+        let mut tx = self.pool.begin().await?;
+        let sql = format!(
+            "INSERT INTO {table} (run_id, step_index, unix_ms, sample_json) VALUES (?, ?, ?, ?)"
+        );
+        for r in rows {
+            sqlx::query(&sql)
+                .bind(run_id)
+                .bind(r.step_index)
+                .bind(r.unix_ms)
+                .bind(r.sample.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores a whole run at once (an import): the run and all its steps land in one
+    /// transaction, or nothing does.
+    pub async fn insert_finished_run(
+        &self,
+        new: &NewRun,
+        steps: &[StepResult],
+        state: RunState,
+        ended_at_ms: Option<i64>,
+    ) -> Result<i64, HistoryError> {
+        let mut tx = self.pool.begin().await?;
+        let id = insert_run(&mut tx, new, state, None).await?;
+        for (i, s) in steps.iter().enumerate() {
+            insert_step(&mut tx, id, i as u32, s).await?;
+        }
+        sqlx::query("UPDATE runs SET ended_at_ms = ? WHERE id = ?")
+            .bind(ended_at_ms)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+}
+
+/// Which phase report [`History::set_phase_report`] stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PhaseReport {
+    Prepare,
+    Prewarm,
+}
+
+fn json_text(v: &Option<serde_json::Value>) -> Option<String> {
+    v.as_ref().map(|v| v.to_string())
+}
+
+async fn insert_run(
+    tx: &mut Transaction<'_, Sqlite>,
+    new: &NewRun,
+    state: RunState,
+    writer: Option<(u32, u64)>,
+) -> Result<i64, HistoryError> {
+    let labels = to_value(&new.labels, "the labels")?.to_string();
+    let r = sqlx::query(
+        "INSERT INTO runs (env, source, command, state, started_at_ms, tool_version, labels_json,
+                           profile_json, plan_json, environment_json, writer_pid, writer_start_s)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&new.env)
+    .bind(new.source.as_str())
+    .bind(&new.command)
+    .bind(state.as_str())
+    .bind(new.started_at_ms.unwrap_or_else(time::now_ms))
+    .bind(env!("CARGO_PKG_VERSION"))
+    .bind(labels)
+    .bind(json_text(&new.profile))
+    .bind(json_text(&new.plan))
+    .bind(json_text(&new.environment))
+    .bind(writer.map(|w| w.0 as i64))
+    .bind(writer.map(|w| w.1 as i64))
+    .execute(&mut **tx)
+    .await?;
+    Ok(r.last_insert_rowid())
+}
+
+async fn insert_step(
+    tx: &mut Transaction<'_, Sqlite>,
+    run_id: i64,
+    step_index: u32,
+    result: &StepResult,
+) -> Result<(), HistoryError> {
+    // Intervals and the histogram have their own storage; the JSON holds the rest.
+    let mut rest = result.clone();
+    rest.intervals = Vec::new();
+    rest.histogram = String::new();
+    let json = to_value(&rest, "a step result")?.to_string();
+    sqlx::query("DELETE FROM steps WHERE run_id = ? AND step_index = ?")
+        .bind(run_id)
+        .bind(step_index)
+        .execute(&mut **tx)
+        .await?;
+    let inserted = sqlx::query(
+        "INSERT INTO steps (run_id, step_index, scenario, threads, started_unix_ms, ended_unix_ms,
+                            tps, qps, latency_pct_ms, p95_ms, p99_ms, result_json, histogram)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)",
+    )
+    .bind(run_id)
+    .bind(step_index)
+    .bind(result.scenario.name())
+    .bind(result.threads)
+    .bind(result.started_unix_ms)
+    .bind(result.ended_unix_ms)
+    .bind(result.tps())
+    .bind(result.qps())
+    .bind(result.latency_pct_ms)
+    .bind(result.latency.p95_ms)
+    .bind(result.latency.p99_ms)
+    .bind(json)
+    .bind(&result.histogram)
+    .bind(run_id)
+    .execute(&mut **tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(HistoryError::NoSuchRun(run_id));
+    }
+    for (seq, r) in result.intervals.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO intervals (run_id, step_index, seq, elapsed_s, duration_s, end_unix_ms, threads,
+                                    tps, qps, reads_ps, writes_ps, other_ps, latency_ms, percentile,
+                                    errors_ps, reconnects_ps)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(run_id)
+        .bind(step_index)
+        .bind(seq as i64)
+        .bind(r.elapsed_s)
+        .bind(r.duration_s)
+        .bind(r.end_unix_ms)
+        .bind(r.threads)
+        .bind(r.tps)
+        .bind(r.qps)
+        .bind(r.reads_ps)
+        .bind(r.writes_ps)
+        .bind(r.other_ps)
+        .bind(r.latency_ms)
+        .bind(r.percentile)
+        .bind(r.errors_ps)
+        .bind(r.reconnects_ps)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,36 @@
+//! DB Dyno's environment profiles: one TOML file per environment (a data centre, a
+//! cloud, a server before and after a change), safe to commit because it holds no secret.
+//!
+//! Data flow: text → [`load`] (syntax, [`migrate`] older layouts, types) → [`validate`]
+//! (every problem, with file, line and dotted field) → [`Profile`] → [`convert`] into the
+//! engine's `Plan`. [`fields`] is the one table of profile keys and the command-line
+//! options with the same names; [`catalog`] lists the shipped examples and the user's
+//! profiles; [`secrets`] keeps passwords in the OS keyring; [`seed_config`] imports the
+//! seed toolkit's `benchmark_config.conf`; [`render`] writes a profile back as TOML.
+//!
+//! Non-goals: running anything (the engine does), storing results (the history does),
+//! holding a secret in any file.
+
+pub mod catalog;
+pub mod convert;
+mod error;
+pub mod fields;
+pub mod load;
+pub mod migrate;
+pub mod model;
+pub mod render;
+pub mod secrets;
+pub mod seed_config;
+mod spans;
+#[cfg(target_os = "linux")]
+mod user_keyring;
+pub mod validate;
+
+pub use catalog::{list_profiles, resolve_profile, ProfileEntry, ProfileOrigin};
+pub use error::{Problem, ProfileError};
+pub use load::{load_file, load_str, Loaded};
+pub use model::{
+    MysqlSection, PasswordFrom, PlanSection, Profile, SshAuth, SshSection, WorkloadSection,
+    SCHEMA_VERSION,
+};
+pub use secrets::{SecretError, SecretKind, SecretStore};

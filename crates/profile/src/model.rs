@@ -1,0 +1,226 @@
+//! The profile as it is in a file (schema version 1). Every field of `[mysql]`, `[ssh]`,
+//! `[plan]` and `[workload]` is optional: what a profile leaves out takes the engine's
+//! default, and the command line may override anything (see [`crate::fields`]).
+
+use serde::{Deserialize, Serialize};
+
+pub use dbdyno_engine::plan::TlsMode;
+pub use dbdyno_engine::workload::PsMode;
+
+/// The layout this build writes. Older layouts are migrated on load ([`crate::migrate`]).
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub schema_version: u32,
+    /// The environment's name: runs are filed under it in the history.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Free tags to group environments: idc, cloud, nvme, mysql80...
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+    #[serde(default)]
+    pub mysql: MysqlSection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh: Option<SshSection>,
+    /// Block device of the MySQL data directory (`nvme0n1`), when the automatic resolver
+    /// must be overridden. A whole device, not a partition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_disk: Option<String>,
+    #[serde(default)]
+    pub plan: PlanSection,
+    #[serde(default)]
+    pub workload: WorkloadSection,
+}
+
+impl Profile {
+    /// An empty profile of the current layout: every setting at the engine's default.
+    pub fn named(name: impl Into<String>) -> Profile {
+        Profile {
+            schema_version: SCHEMA_VERSION,
+            name: name.into(),
+            description: String::new(),
+            labels: Vec::new(),
+            mysql: MysqlSection::default(),
+            ssh: None,
+            data_disk: None,
+            plan: PlanSection::default(),
+            workload: WorkloadSection::default(),
+        }
+    }
+}
+
+/// Where the MySQL password comes from. The password itself is never in a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PasswordFrom {
+    /// The OS keyring (account `<name>/mysql`), else the MYSQL_PWD environment variable.
+    #[default]
+    Keyring,
+    /// MYSQL_PWD only.
+    Env,
+    /// Ask on the terminal.
+    Prompt,
+    /// No password (socket or passwordless accounts).
+    None,
+}
+
+/// `[mysql]`: key `X` is the option `--mysql-X`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MysqlSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub socket: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The schema the benchmark tables live in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssl_mode: Option<TlsMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ssl_ca: Option<String>,
+    /// Error codes that restart a transaction ("1213,1020,1205", "all", "none").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignore_errors: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password_from: Option<PasswordFrom>,
+}
+
+/// How to log in over SSH for server monitoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SshAuth {
+    /// The SSH agent (SSH_AUTH_SOCK).
+    Agent,
+    /// A private key file (`key_path`); its passphrase, if any, from the keyring.
+    Key,
+    /// A password from the keyring or DBDYNO_SSH_PASSWORD.
+    Password,
+}
+
+/// `[ssh]`: key `X` is the option `--ssh-X`. No section: no SSH (a managed database).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SshSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<SshAuth>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_path: Option<String>,
+    /// The host key accepted for this server, as `ssh-keygen -l` prints it
+    /// ("SHA256:..."). A different key refuses the connection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_key_fingerprint: Option<String>,
+}
+
+/// `[plan]`: the thread ladder and its phases; key `X` is the option `--X`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlanSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenarios: Option<Vec<String>>,
+    /// The thread ladder (`--threads`, also spelled `--ladder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Vec<u32>>,
+    /// Seconds per measured step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cooldown: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_interval: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub percentile: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prepare: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prewarm: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prewarm_until_hit_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_threads: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub force: Option<bool>,
+}
+
+/// `[workload]`: sysbench's script options; key `X` is the option `--X`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorkloadSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tables: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range_size: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point_selects: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simple_ranges: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_ranges: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_ranges: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_ranges: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_updates: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub non_index_updates: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delete_inserts: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub range_selects: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip_trx: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_inc: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secondary: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub create_secondary: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mysql_storage_engine: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub random_points: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number_of_ranges: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_spec_iter: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_spec_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_spec_res: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_pareto_h: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_zipfian_exp: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub db_ps_mode: Option<PsMode>,
+}

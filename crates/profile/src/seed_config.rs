@@ -1,0 +1,231 @@
+//! `dbdyno import config`: the seed toolkit's `benchmark_config.conf` (shell variable
+//! assignments with inline comments) becomes a profile. Inline comments are kept as TOML
+//! comments; the password is handed back separately, for the keyring, and never written.
+
+use crate::fields::by_option;
+use crate::migrate::{apply_legacy, Applied, LEGACY_KEYS};
+use crate::render::Comments;
+use crate::secrets::Secret;
+use crate::{validate, Profile, ProfileError};
+
+/// A converted seed config.
+#[derive(Debug)]
+pub struct SeedImport {
+    pub profile: Profile,
+    /// Inline comments by dotted profile key.
+    pub comments: Comments,
+    /// MYSQL_PASSWORD's value: for the keyring, never for a file.
+    pub password: Option<Secret>,
+    /// What was skipped or changed, for the user.
+    pub notices: Vec<String>,
+}
+
+/// One `KEY=value  # comment` line; None for blank and comment-only lines.
+fn assignment(line: &str) -> Result<Option<(String, String, Option<String>)>, String> {
+    let t = line.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return Ok(None);
+    }
+    let t = t.strip_prefix("export ").unwrap_or(t).trim_start();
+    let Some((key, rest)) = t.split_once('=') else {
+        return Err("not a KEY=value line".into());
+    };
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err("not a KEY=value line".into());
+    }
+    let (value, after) = match rest.chars().next() {
+        Some(q @ ('"' | '\'')) => {
+            let body = &rest[1..];
+            let mut value = String::new();
+            let mut chars = body.char_indices();
+            let mut end = None;
+            while let Some((i, c)) = chars.next() {
+                if c == q {
+                    end = Some(i);
+                    break;
+                }
+                if c == '\\' && q == '"' {
+                    if let Some((_, n)) = chars.next() {
+                        value.push(n);
+                    }
+                    continue;
+                }
+                value.push(c);
+            }
+            let end = end.ok_or_else(|| format!("the value's closing {q} is missing"))?;
+            (value, &body[end + 1..])
+        }
+        _ => {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            (rest[..end].to_string(), &rest[end..])
+        }
+    };
+    let after = after.trim();
+    let comment = match after.strip_prefix('#') {
+        Some(c) => Some(c.trim().to_string()).filter(|c| !c.is_empty()),
+        None if after.is_empty() => None,
+        None => {
+            return Err("unexpected text after the value (quote values that hold spaces)".into())
+        }
+    };
+    Ok(Some((key.to_string(), value, comment)))
+}
+
+/// Converts `text` (the config file `file`) into profile `name`.
+pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImport, ProfileError> {
+    validate::check_name(name).map_err(|message| ProfileError::SeedConfig {
+        file: file.to_string(),
+        line: 0,
+        message: format!("profile name '{name}': {message} (give -n NAME)"),
+    })?;
+    let mut profile = Profile::named(name);
+    profile.description = format!("Imported from the seed toolkit's {file}");
+    let mut comments = Comments::new();
+    let mut password = None;
+    let mut notices = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let (key, value, comment) = match assignment(line) {
+            Ok(Some(a)) => a,
+            Ok(None) => continue,
+            Err(why) => {
+                notices.push(format!("line {n} skipped: {why}"));
+                continue;
+            }
+        };
+        if value.contains('$') || value.contains('`') {
+            notices.push(format!(
+                "line {n}: {key} uses shell expansion, which is not evaluated; skipped"
+            ));
+            continue;
+        }
+        let err = |message: String| ProfileError::SeedConfig {
+            file: file.to_string(),
+            line: n,
+            message,
+        };
+        match apply_legacy(&mut profile, &key, &value)
+            .map_err(|p| err(format!("{key}: {}", p.message)))?
+        {
+            Applied::Set => {
+                let option = LEGACY_KEYS.iter().find(|(k, _)| *k == key).map(|(_, o)| *o);
+                if let (Some(c), Some(f)) = (comment, option.and_then(by_option)) {
+                    comments.insert(f.key.to_string(), c);
+                }
+            }
+            Applied::Password => {
+                if !value.is_empty() {
+                    password = Some(Secret::new(value));
+                }
+            }
+            Applied::Unknown => notices.push(format!(
+                "line {n}: {key} is not a setting DB Dyno knows; skipped"
+            )),
+        }
+    }
+    let problems = validate::check(&profile);
+    if let Some(p) = problems.first() {
+        return Err(ProfileError::SeedConfig {
+            file: file.to_string(),
+            line: 0,
+            message: format!("the converted profile is not valid: {p}"),
+        });
+    }
+    if let Some(host) = &profile.mysql.host {
+        notices.push(format!(
+            "the seed toolkit read tsar over SSH as root@{host}; add an [ssh] section to monitor the server"
+        ));
+    }
+    Ok(SeedImport {
+        profile,
+        comments,
+        password,
+        notices,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seed article's benchmark_config.conf, as printed.
+    const SEED: &str = r#"# Connection settings
+MYSQL_HOST=192.168.1.50      # Use internal IP, not public
+MYSQL_PORT=3306
+MYSQL_USER=sbtest
+MYSQL_PASSWORD=your_password_here
+MYSQL_DB=sbtest
+
+# Data scale
+TABLES=16                    # Number of test tables
+TABLE_SIZE=10000000          # Rows per table (10 million)
+
+TEST_TIME=30                 # Seconds per thread count
+NEED_PREPARE=true            # Boolean: generate fresh data?
+
+SCENARIOS="oltp_point_select oltp_read_only oltp_read_write oltp_write_only"
+THREADS="1 8 16 32 64 128"
+"#;
+
+    #[test]
+    fn seed_config_becomes_a_profile_without_the_password() {
+        let imp = import_seed_config(SEED, "benchmark_config.conf", "benchmark_config").unwrap();
+        let p = &imp.profile;
+        assert_eq!(p.mysql.host.as_deref(), Some("192.168.1.50"));
+        assert_eq!(
+            (p.mysql.port, p.mysql.user.as_deref(), p.mysql.db.as_deref()),
+            (Some(3306), Some("sbtest"), Some("sbtest"))
+        );
+        assert_eq!(
+            (p.workload.tables, p.workload.table_size),
+            (Some(16), Some(10_000_000))
+        );
+        assert_eq!((p.plan.time, p.plan.prepare), (Some(30), Some(true)));
+        assert_eq!(p.plan.threads, Some(vec![1, 8, 16, 32, 64, 128]));
+        assert_eq!(
+            p.plan.scenarios.as_deref().unwrap(),
+            [
+                "oltp_point_select",
+                "oltp_read_only",
+                "oltp_read_write",
+                "oltp_write_only"
+            ]
+        );
+        assert_eq!(
+            imp.password.as_ref().map(|s| s.expose()),
+            Some("your_password_here")
+        );
+        assert_eq!(imp.comments["workload.tables"], "Number of test tables");
+        let text = crate::render::to_toml(p, &imp.comments);
+        assert!(!text.contains("your_password_here"), "{text}");
+        assert!(
+            text.contains("host = \"192.168.1.50\"  # Use internal IP, not public"),
+            "{text}"
+        );
+        let back = crate::load_str(&text, "out.toml", "x").unwrap();
+        assert_eq!(&back.profile, p);
+    }
+
+    #[test]
+    fn quoting_comments_and_odd_lines() {
+        assert_eq!(
+            assignment(r#"export SCENARIOS="a \"b\"" # c"#).unwrap(),
+            Some(("SCENARIOS".into(), "a \"b\"".into(), Some("c".into())))
+        );
+        assert_eq!(
+            assignment("X='#not a comment'").unwrap().unwrap().1,
+            "#not a comment"
+        );
+        assert_eq!(assignment("   # only a comment").unwrap(), None);
+        assert!(assignment("echo hello").is_err());
+        assert!(assignment("X=a b").is_err());
+        let imp = import_seed_config("TSAR=on\nTABLES=$N\n", "c.conf", "c").unwrap();
+        assert_eq!(imp.notices.len(), 2, "{:?}", imp.notices);
+    }
+
+    #[test]
+    fn a_bad_value_names_the_line() {
+        let e = import_seed_config("TABLES=16\nTHREADS=\"1 x\"\n", "c.conf", "c").unwrap_err();
+        assert!(e.to_string().contains("c.conf: line 2: THREADS:"), "{e}");
+    }
+}

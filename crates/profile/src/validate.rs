@@ -1,0 +1,206 @@
+//! Everything wrong with a profile, at once, each problem on its dotted field. The
+//! engine's own plan checks run last, so a profile is valid exactly when the plan it
+//! describes would run.
+
+use crate::model::SshAuth;
+use crate::{Problem, Profile, SCHEMA_VERSION};
+
+fn push(out: &mut Vec<Problem>, field: impl Into<String>, message: impl Into<String>) {
+    out.push(Problem {
+        field: field.into(),
+        line: None,
+        message: message.into(),
+    });
+}
+
+/// A name is used in file names and keyring accounts: letters, digits, `.`, `_`, `-`.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || matches!(c, '.' | '_' | '-')))
+    {
+        return Err(format!(
+            "'{c}' is not allowed (letters, digits, '.', '_' and '-': the name is used in file names and keyring entries)"
+        ));
+    }
+    Ok(())
+}
+
+pub fn check(p: &Profile) -> Vec<Problem> {
+    let mut out = Vec::new();
+    if p.schema_version != SCHEMA_VERSION {
+        push(
+            &mut out,
+            "schema_version",
+            format!(
+                "this build writes and checks version {SCHEMA_VERSION} (got {})",
+                p.schema_version
+            ),
+        );
+    }
+    if let Err(e) = check_name(&p.name) {
+        push(&mut out, "name", e);
+    }
+    for (i, l) in p.labels.iter().enumerate() {
+        if l.trim().is_empty() {
+            push(&mut out, format!("labels[{i}]"), "must not be empty");
+        }
+    }
+    if p.data_disk
+        .as_deref()
+        .is_some_and(|d| d.contains('/') || d.is_empty())
+    {
+        push(
+            &mut out,
+            "data_disk",
+            "give the device name as lsblk shows it (nvme0n1, sda), not a path",
+        );
+    }
+    if p.mysql.port == Some(0) {
+        push(&mut out, "mysql.port", "must be between 1 and 65535");
+    }
+    if p.mysql.db.as_deref().is_some_and(|d| d.trim().is_empty()) {
+        push(&mut out, "mysql.db", "must not be empty");
+    }
+    if let Some(ssh) = &p.ssh {
+        if !matches!(ssh.host.as_deref(), Some(h) if !h.trim().is_empty()) {
+            push(
+                &mut out,
+                "ssh.host",
+                "missing: an [ssh] section needs the host to log in to",
+            );
+        }
+        if ssh.port == Some(0) {
+            push(&mut out, "ssh.port", "must be between 1 and 65535");
+        }
+        if ssh.auth == Some(SshAuth::Key) && ssh.key_path.is_none() {
+            push(
+                &mut out,
+                "ssh.key_path",
+                "missing: auth = \"key\" needs key_path",
+            );
+        }
+        if let Some(fp) = &ssh.host_key_fingerprint {
+            if !(fp.starts_with("SHA256:") || fp.starts_with("MD5:")) {
+                push(
+                    &mut out,
+                    "ssh.host_key_fingerprint",
+                    "give it as `ssh-keygen -lf` prints it: SHA256:...",
+                );
+            }
+        }
+    }
+    let plan = &p.plan;
+    if let Some(threads) = &plan.threads {
+        if threads.is_empty() {
+            push(&mut out, "plan.threads", "give at least one thread count");
+        }
+        for (i, t) in threads.iter().enumerate() {
+            if *t == 0 {
+                push(
+                    &mut out,
+                    format!("plan.threads[{i}]"),
+                    "threads must be at least 1 (got 0)",
+                );
+            }
+        }
+    }
+    if plan.scenarios.as_ref().is_some_and(Vec::is_empty) {
+        push(&mut out, "plan.scenarios", "give at least one scenario");
+    }
+    if plan.admin_threads == Some(0) {
+        push(&mut out, "plan.admin_threads", "must be at least 1");
+    }
+    if plan.time == Some(0) && plan.events.unwrap_or(0) == 0 {
+        push(
+            &mut out,
+            "plan.time",
+            "a step needs time or events; time is 0 and events not set",
+        );
+    }
+    if let Some(h) = plan.prewarm_until_hit_rate {
+        if !(0.0..=100.0).contains(&h) {
+            push(
+                &mut out,
+                "plan.prewarm_until_hit_rate",
+                format!("a percentage between 0 and 100 (got {h})"),
+            );
+        }
+    }
+    let w = &p.workload;
+    if w.tables == Some(0) {
+        push(&mut out, "workload.tables", "must be at least 1");
+    }
+    if w.table_size == Some(0) {
+        push(
+            &mut out,
+            "workload.table_size",
+            "must be at least 1 (scenarios read the rows prepare loads)",
+        );
+    }
+    if out.is_empty() {
+        // The engine's checks, on the plan this profile describes.
+        if let Err(problems) = p.to_plan() {
+            out.extend(problems);
+        }
+    } else if let Err(problems) = p.workload_options() {
+        out.extend(problems);
+    }
+    if out.is_empty() {
+        if let Err(problems) = p.ladder_spec() {
+            out.extend(problems);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(p: &Profile) -> Vec<String> {
+        check(p).into_iter().map(|p| p.field).collect()
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let mut p = Profile::named("bad name");
+        p.plan.threads = Some(vec![1, 0, 8]);
+        p.plan.time = Some(0);
+        p.workload.table_size = Some(0);
+        p.plan.scenarios = Some(vec!["oltp_nope".into()]);
+        let f = fields(&p);
+        assert!(f.contains(&"name".to_string()), "{f:?}");
+        assert!(f.contains(&"plan.threads[1]".to_string()), "{f:?}");
+        assert!(f.contains(&"plan.time".to_string()), "{f:?}");
+        assert!(f.contains(&"workload.table_size".to_string()), "{f:?}");
+    }
+
+    #[test]
+    fn unknown_scenario_is_named_with_its_index() {
+        let mut p = Profile::named("x");
+        p.plan.scenarios = Some(vec!["oltp_read_only".into(), "oltp_nope".into()]);
+        let problems = check(&p);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].field, "plan.scenarios[1]");
+        assert!(problems[0].message.contains("oltp_nope"), "{problems:?}");
+    }
+
+    #[test]
+    fn ssh_needs_a_host_and_a_key_for_key_auth() {
+        let mut p = Profile::named("x");
+        p.ssh = Some(crate::SshSection {
+            auth: Some(SshAuth::Key),
+            ..Default::default()
+        });
+        assert_eq!(fields(&p), ["ssh.host", "ssh.key_path"]);
+    }
+
+    #[test]
+    fn a_valid_profile_has_no_problem() {
+        assert!(check(&Profile::named("local-sandbox")).is_empty());
+    }
+}

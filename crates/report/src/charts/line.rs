@@ -1,0 +1,408 @@
+//! Line charts: series over thread counts (evenly spaced categories, the dyno curve),
+//! over seconds (a timeline), or over a log scale (latency distribution), with an optional
+//! right-hand percent axis for server CPU and disk.
+
+use std::fmt::Write as _;
+
+use super::scale::{log_ticks, nice_ticks, tick_label};
+use super::svg::num;
+use super::{Anchor, Chart, Label, INK, MUTED};
+
+/// How x values map to positions.
+#[derive(Debug, Clone, PartialEq)]
+pub enum XAxis {
+    /// x = 0, 1, 2, … are evenly spaced and labelled with these names.
+    Categories(Vec<String>),
+    Linear {
+        min: f64,
+        max: f64,
+    },
+    Log {
+        min: f64,
+        max: f64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    /// The 0–100% axis on the right.
+    Right,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub colour: &'static str,
+    /// (x, y); a non-finite y breaks the line.
+    pub points: Vec<(f64, f64)>,
+    pub dashed: bool,
+    pub markers: bool,
+    pub side: Side,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    pub title: String,
+    pub x: XAxis,
+    pub x_title: String,
+    pub y_title: String,
+    /// Title of the right-hand 0–100% axis; `None` hides it.
+    pub y_right_title: Option<String>,
+    pub series: Vec<Series>,
+    pub width: f64,
+    pub height: f64,
+}
+
+const TITLE_SIZE: f64 = 12.5;
+const TEXT_SIZE: f64 = 9.0;
+const LEGEND_SIZE: f64 = 9.5;
+const GRID: &str = "#e3e6ee";
+const AXIS: &str = "#9aa1b1";
+
+/// Rough advance width of `s` at `size`: CJK and other wide characters count double. Used
+/// to lay out legends; generous so that real fonts fit.
+pub fn approx_width(s: &str, size: f64) -> f64 {
+    s.chars()
+        .map(|c| {
+            if c as u32 >= 0x2E80 {
+                1.0
+            } else if c.is_ascii_uppercase() || "mwMW@%".contains(c) {
+                0.68
+            } else {
+                0.56
+            }
+        })
+        .sum::<f64>()
+        * size
+}
+
+impl LineChart {
+    pub fn render(&self) -> Chart {
+        let (w, h) = (self.width, self.height);
+        let mut shapes = String::with_capacity(4096);
+        let mut labels = Vec::new();
+        let mut label = |x: f64, y: f64, size: f64, anchor, bold, colour, text: String| {
+            labels.push(Label {
+                x,
+                y,
+                size,
+                anchor,
+                bold,
+                colour,
+                text,
+            })
+        };
+        // Background, so the chart reads as a card on the page and in the PDF.
+        let _ = write!(
+            shapes,
+            "<rect x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#ffffff\" stroke=\"#dfe3ea\"/>",
+            num(w - 1.0),
+            num(h - 1.0)
+        );
+        label(
+            12.0,
+            20.0,
+            TITLE_SIZE,
+            Anchor::Start,
+            true,
+            INK,
+            self.title.clone(),
+        );
+
+        // Legend rows under the title.
+        let mut lx = 12.0;
+        let mut ly = 36.0;
+        for s in &self.series {
+            let item = 22.0 + approx_width(&s.name, LEGEND_SIZE) + 14.0;
+            if lx > 12.0 && lx + item > w - 8.0 {
+                lx = 12.0;
+                ly += 15.0;
+            }
+            let _ = write!(
+                shapes,
+                "<path d=\"M{} {}h16\" stroke=\"{}\" stroke-width=\"2.5\"{}/>",
+                num(lx),
+                num(ly - 3.5),
+                s.colour,
+                if s.dashed {
+                    " stroke-dasharray=\"4 3\""
+                } else {
+                    ""
+                }
+            );
+            label(
+                lx + 21.0,
+                ly,
+                LEGEND_SIZE,
+                Anchor::Start,
+                false,
+                INK,
+                s.name.clone(),
+            );
+            lx += item;
+        }
+
+        let right_axis = self.y_right_title.is_some();
+        let left = 52.0;
+        let right = w - if right_axis { 40.0 } else { 16.0 };
+        let top = ly + 22.0;
+        let bottom = h - 34.0;
+        let (pw, ph) = (right - left, bottom - top);
+
+        // Left y axis: 0 to a nice maximum.
+        let ymax = self
+            .series
+            .iter()
+            .filter(|s| s.side == Side::Left)
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
+        let yticks = nice_ticks(0.0, ymax, 5);
+        let ytop = *yticks.last().unwrap_or(&1.0);
+        let ypos = |v: f64| bottom - v / ytop * ph;
+        let rpos = |v: f64| bottom - v / 100.0 * ph;
+        for t in &yticks {
+            let y = ypos(*t);
+            let _ = write!(
+                shapes,
+                "<path d=\"M{} {}H{}\" stroke=\"{GRID}\" stroke-width=\"1\"/>",
+                num(left),
+                num(y),
+                num(right)
+            );
+            label(
+                left - 6.0,
+                y + 3.0,
+                TEXT_SIZE,
+                Anchor::End,
+                false,
+                MUTED,
+                tick_label(*t),
+            );
+        }
+        label(
+            8.0,
+            top - 8.0,
+            TEXT_SIZE,
+            Anchor::Start,
+            true,
+            MUTED,
+            self.y_title.clone(),
+        );
+        if let Some(t) = &self.y_right_title {
+            for v in [0.0, 25.0, 50.0, 75.0, 100.0] {
+                label(
+                    right + 6.0,
+                    rpos(v) + 3.0,
+                    TEXT_SIZE,
+                    Anchor::Start,
+                    false,
+                    MUTED,
+                    format!("{v:.0}%"),
+                );
+            }
+            label(
+                w - 8.0,
+                top - 8.0,
+                TEXT_SIZE,
+                Anchor::End,
+                true,
+                MUTED,
+                t.clone(),
+            );
+        }
+
+        // X axis.
+        let xpos: Box<dyn Fn(f64) -> f64> = match &self.x {
+            XAxis::Categories(names) => {
+                let n = names.len();
+                let pad = 14.0;
+                if n <= 1 {
+                    Box::new(move |_| left + pw / 2.0)
+                } else {
+                    let stepw = (pw - 2.0 * pad) / (n - 1) as f64;
+                    Box::new(move |x| left + pad + x * stepw)
+                }
+            }
+            XAxis::Linear { min, max } => {
+                let (a, b) = (*min, if max > min { *max } else { min + 1.0 });
+                Box::new(move |x| left + (x - a) / (b - a) * pw)
+            }
+            XAxis::Log { min, max } => {
+                let ticks = log_ticks(*min, *max);
+                let a = ticks.first().copied().unwrap_or(0.1).log10();
+                let b = ticks.last().copied().unwrap_or(10.0).log10();
+                Box::new(move |x| left + (x.max(1e-9).log10() - a) / (b - a) * pw)
+            }
+        };
+        let xticks: Vec<(f64, String)> = match &self.x {
+            XAxis::Categories(names) => names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (i as f64, n.clone()))
+                .collect(),
+            XAxis::Linear { min, max } => nice_ticks(*min, *max, 6)
+                .into_iter()
+                .filter(|t| *t <= *max + 1e-9)
+                .map(|t| (t, tick_label(t)))
+                .collect(),
+            XAxis::Log { min, max } => log_ticks(*min, *max)
+                .into_iter()
+                .map(|t| (t, tick_label(t)))
+                .collect(),
+        };
+        for (x, name) in &xticks {
+            let px = xpos(*x);
+            if !matches!(self.x, XAxis::Categories(_)) {
+                let _ = write!(
+                    shapes,
+                    "<path d=\"M{} {}V{}\" stroke=\"{GRID}\" stroke-width=\"1\"/>",
+                    num(px),
+                    num(top),
+                    num(bottom)
+                );
+            }
+            let _ = write!(
+                shapes,
+                "<path d=\"M{} {}v4\" stroke=\"{AXIS}\" stroke-width=\"1\"/>",
+                num(px),
+                num(bottom)
+            );
+            label(
+                px,
+                bottom + 14.0,
+                TEXT_SIZE,
+                Anchor::Middle,
+                false,
+                MUTED,
+                name.clone(),
+            );
+        }
+        let _ = write!(
+            shapes,
+            "<path d=\"M{l} {t}V{b}H{r}\" fill=\"none\" stroke=\"{AXIS}\" stroke-width=\"1\"/>",
+            l = num(left),
+            t = num(top),
+            b = num(bottom),
+            r = num(right)
+        );
+        label(
+            left + pw / 2.0,
+            h - 6.0,
+            TEXT_SIZE,
+            Anchor::Middle,
+            false,
+            MUTED,
+            self.x_title.clone(),
+        );
+
+        // Series.
+        for s in &self.series {
+            let y_of = |v: f64| match s.side {
+                Side::Left => ypos(v),
+                Side::Right => rpos(v.clamp(0.0, 100.0)),
+            };
+            let mut d = String::new();
+            let mut pen_down = false;
+            for &(x, y) in &s.points {
+                if !y.is_finite() || !x.is_finite() {
+                    pen_down = false;
+                    continue;
+                }
+                let _ = write!(
+                    d,
+                    "{}{} {}",
+                    if pen_down { "L" } else { "M" },
+                    num(xpos(x)),
+                    num(y_of(y))
+                );
+                pen_down = true;
+            }
+            if !d.is_empty() {
+                let _ = write!(
+                    shapes,
+                    "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"{}/>",
+                    s.colour,
+                    if s.side == Side::Right { "1.5" } else { "2.2" },
+                    if s.dashed { " stroke-dasharray=\"5 3\"" } else { "" }
+                );
+            }
+            if s.markers {
+                for &(x, y) in s.points.iter().filter(|p| p.1.is_finite()) {
+                    let _ = write!(
+                        shapes,
+                        "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"1\"/>",
+                        num(xpos(x)),
+                        num(y_of(y)),
+                        s.colour
+                    );
+                }
+            }
+        }
+        Chart {
+            width: w,
+            height: h,
+            title: self.title.clone(),
+            shapes,
+            labels,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart() -> LineChart {
+        LineChart {
+            title: "QPS <by> threads".into(),
+            x: XAxis::Categories(vec!["1".into(), "128".into()]),
+            x_title: "threads".into(),
+            y_title: "QPS".into(),
+            y_right_title: None,
+            series: vec![Series {
+                name: "华为云 & <b>".into(),
+                colour: "#0072B2",
+                points: vec![(0.0, 17_109.0), (1.0, 321_410.0)],
+                dashed: false,
+                markers: true,
+                side: Side::Left,
+            }],
+            width: 480.0,
+            height: 260.0,
+        }
+    }
+
+    #[test]
+    fn shapes_carry_no_text_and_labels_carry_all_of_it() {
+        let c = chart().render();
+        assert!(!c.shapes.contains("<text"));
+        let texts: Vec<&str> = c.labels.iter().map(|l| l.text.as_str()).collect();
+        assert!(texts.contains(&"华为云 & <b>"));
+        assert!(texts.contains(&"400k"), "{texts:?}");
+        assert_eq!(c.shapes.matches("<circle").count(), 2);
+    }
+
+    #[test]
+    fn inline_svg_escapes_and_has_no_urls() {
+        let s = chart().render().to_inline_svg();
+        assert!(s.contains("华为云 &amp; &lt;b&gt;"));
+        assert!(!s.contains("<b>"));
+        assert!(!s.contains("http"));
+    }
+
+    #[test]
+    fn a_gap_breaks_the_line() {
+        let mut c = chart();
+        c.x = XAxis::Categories(vec!["1".into(), "8".into(), "16".into()]);
+        c.series[0].points = vec![(0.0, 1.0), (1.0, f64::NAN), (2.0, 3.0)];
+        let shapes = c.render().shapes;
+        let path = shapes
+            .split("<path d=\"")
+            .find(|p| p.contains("stroke=\"#0072B2\" stroke-width=\"2.2\""))
+            .unwrap();
+        assert_eq!(path.matches('M').count(), 2, "{path}");
+        assert!(!path.contains('L'));
+    }
+}

@@ -1,0 +1,245 @@
+//! The charts of a report: per scenario the dyno curves (QPS and TPS against threads), p95
+//! against threads and efficiency (QPS per server CPU %); the per-second timeline of the
+//! chosen step (QPS with server CPU and disk); its latency distribution.
+
+use dbdyno_engine::Scenario;
+
+use super::line::{LineChart, Series, Side, XAxis};
+use super::{env_colour, Chart};
+use crate::format;
+use crate::model::{Cell, Report};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioCharts {
+    pub scenario: Scenario,
+    pub qps: Chart,
+    pub tps: Chart,
+    pub p95: Chart,
+    /// `None` when no environment has server CPU figures.
+    pub efficiency: Option<Chart>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportCharts {
+    pub scenarios: Vec<ScenarioCharts>,
+    /// One per environment that ran the chosen step.
+    pub timelines: Vec<Chart>,
+    pub latency: Option<Chart>,
+}
+
+/// Chart sizes in SVG user units (1 unit = 1 px in HTML, 1 pt before scaling in PDF).
+#[derive(Debug, Clone, Copy)]
+pub struct Sizes {
+    pub small: (f64, f64),
+    pub wide: (f64, f64),
+}
+
+impl Default for Sizes {
+    /// Screen sizes (HTML): charts scale down with the page width.
+    fn default() -> Self {
+        Sizes {
+            small: (460.0, 250.0),
+            wide: (940.0, 270.0),
+        }
+    }
+}
+
+impl Sizes {
+    /// Print sizes (PDF): close to the size the charts are placed at, so that 9-unit
+    /// labels print at about 7.5 pt.
+    pub fn print() -> Self {
+        Sizes {
+            small: (300.0, 185.0),
+            wide: (610.0, 200.0),
+        }
+    }
+}
+
+pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
+    let env_label = |i: usize| {
+        let e = &r.envs[i];
+        if e.is_baseline && r.envs.len() > 1 {
+            format!("{} (baseline)", e.name)
+        } else {
+            e.name.clone()
+        }
+    };
+    let scenarios = r
+        .scenarios
+        .iter()
+        .map(|s| {
+            let cats = XAxis::Categories(s.threads.iter().map(u32::to_string).collect());
+            let series_of = |f: &dyn Fn(&Cell) -> Option<f64>| -> Vec<Series> {
+                s.envs
+                    .iter()
+                    .filter(|e| e.cells.iter().any(Option::is_some))
+                    .map(|e| Series {
+                        name: env_label(e.env),
+                        colour: env_colour(e.env),
+                        points: e
+                            .cells
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| (i as f64, c.as_ref().and_then(f).unwrap_or(f64::NAN)))
+                            .collect(),
+                        dashed: false,
+                        markers: true,
+                        side: Side::Left,
+                    })
+                    .collect()
+            };
+            let chart = |title: String, y: &str, series: Vec<Series>| {
+                LineChart {
+                    title,
+                    x: cats.clone(),
+                    x_title: "threads".into(),
+                    y_title: y.into(),
+                    y_right_title: None,
+                    series,
+                    width: sizes.small.0,
+                    height: sizes.small.1,
+                }
+                .render()
+            };
+            let eff = series_of(&|c| c.qps_per_cpu);
+            let has_eff = s
+                .envs
+                .iter()
+                .any(|e| e.present().any(|c| c.qps_per_cpu.is_some()));
+            ScenarioCharts {
+                scenario: s.scenario,
+                qps: chart(
+                    format!("{}: QPS by threads", s.scenario),
+                    "QPS",
+                    series_of(&|c| Some(c.qps)),
+                ),
+                tps: chart(
+                    format!("{}: TPS by threads", s.scenario),
+                    "TPS",
+                    series_of(&|c| Some(c.tps)),
+                ),
+                p95: chart(
+                    format!("{}: p95 latency by threads", s.scenario),
+                    "p95 ms",
+                    series_of(&|c| Some(c.p95_ms)),
+                ),
+                efficiency: has_eff.then(|| {
+                    chart(
+                        format!("{}: QPS per server CPU %", s.scenario),
+                        "QPS / CPU %",
+                        eff,
+                    )
+                }),
+            }
+        })
+        .collect();
+
+    let timelines = r
+        .timeline
+        .iter()
+        .map(|t| {
+            let max_t = t
+                .points
+                .iter()
+                .map(|p| p.t_s)
+                .chain(t.server.iter().map(|p| p.t_s))
+                .fold(0.0, f64::max);
+            let mut series = vec![Series {
+                name: "QPS".into(),
+                colour: "#0072B2",
+                points: t.points.iter().map(|p| (p.t_s, p.qps)).collect(),
+                dashed: false,
+                markers: false,
+                side: Side::Left,
+            }];
+            if !t.server.is_empty() {
+                series.push(Series {
+                    name: "server CPU %".into(),
+                    colour: "#D55E00",
+                    points: t.server.iter().map(|p| (p.t_s, p.cpu_pct)).collect(),
+                    dashed: false,
+                    markers: false,
+                    side: Side::Right,
+                });
+                series.push(Series {
+                    name: "disk util %".into(),
+                    colour: "#009E73",
+                    points: t.server.iter().map(|p| (p.t_s, p.disk_util_pct)).collect(),
+                    dashed: true,
+                    markers: false,
+                    side: Side::Right,
+                });
+            }
+            LineChart {
+                title: format!(
+                    "{}: {} at {} threads, per second",
+                    r.env_name(t.env),
+                    t.scenario,
+                    t.threads
+                ),
+                x: XAxis::Linear {
+                    min: 0.0,
+                    max: max_t.max(1.0),
+                },
+                x_title: "seconds since the step started".into(),
+                y_title: "QPS".into(),
+                y_right_title: (!t.server.is_empty()).then(|| "CPU, disk".to_string()),
+                series,
+                width: sizes.wide.0,
+                height: sizes.wide.1,
+            }
+            .render()
+        })
+        .collect();
+
+    let latency = r.latency_distribution.as_ref().map(|d| {
+        let lo = d
+            .series
+            .iter()
+            .flat_map(|s| s.buckets.first().map(|b| b.lower_ms))
+            .fold(f64::INFINITY, f64::min);
+        let hi = d
+            .series
+            .iter()
+            .flat_map(|s| s.buckets.last().map(|b| b.upper_ms))
+            .fold(0.0, f64::max);
+        LineChart {
+            title: format!(
+                "Latency distribution: {} at {} threads",
+                d.scenario, d.threads
+            ),
+            x: XAxis::Log {
+                min: if lo.is_finite() { lo } else { 0.1 },
+                max: hi.max(1.0),
+            },
+            x_title: "transaction latency, ms (log scale)".into(),
+            y_title: "% of transactions".into(),
+            y_right_title: None,
+            series: d
+                .series
+                .iter()
+                .map(|s| Series {
+                    name: format!("{} (p95 {} ms)", env_label(s.env), format::ms(s.p95_ms)),
+                    colour: env_colour(s.env),
+                    points: s
+                        .buckets
+                        .iter()
+                        .map(|b| ((b.lower_ms * b.upper_ms).sqrt(), b.share_pct))
+                        .collect(),
+                    dashed: false,
+                    markers: false,
+                    side: Side::Left,
+                })
+                .collect(),
+            width: sizes.wide.0,
+            height: sizes.wide.1,
+        }
+        .render()
+    });
+
+    ReportCharts {
+        scenarios,
+        timelines,
+        latency,
+    }
+}

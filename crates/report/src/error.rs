@@ -1,0 +1,44 @@
+//! What can go wrong while building or writing a report, in words a person can act on.
+
+use std::path::PathBuf;
+
+/// Errors of this crate. Rendering itself cannot fail on data; only input, fonts and
+/// the file system can.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{source_name}: {detail}")]
+    Input { source_name: String, detail: String },
+
+    #[error("no runs to report on: give at least one input")]
+    NoRuns,
+
+    #[error(
+        "two runs share the id '{0}': ids must be unique (rename one file or pass --env-names)"
+    )]
+    DuplicateRun(String),
+
+    #[error("--baseline '{wanted}' matches no run; the runs are: {known}")]
+    UnknownBaseline { wanted: String, known: String },
+
+    #[error("--timeline '{0}' is not SCENARIO@THREADS (for example oltp_read_write@64)")]
+    BadTimeline(String),
+
+    #[error("--threshold must be a positive percentage (got {0})")]
+    BadThreshold(f64),
+
+    #[error("no font with CJK coverage found for the PDF; install one (Debian: apt-get install fonts-noto-cjk or fonts-droid-fallback) or point DBDYNO_REPORT_FONT at a .ttf/.otf/.ttc file. Looked in: {looked}")]
+    FontNotFound { looked: String },
+
+    #[error("font {path}: {detail}")]
+    Font { path: PathBuf, detail: String },
+
+    #[error("chart could not be converted for the PDF: {0}")]
+    Chart(String),
+
+    #[error("writing {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,148 @@
+//! What a report reads: one [`ReportRun`] per environment (or per before/after run).
+//!
+//! These are plain serde records owned by this crate, so that the report does not depend
+//! on crates still taking shape: the history crate will provide `From<StoredRun> for
+//! ReportRun`, the checks crate fills [`EnvironmentFacts`] and [`ServerFigures`], and
+//! [`crate::input::results_doc`] reads the `--json` file of `dbdyno run` / `dbdyno ladder`.
+//!
+//! Every fact is optional: a report says "—" (and warns where it matters) rather than
+//! refusing to render because a figure was not collected.
+//!
+//! Non-goal: validating that the runs are comparable. That is analysis, done by the model,
+//! which warns about it.
+
+use std::collections::BTreeMap;
+
+use dbdyno_engine::StepResult;
+use serde::{Deserialize, Serialize};
+
+pub mod results_doc;
+
+/// One benchmark run on one environment: what the report compares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportRun {
+    /// Stable identifier (history id, or the results file's name); `--baseline` names it.
+    pub id: String,
+    /// What people call the environment ("idc", "华为云", "after innodb_io_capacity=4000").
+    pub env_name: String,
+    /// Free-form labels (instance type, ticket, change under test).
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    /// Unix milliseconds when the run started and finished (UTC).
+    #[serde(default)]
+    pub started_at: Option<i64>,
+    #[serde(default)]
+    pub finished_at: Option<i64>,
+    /// "finished", "cancelled" or "failed" (free text from the history).
+    #[serde(default)]
+    pub state: Option<String>,
+    /// The command that produced the run, as typed, when known.
+    #[serde(default)]
+    pub command_line: Option<String>,
+    /// DB Dyno version that ran it.
+    #[serde(default)]
+    pub tool_version: Option<String>,
+    /// The engine's `Plan` as stored with the run (kept as JSON so old plans still load).
+    #[serde(default)]
+    pub plan: serde_json::Value,
+    #[serde(default)]
+    pub environment: EnvironmentFacts,
+    #[serde(default)]
+    pub steps: Vec<ReportStep>,
+    /// Warnings recorded while the run happened (sampler gaps, server restarts, ...).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// The facts of the server (and client) a run measured. All optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EnvironmentFacts {
+    pub cpu_model: Option<String>,
+    pub cores: Option<u32>,
+    pub memory_gb: Option<f64>,
+    pub kernel: Option<String>,
+    /// Block device holding the data directory, with its kind ("nvme0n1 (NVMe SSD)").
+    pub data_disk: Option<String>,
+    pub disk_size_gb: Option<f64>,
+    pub mysql_version: Option<String>,
+    /// "MySQL", "MariaDB", "Percona Server", ...
+    pub flavour: Option<String>,
+    pub buffer_pool_gb: Option<f64>,
+    pub flush_log_at_trx_commit: Option<u32>,
+    pub sync_binlog: Option<u32>,
+    pub log_bin: Option<bool>,
+    pub max_connections: Option<u32>,
+    /// Estimated size of the benchmark tables (data + indexes).
+    pub dataset_gb_estimate: Option<f64>,
+    /// Whether the buffer pool was prewarmed before the first measured step.
+    pub prewarm_done: Option<bool>,
+    /// Cores of the load-generating client.
+    pub client_cores: Option<u32>,
+    /// Any further facts worth a row in the environment table (name → value).
+    pub extra: BTreeMap<String, String>,
+}
+
+/// One measured step and what the server did meanwhile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportStep {
+    pub result: StepResult,
+    #[serde(default)]
+    pub server: Option<ServerFigures>,
+    #[serde(default)]
+    pub mysql: Option<MysqlFigures>,
+}
+
+/// Server CPU and disk figures aligned to a step's measured window (seed 000's tsar slice).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerFigures {
+    /// Busy CPU in percent of all server cores (100 = every core busy).
+    pub cpu_pct_avg: f64,
+    pub cpu_pct_max: f64,
+    pub iowait_pct_avg: Option<f64>,
+    /// Utilisation of the data disk in percent (iostat's %util).
+    pub disk_util_pct_avg: f64,
+    pub disk_util_pct_max: f64,
+    /// Seconds sampled inside the window, and seconds the window lasted.
+    pub samples: u32,
+    pub expected_samples: u32,
+    pub per_second: Vec<ServerSecond>,
+}
+
+/// One server sample, `t_s` seconds after the step's measurement started.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerSecond {
+    pub t_s: f64,
+    pub cpu_pct: f64,
+    pub disk_util_pct: f64,
+    /// Data disk reads and writes per second.
+    pub r_s: f64,
+    pub w_s: f64,
+}
+
+/// MySQL status figures over a step's window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MysqlFigures {
+    /// Buffer pool hit rate over the window, in percent.
+    pub hit_rate_pct: Option<f64>,
+    /// Innodb_row_lock_waits during the window.
+    pub row_lock_waits: Option<u64>,
+    /// Innodb_row_lock_time during the window, in milliseconds.
+    pub row_lock_time_ms: Option<f64>,
+    /// Highest Threads_running sampled.
+    pub threads_running_max: Option<u32>,
+}
+
+impl ReportRun {
+    /// The run's own label for messages: its environment name, or its id.
+    pub fn label(&self) -> &str {
+        if self.env_name.trim().is_empty() {
+            &self.id
+        } else {
+            &self.env_name
+        }
+    }
+}

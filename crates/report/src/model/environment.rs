@@ -1,0 +1,118 @@
+//! The environment table: the facts of every compared run side by side, with the rows
+//! where they differ marked (seed 000's "Environment Config Table", and its reproducibility
+//! rule: a delta means something only when you know everything that changed).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::EnvRow;
+use crate::format;
+use crate::input::ReportRun;
+
+/// Rows of facts, skipping facts no run knows.
+pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
+    let mut rows = Vec::new();
+    let mut add = |label: &str, compare: bool, f: &dyn Fn(&ReportRun) -> Option<String>| {
+        let values: Vec<Option<String>> = runs.iter().map(|r| f(r)).collect();
+        if values.iter().all(Option::is_none) {
+            return;
+        }
+        let distinct: BTreeSet<&Option<String>> = values.iter().collect();
+        rows.push(EnvRow {
+            label: label.to_string(),
+            differs: compare && runs.len() > 1 && distinct.len() > 1,
+            values,
+        });
+    };
+    add("Run id", false, &|r| Some(r.id.clone()));
+    add("Started", false, &|r| r.started_at.map(format::datetime));
+    add("CPU model", true, &|r| r.environment.cpu_model.clone());
+    add("CPU cores", true, &|r| {
+        r.environment.cores.map(|c| c.to_string())
+    });
+    add("Memory", true, &|r| r.environment.memory_gb.map(format::gb));
+    add("Kernel", true, &|r| r.environment.kernel.clone());
+    add("Data disk", true, &|r| r.environment.data_disk.clone());
+    add("Disk size", true, &|r| {
+        r.environment.disk_size_gb.map(format::gb)
+    });
+    add("Database", true, &|r| r.environment.flavour.clone());
+    add("Version", true, &|r| r.environment.mysql_version.clone());
+    add("Buffer pool", true, &|r| {
+        r.environment.buffer_pool_gb.map(format::gb)
+    });
+    add("innodb_flush_log_at_trx_commit", true, &|r| {
+        r.environment.flush_log_at_trx_commit.map(|v| v.to_string())
+    });
+    add("sync_binlog", true, &|r| {
+        r.environment.sync_binlog.map(|v| v.to_string())
+    });
+    add("log_bin", true, &|r| {
+        r.environment
+            .log_bin
+            .map(|v| if v { "ON" } else { "OFF" }.to_string())
+    });
+    add("max_connections", true, &|r| {
+        r.environment.max_connections.map(|v| v.to_string())
+    });
+    add("Dataset", true, &|r| dataset_words(&r.plan));
+    add("Dataset size (estimate)", true, &|r| {
+        r.environment.dataset_gb_estimate.map(format::gb)
+    });
+    add("Dataset / buffer pool", true, &|r| {
+        let e = &r.environment;
+        match (e.dataset_gb_estimate, e.buffer_pool_gb) {
+            (Some(d), Some(b)) if b > 0.0 => Some(format::times(d / b)),
+            _ => None,
+        }
+    });
+    add("Prewarm", true, &|r| {
+        r.environment
+            .prewarm_done
+            .map(|p| if p { "yes" } else { "no" }.to_string())
+    });
+    add("Client cores", true, &|r| {
+        r.environment.client_cores.map(|c| c.to_string())
+    });
+    add("Seconds per step", true, &|r| step_seconds(&r.plan));
+    let extra: BTreeSet<&String> = runs
+        .iter()
+        .flat_map(|r| r.environment.extra.keys())
+        .collect();
+    for key in extra {
+        add(key, true, &|r| r.environment.extra.get(key).cloned());
+    }
+    let labels: BTreeSet<&String> = runs.iter().flat_map(|r| r.labels.keys()).collect();
+    for key in labels {
+        add(&format!("Label: {key}"), true, &|r| {
+            r.labels.get(key).cloned()
+        });
+    }
+    rows
+}
+
+/// "16 tables × 10,000,000 rows" from the plan's workload.
+pub fn dataset_words(plan: &Value) -> Option<String> {
+    let tables = plan.pointer("/workload/tables")?.as_u64()?;
+    let rows = plan.pointer("/workload/table_size")?.as_u64()?;
+    Some(format!(
+        "{tables} tables × {} rows",
+        format::grouped(rows as f64, 0)
+    ))
+}
+
+/// The measured time of the plan's steps ("30 s"; "10–30 s" when they differ).
+pub fn step_seconds(plan: &Value) -> Option<String> {
+    let phases = plan.get("phases")?.as_array()?;
+    let times: BTreeSet<u64> = phases
+        .iter()
+        .filter(|p| p.get("phase").and_then(Value::as_str) == Some("step"))
+        .filter_map(|p| p.pointer("/settings/time_s")?.as_u64())
+        .collect();
+    match (times.first(), times.last()) {
+        (Some(a), Some(b)) if a == b => Some(format!("{a} s")),
+        (Some(a), Some(b)) => Some(format!("{a}–{b} s")),
+        _ => None,
+    }
+}

@@ -1,0 +1,394 @@
+//! The report model: every figure, comparison, verdict and sentence of a report, computed
+//! once from the runs. Renderers only lay it out, so HTML, PDF, Markdown, CSV and JSON
+//! never disagree.
+//!
+//! Built by [`build`] from `&[ReportRun]` and [`ReportOptions`]:
+//!
+//! - [`cells`]: one [`Cell`] per environment × scenario × thread count;
+//! - [`knee`]: the best thread count per environment and scenario;
+//! - [`bottleneck`]: CPU-bound, IO-bound, lock contention, client-bound (seed 000's patterns);
+//! - [`compare`]: Δ% against the baseline and a PASS/FAIL verdict per cell;
+//! - [`coldstart`]: steps pulled down by a cold buffer pool (seed 003);
+//! - [`environment`]: the side-by-side environment table;
+//! - [`summary`]: headline deltas and the executive summary, in sentences;
+//! - [`warnings`]: what to check before trusting the numbers;
+//! - [`timeline`]: the per-second series and latency distribution of one chosen step;
+//! - [`appendix`]: what it takes to reproduce each run.
+//!
+//! Non-goals: statistics across repeated runs (confidence intervals), cost models.
+
+use std::collections::BTreeMap;
+
+use dbdyno_engine::Scenario;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ReportError;
+use crate::input::ReportRun;
+
+pub mod appendix;
+pub mod bottleneck;
+pub mod cells;
+pub mod coldstart;
+pub mod compare;
+pub mod environment;
+pub mod knee;
+pub mod summary;
+pub mod timeline;
+pub mod warnings;
+
+pub use bottleneck::{Bottleneck, BottleneckClass, Resource};
+pub use compare::{Comparison, ComparisonTotals, DeltaRow, Verdict};
+pub use knee::{Knee, KneeKind};
+
+/// Version of the report model's JSON layout (`--json` of `dbdyno report`).
+pub const REPORT_SCHEMA_VERSION: u32 = 1;
+
+/// Default regression threshold in percent.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
+
+/// Latency changes smaller than this many milliseconds never fail a cell: below it, a
+/// percentage of a sub-millisecond p95 is timer noise (0.06 → 0.07 ms is +17%).
+pub const DEFAULT_LATENCY_FLOOR_MS: f64 = 0.05;
+
+/// What the person asking for the report chose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportOptions {
+    pub title: Option<String>,
+    /// Run id (or environment name) of the baseline. Without one, the first run is the
+    /// reference for Δ% and verdicts, and [`Report::baseline_explicit`] is false.
+    pub baseline: Option<String>,
+    /// A cell fails when TPS falls, or p95 rises, by more than this many percent.
+    pub threshold_pct: f64,
+    pub latency_floor_ms: f64,
+    /// The step whose per-second timeline and latency distribution are shown.
+    pub timeline: Option<(Scenario, u32)>,
+    /// When the report was made (unix ms); `None` means now. Tests pin it.
+    pub generated_at_ms: Option<i64>,
+    pub tool_version: String,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            title: None,
+            baseline: None,
+            threshold_pct: DEFAULT_THRESHOLD_PCT,
+            latency_floor_ms: DEFAULT_LATENCY_FLOOR_MS,
+            timeline: None,
+            generated_at_ms: None,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// Parses `--timeline=SCENARIO@THREADS`.
+pub fn parse_timeline(s: &str) -> Result<(Scenario, u32), ReportError> {
+    let bad = || ReportError::BadTimeline(s.to_string());
+    let (sc, th) = s.split_once('@').ok_or_else(bad)?;
+    let scenario: Scenario = sc.parse().map_err(|_| bad())?;
+    let threads: u32 = th.trim().parse().map_err(|_| bad())?;
+    Ok((scenario, threads))
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub title: String,
+    pub generated_at_ms: i64,
+    pub tool_version: String,
+    pub threshold_pct: f64,
+    pub latency_floor_ms: f64,
+    /// Index into `envs` of the reference for Δ% and verdicts (`None` for one run).
+    pub baseline: Option<usize>,
+    /// Whether the baseline was chosen (`--baseline`), so that verdicts may fail a build.
+    pub baseline_explicit: bool,
+    /// The compared runs, baseline first, then in the order given.
+    pub envs: Vec<EnvSummary>,
+    pub environment_table: Vec<EnvRow>,
+    pub scenarios: Vec<ScenarioReport>,
+    /// Totals of all verdicts (`None` for one run).
+    pub verdict: Option<ComparisonTotals>,
+    pub executive_summary: Vec<String>,
+    pub headlines: Vec<String>,
+    pub cold_starts: Vec<coldstart::ColdStart>,
+    pub warnings: Vec<Warning>,
+    /// The chosen step, once per environment that ran it.
+    pub timeline: Vec<timeline::Timeline>,
+    pub latency_distribution: Option<timeline::LatencyDistribution>,
+    pub appendix: Vec<appendix::AppendixRun>,
+}
+
+impl Report {
+    /// True when a baseline was chosen and at least one cell regressed past the threshold:
+    /// what `dbdyno report` turns into its exit code.
+    pub fn regressed(&self) -> bool {
+        self.baseline_explicit && self.verdict.as_ref().is_some_and(|v| v.failed > 0)
+    }
+
+    pub fn env_name(&self, env: usize) -> &str {
+        self.envs.get(env).map(|e| e.name.as_str()).unwrap_or("?")
+    }
+
+    /// Every distinct thread count across scenarios, ascending.
+    pub fn all_threads(&self) -> Vec<u32> {
+        let mut t: Vec<u32> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| s.threads.iter().copied())
+            .collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+}
+
+/// One compared run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvSummary {
+    pub run_id: String,
+    pub name: String,
+    pub labels: BTreeMap<String, String>,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub state: Option<String>,
+    pub steps: usize,
+    pub is_baseline: bool,
+}
+
+/// A row of the environment table: one fact, one value per environment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvRow {
+    pub label: String,
+    pub values: Vec<Option<String>>,
+    /// The environments disagree on this fact (highlighted).
+    pub differs: bool,
+}
+
+/// One scenario across every environment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioReport {
+    pub scenario: Scenario,
+    /// Thread counts any environment ran for this scenario, ascending.
+    pub threads: Vec<u32>,
+    /// One per environment, in `Report::envs` order.
+    pub envs: Vec<EnvScenario>,
+    /// One per environment other than the baseline.
+    pub comparisons: Vec<Comparison>,
+}
+
+/// One scenario on one environment: its ladder and what it says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvScenario {
+    pub env: usize,
+    /// Aligned with `ScenarioReport::threads`; `None` where this environment did not run it.
+    pub cells: Vec<Option<Cell>>,
+    pub knee: Knee,
+    pub bottleneck: Bottleneck,
+    /// The step with the highest TPS.
+    pub peak: Option<Peak>,
+}
+
+impl EnvScenario {
+    pub fn present(&self) -> impl Iterator<Item = &Cell> {
+        self.cells.iter().flatten()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Peak {
+    pub threads: u32,
+    pub tps: f64,
+    pub qps: f64,
+    pub p95_ms: f64,
+}
+
+/// One step's figures: a cell of the performance matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub threads: u32,
+    pub tps: f64,
+    pub qps: f64,
+    pub p95_ms: f64,
+    pub p99_ms: Option<f64>,
+    /// Server CPU busy %, data-disk utilisation %, I/O wait %, over the step's window.
+    pub cpu_pct: Option<f64>,
+    pub disk_util_pct: Option<f64>,
+    pub iowait_pct: Option<f64>,
+    /// Server samples inside the window, and how many there should have been.
+    pub samples: Option<u32>,
+    pub expected_samples: Option<u32>,
+    pub errors: u64,
+    pub reconnects: u64,
+    /// Load generator CPU as a share of the client machine, in percent.
+    pub client_cpu_pct: f64,
+    /// QPS per percent of server CPU (seed 000's efficiency ratio).
+    pub qps_per_cpu: Option<f64>,
+    /// TPS of the steady window, when one was found.
+    pub steady_tps: Option<f64>,
+    pub row_lock_waits: Option<u64>,
+    pub seconds: f64,
+    pub cancelled: bool,
+}
+
+/// How loudly a warning should be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Numbers may be wrong or incomparable.
+    Warning,
+    /// Worth knowing when reading the numbers.
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub severity: Severity,
+    /// The environment it concerns (`None`: the whole comparison).
+    pub env: Option<usize>,
+    pub text: String,
+}
+
+/// Builds the report model. Fails only on unusable input (no runs, duplicate ids, an
+/// unknown baseline, a non-positive threshold).
+pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportError> {
+    if runs.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
+    if !(opts.threshold_pct.is_finite() && opts.threshold_pct > 0.0) {
+        return Err(ReportError::BadThreshold(opts.threshold_pct));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        if runs[..i].iter().any(|o| o.id == r.id) {
+            return Err(ReportError::DuplicateRun(r.id.clone()));
+        }
+    }
+    let ordered = order_runs(runs, opts.baseline.as_deref())?;
+    let runs: Vec<&ReportRun> = ordered.iter().map(|&i| &runs[i]).collect();
+    let comparing = runs.len() > 1;
+    let baseline = comparing.then_some(0);
+
+    let envs: Vec<EnvSummary> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| EnvSummary {
+            run_id: r.id.clone(),
+            name: r.label().to_string(),
+            labels: r.labels.clone(),
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            state: r.state.clone(),
+            steps: r.steps.len(),
+            is_baseline: baseline == Some(i),
+        })
+        .collect();
+
+    let scenarios: Vec<ScenarioReport> = cells::grid(&runs)
+        .into_iter()
+        .map(|g| {
+            let envs: Vec<EnvScenario> = g
+                .cells
+                .into_iter()
+                .enumerate()
+                .map(|(env, cells)| {
+                    let present: Vec<&Cell> = cells.iter().flatten().collect();
+                    let knee = knee::find_knee(&present);
+                    let bottleneck = bottleneck::classify(g.scenario, &present, &knee);
+                    let peak = cells::peak(&present);
+                    EnvScenario {
+                        env,
+                        cells,
+                        knee,
+                        bottleneck,
+                        peak,
+                    }
+                })
+                .collect();
+            let mut s = ScenarioReport {
+                scenario: g.scenario,
+                threads: g.threads,
+                envs,
+                comparisons: Vec::new(),
+            };
+            if let Some(b) = baseline {
+                s.comparisons = compare::compare_scenario(&s, b, opts);
+            }
+            s
+        })
+        .collect();
+    let verdict = baseline.map(|_| compare::totals(&scenarios, &envs));
+    let cold_starts = coldstart::find(&runs);
+    let mut warnings = warnings::collect(&runs, &scenarios, &cold_starts);
+    let headlines = summary::headlines(&envs, &scenarios);
+    let (timeline, latency_distribution, timeline_warnings) =
+        timeline::build(&runs, &scenarios, opts.timeline);
+    warnings.extend(timeline_warnings);
+    warnings.sort_by_key(|w| w.severity);
+    let generated_at_ms = opts.generated_at_ms.unwrap_or_else(now_ms);
+    let title = opts.title.clone().unwrap_or_else(|| default_title(&envs));
+    let mut report = Report {
+        schema_version: REPORT_SCHEMA_VERSION,
+        title,
+        generated_at_ms,
+        tool_version: opts.tool_version.clone(),
+        threshold_pct: opts.threshold_pct,
+        latency_floor_ms: opts.latency_floor_ms,
+        baseline,
+        baseline_explicit: opts.baseline.is_some() && comparing,
+        environment_table: environment::table(&runs),
+        envs,
+        scenarios,
+        verdict,
+        executive_summary: Vec::new(),
+        headlines,
+        cold_starts,
+        warnings,
+        timeline,
+        latency_distribution,
+        appendix: runs.iter().map(|r| appendix::for_run(r)).collect(),
+    };
+    report.executive_summary = summary::executive(&report);
+    Ok(report)
+}
+
+/// Indices of `runs` with the baseline first.
+fn order_runs(runs: &[ReportRun], baseline: Option<&str>) -> Result<Vec<usize>, ReportError> {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    if let Some(b) = baseline {
+        let pos = runs
+            .iter()
+            .position(|r| r.id == b)
+            .or_else(|| runs.iter().position(|r| r.env_name == b))
+            .ok_or_else(|| ReportError::UnknownBaseline {
+                wanted: b.to_string(),
+                known: runs
+                    .iter()
+                    .map(|r| format!("{} ({})", r.id, r.label()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        order.remove(pos);
+        order.insert(0, pos);
+    }
+    Ok(order)
+}
+
+fn default_title(envs: &[EnvSummary]) -> String {
+    match envs {
+        [one] => format!("Benchmark report: {}", one.name),
+        many => format!(
+            "Benchmark comparison: {}",
+            many.iter()
+                .map(|e| e.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" vs ")
+        ),
+    }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}

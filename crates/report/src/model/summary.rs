@@ -1,0 +1,291 @@
+//! Sentences a manager can read: headline deltas ("hw_cloud delivers 35% more
+//! oltp_write_only TPS than idc at 52% lower server CPU", seed 000's executive summary)
+//! and the executive summary on the report's cover.
+//!
+//! Headline deltas use the geometric mean of the TPS ratios over every thread count both
+//! environments ran (one very high or very low step cannot dominate it), and the mean
+//! ratio of server CPU over the same steps.
+
+use std::collections::BTreeMap;
+
+use super::{BottleneckClass, EnvSummary, KneeKind, Report, ScenarioReport, Severity};
+use crate::format;
+
+/// Differences smaller than this (percent) read as "matches".
+const SAME_PCT: f64 = 2.0;
+/// Headline deltas shown in the executive summary.
+const EXECUTIVE_HEADLINES: usize = 3;
+
+/// Every headline, scenario by scenario.
+pub fn headlines(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<String> {
+    if envs.len() > 1 {
+        delta_items(envs, scenarios)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect()
+    } else {
+        scenarios.iter().filter_map(single_headline).collect()
+    }
+}
+
+/// Headline deltas with their magnitude (|Δ TPS| in percent), scenario by scenario.
+fn delta_items(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<(f64, String)> {
+    let name = |i: usize| envs.get(i).map(|e| e.name.as_str()).unwrap_or("?");
+    let mut out = Vec::new();
+    for s in scenarios {
+        for c in &s.comparisons {
+            let Some(ratio) = c.tps_ratio else { continue };
+            let d = (ratio - 1.0) * 100.0;
+            let over = if c.matched == 1 {
+                format!(
+                    "at {} threads",
+                    c.rows
+                        .iter()
+                        .find(|r| r.tps_pct.is_some())
+                        .map(|r| r.threads)
+                        .unwrap_or(0)
+                )
+            } else {
+                format!("over {} thread counts", c.matched)
+            };
+            let cpu = match c.cpu_ratio {
+                Some(r) if ((r - 1.0) * 100.0).abs() >= SAME_PCT => format!(
+                    " at {} {} server CPU",
+                    format::pct_words((r - 1.0) * 100.0),
+                    if r < 1.0 { "lower" } else { "higher" }
+                ),
+                Some(_) => " at the same server CPU".to_string(),
+                None => String::new(),
+            };
+            let text = if d.abs() < SAME_PCT {
+                format!(
+                    "{} matches {} in {} (TPS within ±{}% {over}){cpu}",
+                    name(c.env),
+                    name(c.baseline),
+                    s.scenario,
+                    SAME_PCT
+                )
+            } else {
+                format!(
+                    "{} delivers {} {} {} TPS than {}{cpu} ({over})",
+                    name(c.env),
+                    format::pct_words(d),
+                    if d > 0.0 { "more" } else { "less" },
+                    s.scenario,
+                    name(c.baseline),
+                )
+            };
+            out.push((d.abs(), text));
+        }
+    }
+    out
+}
+
+fn single_headline(s: &ScenarioReport) -> Option<String> {
+    let e = s.envs.first()?;
+    let p = e.peak?;
+    let knee = match (e.knee.kind, e.knee.best_threads) {
+        (KneeKind::Found, Some(t)) => format!("best thread count {t}"),
+        (KneeKind::NotReached, _) => "still scaling at the top of the ladder".to_string(),
+        _ => "no knee (one thread count)".to_string(),
+    };
+    let class = match e.bottleneck.class {
+        BottleneckClass::Scaling => String::new(),
+        c => format!("; {}", c.phrase()),
+    };
+    Some(format!(
+        "{}: peak {} TPS / {} QPS at {} threads (p95 {} ms); {knee}{class}",
+        s.scenario,
+        format::rate(p.tps),
+        format::rate(p.qps),
+        p.threads,
+        format::ms(p.p95_ms),
+    ))
+}
+
+/// The cover page's paragraph, one sentence per item.
+pub fn executive(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    out.push(scope(r));
+    if let (Some(v), Some(b)) = (&r.verdict, r.baseline) {
+        let base = r.env_name(b);
+        out.push(if v.failed == 0 {
+            format!(
+                "PASS: against the baseline {base}, none of the {} compared cells regressed by more than {}% (TPS or p95).",
+                v.compared,
+                r.threshold_pct
+            )
+        } else {
+            format!(
+                "FAIL: against the baseline {base}, {} of {} compared cells regressed by more than {}%: {}.",
+                v.failed,
+                v.compared,
+                r.threshold_pct,
+                short_list(&v.failures, 3)
+            )
+        });
+    }
+    if r.envs.len() > 1 {
+        let mut leaders = Vec::new();
+        for s in &r.scenarios {
+            if let Some((env, p)) = s
+                .envs
+                .iter()
+                .filter_map(|e| e.peak.map(|p| (e.env, p)))
+                .max_by(|a, b| a.1.tps.total_cmp(&b.1.tps))
+            {
+                leaders.push(format!(
+                    "{} in {} ({} TPS at {} threads)",
+                    r.env_name(env),
+                    s.scenario,
+                    format::rate(p.tps),
+                    p.threads
+                ));
+            }
+        }
+        if !leaders.is_empty() {
+            out.push(format!("Highest throughput: {}.", leaders.join("; ")));
+        }
+        let mut items = delta_items(&r.envs, &r.scenarios);
+        items.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, s) in items.into_iter().take(EXECUTIVE_HEADLINES) {
+            // Environment names are kept as given, even at the start of a sentence.
+            out.push(format!("{s}."));
+        }
+    } else {
+        for h in &r.headlines {
+            out.push(format!("{h}."));
+        }
+    }
+    out.push(bottlenecks(r));
+    if let Some(k) = knees(r) {
+        out.push(k);
+    }
+    if let Some(worst) = r
+        .cold_starts
+        .iter()
+        .min_by(|a, b| a.whole_vs_steady_pct.total_cmp(&b.whole_vs_steady_pct))
+    {
+        out.push(format!(
+            "{} step(s) started cold; the worst ({} {} at {} threads) lost {} of its steady throughput.",
+            r.cold_starts.len(),
+            r.env_name(worst.env),
+            worst.scenario,
+            worst.threads,
+            format::pct_words(worst.whole_vs_steady_pct)
+        ));
+    }
+    let warnings = r
+        .warnings
+        .iter()
+        .filter(|w| w.severity == Severity::Warning)
+        .count();
+    if warnings > 0 {
+        out.push(format!(
+            "{warnings} warning(s) to review before relying on these numbers (see Warnings)."
+        ));
+    }
+    out
+}
+
+fn scope(r: &Report) -> String {
+    let scenarios = r.scenarios.len();
+    let threads = r.all_threads();
+    let range = match (threads.first(), threads.last()) {
+        (Some(a), Some(b)) if a != b => format!("{} thread counts ({a}–{b})", threads.len()),
+        (Some(a), _) => format!("{a} thread(s)"),
+        _ => "no thread counts".to_string(),
+    };
+    let dates: Vec<i64> = r.envs.iter().filter_map(|e| e.started_at).collect();
+    let when = match (dates.iter().min(), dates.iter().max()) {
+        (Some(a), Some(b)) if format::date(*a) != format::date(*b) => {
+            format!(", measured {} to {}", format::date(*a), format::date(*b))
+        }
+        (Some(a), _) => format!(", measured {}", format::date(*a)),
+        _ => String::new(),
+    };
+    if r.envs.len() == 1 {
+        format!(
+            "This report covers one run on {}: {scenarios} scenario(s) at {range}{when}.",
+            r.env_name(0)
+        )
+    } else {
+        let names: Vec<&str> = r.envs.iter().map(|e| e.name.as_str()).collect();
+        format!(
+            "This report compares {} environments ({}) on {scenarios} scenario(s) at {range}{when}; {} is the baseline.",
+            r.envs.len(),
+            names.join(", "),
+            r.env_name(r.baseline.unwrap_or(0))
+        )
+    }
+}
+
+fn bottlenecks(r: &Report) -> String {
+    let mut per_env: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for s in &r.scenarios {
+        for e in &s.envs {
+            if e.cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let c = e.bottleneck.class;
+            if c != BottleneckClass::Scaling {
+                per_env
+                    .entry(e.env)
+                    .or_default()
+                    .push(format!("{} in {}", c.phrase(), s.scenario));
+            }
+        }
+    }
+    if per_env.is_empty() {
+        return "No environment reached a bottleneck within its thread ladder: throughput was still rising at the top.".into();
+    }
+    let parts: Vec<String> = per_env
+        .into_iter()
+        .map(|(env, items)| format!("{} is {}", r.env_name(env), items.join(", ")))
+        .collect();
+    format!("Bottlenecks: {}.", parts.join("; "))
+}
+
+fn knees(r: &Report) -> Option<String> {
+    let mut parts = Vec::new();
+    for (env, e) in r.envs.iter().enumerate() {
+        let mut found: Vec<u32> = Vec::new();
+        let mut not_reached = 0;
+        for s in &r.scenarios {
+            let Some(es) = s.envs.iter().find(|x| x.env == env) else {
+                continue;
+            };
+            match (es.knee.kind, es.knee.best_threads) {
+                (KneeKind::Found, Some(t)) => found.push(t),
+                (KneeKind::NotReached, _) => not_reached += 1,
+                _ => {}
+            }
+        }
+        found.sort_unstable();
+        let mut words = match (found.first(), found.last()) {
+            (Some(a), Some(b)) if a == b => format!("{} at {a} threads", e.name),
+            (Some(a), Some(b)) => format!("{} at {a}–{b} threads", e.name),
+            _ => String::new(),
+        };
+        if not_reached > 0 {
+            let still = format!("still scaling in {not_reached} scenario(s)");
+            words = if words.is_empty() {
+                format!("{} {still}", e.name)
+            } else {
+                format!("{words} ({still})")
+            };
+        }
+        if !words.is_empty() {
+            parts.push(words);
+        }
+    }
+    (!parts.is_empty()).then(|| format!("Best thread counts (the knee): {}.", parts.join("; ")))
+}
+
+fn short_list(items: &[String], n: usize) -> String {
+    let mut s = items.iter().take(n).cloned().collect::<Vec<_>>().join("; ");
+    if items.len() > n {
+        s.push_str(&format!("; and {} more", items.len() - n));
+    }
+    s
+}

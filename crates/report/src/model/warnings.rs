@@ -1,0 +1,237 @@
+//! What to check before trusting the numbers: missing server samples (seed 000: "sample
+//! count should equal TEST_TIME"), errors and reconnects, a saturated client, cancelled
+//! steps, a dataset that fits in the buffer pool (seed 003: for storage tests use at least
+//! 1.5× the buffer pool), datasets that differ between compared runs, cold starts, and
+//! whatever the run itself recorded.
+//!
+//! Each warning is one sentence naming the environment and the steps concerned.
+
+use std::collections::BTreeSet;
+
+use super::coldstart::ColdStart;
+use super::{ScenarioReport, Severity, Warning};
+use crate::format;
+use crate::input::ReportRun;
+
+/// A server sample count below this share of the expected count is reported.
+const MIN_SAMPLE_SHARE: f64 = 1.0;
+/// Client CPU (percent of its machine) at which the load generator is saturated.
+const CLIENT_SATURATED_PCT: f64 = 85.0;
+/// Dataset / buffer pool ratio under which reads come from memory (seed 003 asks ≥ 1.5).
+const STORAGE_TEST_RATIO: f64 = 1.5;
+
+pub fn collect(
+    runs: &[&ReportRun],
+    scenarios: &[ScenarioReport],
+    cold_starts: &[ColdStart],
+) -> Vec<Warning> {
+    let mut out = Vec::new();
+    let mut push = |severity, env: Option<usize>, text: String| {
+        out.push(Warning {
+            severity,
+            env,
+            text,
+        })
+    };
+    for (env, run) in runs.iter().enumerate() {
+        let name = run.label();
+        if let Some(state) = run.state.as_deref().filter(|s| *s != "finished") {
+            push(
+                Severity::Warning,
+                Some(env),
+                format!("{name}: the run is {state}; only the steps that finished are reported"),
+            );
+        }
+        let steps: Vec<String> = steps_where(run, |s| s.server.is_none());
+        if !run.steps.is_empty() && steps.len() == run.steps.len() {
+            push(
+                Severity::Note,
+                Some(env),
+                format!("{name}: no server CPU or disk figures were collected, so bottlenecks can only be judged from throughput and latency"),
+            );
+        } else if !steps.is_empty() {
+            push(
+                Severity::Warning,
+                Some(env),
+                format!("{name}: no server figures for {}", list(&steps)),
+            );
+        }
+        let short: Vec<String> = run
+            .steps
+            .iter()
+            .filter_map(|s| {
+                let sv = s.server.as_ref()?;
+                let expected = sv.expected_samples;
+                (expected > 0 && (sv.samples as f64) < expected as f64 * MIN_SAMPLE_SHARE).then(
+                    || {
+                        format!(
+                            "{}@{} ({} of {})",
+                            s.result.scenario, s.result.threads, sv.samples, expected
+                        )
+                    },
+                )
+            })
+            .collect();
+        if !short.is_empty() {
+            push(
+                Severity::Warning,
+                Some(env),
+                format!(
+                    "{name}: server samples are missing for {}: the CPU and disk averages of these steps cover less than the whole step",
+                    list(&short)
+                ),
+            );
+        }
+        let errors: Vec<String> = run
+            .steps
+            .iter()
+            .filter(|s| s.result.ignored_errors > 0 || s.result.reconnects > 0)
+            .map(|s| {
+                let r = &s.result;
+                format!(
+                    "{}@{} ({} errors, {} reconnects)",
+                    r.scenario,
+                    r.threads,
+                    format::grouped(r.ignored_errors as f64, 0),
+                    format::grouped(r.reconnects as f64, 0)
+                )
+            })
+            .collect();
+        if !errors.is_empty() {
+            push(
+                Severity::Warning,
+                Some(env),
+                format!(
+                    "{name}: ignored errors or reconnects in {}: the transactions were retried, so throughput includes rework",
+                    list(&errors)
+                ),
+            );
+        }
+        let saturated: Vec<String> = run
+            .steps
+            .iter()
+            .filter(|s| s.result.client_cpu.percent_of_machine >= CLIENT_SATURATED_PCT)
+            .map(|s| {
+                format!(
+                    "{}@{} ({})",
+                    s.result.scenario,
+                    s.result.threads,
+                    format::pct(s.result.client_cpu.percent_of_machine)
+                )
+            })
+            .collect();
+        if !saturated.is_empty() {
+            push(
+                Severity::Warning,
+                Some(env),
+                format!(
+                    "{name}: the load generator's CPU was saturated in {}: these steps measured the client as much as the server",
+                    list(&saturated)
+                ),
+            );
+        }
+        let cancelled = steps_where(run, |s| s.result.cancelled);
+        if !cancelled.is_empty() {
+            push(
+                Severity::Warning,
+                Some(env),
+                format!(
+                    "{name}: {} was cancelled before its time was up",
+                    list(&cancelled)
+                ),
+            );
+        }
+        let e = &run.environment;
+        if let (Some(d), Some(b)) = (e.dataset_gb_estimate, e.buffer_pool_gb) {
+            if b > 0.0 && d < b * STORAGE_TEST_RATIO {
+                let fits = if d <= b {
+                    "fits in"
+                } else {
+                    "is barely larger than"
+                };
+                push(
+                    Severity::Note,
+                    Some(env),
+                    format!(
+                        "{name}: the dataset ({}) {fits} the buffer pool ({}): reads were served mostly from memory, so these numbers measure CPU and memory rather than storage; for a storage (IO) test use a dataset at least 1.5× the buffer pool",
+                        format::gb(d),
+                        format::gb(b)
+                    ),
+                );
+            }
+        }
+        for w in &run.warnings {
+            push(Severity::Warning, Some(env), format!("{name}: {w}"));
+        }
+    }
+    if runs.len() > 1 {
+        let datasets: BTreeSet<Option<String>> = runs
+            .iter()
+            .map(|r| super::environment::dataset_words(&r.plan))
+            .collect();
+        if datasets.len() > 1 {
+            let each: Vec<String> = runs
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}: {}",
+                        r.label(),
+                        super::environment::dataset_words(&r.plan)
+                            .unwrap_or_else(|| "unknown".into())
+                    )
+                })
+                .collect();
+            push(
+                Severity::Warning,
+                None,
+                format!(
+                    "the compared runs used different datasets ({}): differences may come from the data size rather than the environment",
+                    each.join("; ")
+                ),
+            );
+        }
+        for s in scenarios {
+            let missing: Vec<String> = s
+                .envs
+                .iter()
+                .filter(|e| e.cells.iter().all(Option::is_none))
+                .map(|e| runs[e.env].label().to_string())
+                .collect();
+            if !missing.is_empty() {
+                push(
+                    Severity::Note,
+                    None,
+                    format!("{} was not run on {}", s.scenario, missing.join(", ")),
+                );
+            }
+        }
+    }
+    for c in cold_starts {
+        push(Severity::Note, Some(c.env), c.sentence.clone());
+    }
+    out.sort_by_key(|w| w.severity);
+    out
+}
+
+fn steps_where(run: &ReportRun, f: impl Fn(&crate::input::ReportStep) -> bool) -> Vec<String> {
+    run.steps
+        .iter()
+        .filter(|s| f(s))
+        .map(|s| format!("{}@{}", s.result.scenario, s.result.threads))
+        .collect()
+}
+
+/// "a, b and c"; long lists are cut with a count.
+fn list(items: &[String]) -> String {
+    const MAX: usize = 6;
+    let shown: Vec<&str> = items.iter().take(MAX).map(String::as_str).collect();
+    let mut s = match shown.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    if items.len() > MAX {
+        s = format!("{} and {} more", shown.join(", "), items.len() - MAX);
+    }
+    s
+}

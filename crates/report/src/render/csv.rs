@@ -1,0 +1,129 @@
+//! The performance matrix as CSV (RFC 4180): one row per environment × scenario × thread
+//! count, with the Δ% and verdict against the baseline. Numbers are plain (a dot for the
+//! decimal point, no thousands separators) so that spreadsheets read them as numbers.
+
+use crate::model::{Cell, DeltaRow, Report};
+
+pub const HEADER: [&str; 22] = [
+    "run_id",
+    "environment",
+    "baseline",
+    "scenario",
+    "threads",
+    "tps",
+    "qps",
+    "p95_ms",
+    "p99_ms",
+    "cpu_pct",
+    "disk_util_pct",
+    "samples",
+    "expected_samples",
+    "errors",
+    "reconnects",
+    "qps_per_cpu",
+    "delta_tps_pct",
+    "delta_qps_pct",
+    "delta_p95_pct",
+    "delta_p99_pct",
+    "delta_cpu_pct",
+    "verdict",
+];
+
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    out.push_str(&HEADER.join(","));
+    out.push_str("\r\n");
+    let baseline_name = r
+        .baseline
+        .map(|b| r.env_name(b).to_string())
+        .unwrap_or_default();
+    for s in &r.scenarios {
+        for e in &s.envs {
+            let env = &r.envs[e.env];
+            let cmp = s.comparisons.iter().find(|c| c.env == e.env);
+            for (i, cell) in e.cells.iter().enumerate() {
+                let Some(c) = cell else { continue };
+                let d = cmp.map(|c| &c.rows[i]);
+                let row = row(
+                    &env.run_id,
+                    &env.name,
+                    &baseline_name,
+                    s.scenario.name(),
+                    c,
+                    d,
+                );
+                out.push_str(&row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(","));
+                out.push_str("\r\n");
+            }
+        }
+    }
+    out
+}
+
+fn row(
+    run_id: &str,
+    env: &str,
+    baseline: &str,
+    scenario: &str,
+    c: &Cell,
+    d: Option<&DeltaRow>,
+) -> Vec<String> {
+    let f = |v: f64| format!("{v:.4}");
+    let of = |v: Option<f64>| v.map(f).unwrap_or_default();
+    let ou = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_default();
+    vec![
+        run_id.to_string(),
+        env.to_string(),
+        baseline.to_string(),
+        scenario.to_string(),
+        c.threads.to_string(),
+        f(c.tps),
+        f(c.qps),
+        f(c.p95_ms),
+        of(c.p99_ms),
+        of(c.cpu_pct),
+        of(c.disk_util_pct),
+        ou(c.samples),
+        ou(c.expected_samples),
+        c.errors.to_string(),
+        c.reconnects.to_string(),
+        of(c.qps_per_cpu),
+        of(d.and_then(|d| d.tps_pct)),
+        of(d.and_then(|d| d.qps_pct)),
+        of(d.and_then(|d| d.p95_pct)),
+        of(d.and_then(|d| d.p99_pct)),
+        of(d.and_then(|d| d.cpu_pct)),
+        d.map(|d| d.verdict.label().to_string()).unwrap_or_default(),
+    ]
+}
+
+/// Quotes a field when it holds a comma, a quote or a line break; doubles inner quotes.
+/// A leading `=`, `+`, `-` or `@` in a text field is prefixed with `'` so that a
+/// spreadsheet does not run an environment name as a formula.
+pub fn quote(field: &str) -> String {
+    let numeric = field.parse::<f64>().is_ok();
+    let field = if !numeric && field.starts_with(['=', '+', '-', '@']) {
+        format!("'{field}")
+    } else {
+        field.to_string()
+    };
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn fields_are_quoted_when_needed() {
+        assert_eq!(quote("idc"), "idc");
+        assert_eq!(quote("a,b"), "\"a,b\"");
+        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(quote("=cmd()"), "'=cmd()");
+        assert_eq!(quote("-12.5"), "-12.5");
+    }
+}

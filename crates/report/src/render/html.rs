@@ -1,0 +1,423 @@
+//! The report as one self-contained HTML file: inline CSS, inline SVG charts, no scripts,
+//! no fonts, images or styles fetched from anywhere, so it opens offline and prints well
+//! (A4 or Letter, charts and table rows kept whole across pages).
+//!
+//! Every string that reaches the page goes through [`esc`], model sentences included
+//! (they quote environment names).
+
+use std::fmt::Write as _;
+
+use crate::charts::report_charts::{self, Sizes};
+use crate::charts::Chart;
+use crate::format;
+use crate::model::{appendix, BottleneckClass, Report, Severity, Verdict};
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn esc(s: &str) -> String {
+    crate::charts::svg::escape(s)
+}
+
+const CSS: &str = include_str!("html.css");
+
+pub fn render(r: &Report) -> String {
+    let charts = report_charts::build(r, Sizes::default());
+    let mut o = String::with_capacity(256 * 1024);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"DB Dyno {}\">\n<title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
+        esc(&r.tool_version),
+        esc(&r.title)
+    );
+    cover(&mut o, r);
+    toc(&mut o, r);
+    environments(&mut o, r);
+    analysis(&mut o, r);
+    for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
+        scenario(&mut o, r, s, c);
+    }
+    timeline(&mut o, r, &charts.timelines, charts.latency.as_ref());
+    warnings(&mut o, r);
+    appendix_html(&mut o, r);
+    let _ = write!(
+        o,
+        "<footer>Generated {} by DB Dyno {}.</footer>\n</body>\n</html>\n",
+        format::datetime(r.generated_at_ms),
+        esc(&r.tool_version)
+    );
+    o
+}
+
+fn cover(o: &mut String, r: &Report) {
+    let _ = write!(
+        o,
+        "<header class=\"cover\">\n<p class=\"kicker\">DB Dyno benchmark report</p>\n<h1>{}</h1>\n",
+        esc(&r.title)
+    );
+    let _ = writeln!(
+        o,
+        "<p class=\"meta\">Generated {} · threshold {}% · {} environment(s) · {} scenario(s)</p>",
+        format::datetime(r.generated_at_ms),
+        r.threshold_pct,
+        r.envs.len(),
+        r.scenarios.len()
+    );
+    if let Some(v) = &r.verdict {
+        let (class, word) = if v.failed > 0 {
+            ("fail", "FAIL")
+        } else {
+            ("pass", "PASS")
+        };
+        let _ = writeln!(
+            o,
+            "<p class=\"verdict {class}\"><span>{word}</span> {} of {} cells within {}% of the baseline {}</p>",
+            v.passed,
+            v.compared,
+            r.threshold_pct,
+            esc(r.env_name(r.baseline.unwrap_or(0)))
+        );
+    }
+    let _ = write!(
+        o,
+        "<h2 class=\"summary-title\">Executive summary</h2>\n<ul class=\"summary\">\n"
+    );
+    for s in &r.executive_summary {
+        let _ = writeln!(o, "<li>{}</li>", esc(s));
+    }
+    o.push_str("</ul>\n");
+    key_figures(o, r);
+    o.push_str("</header>\n");
+}
+
+/// Peak TPS per scenario and environment, with the best thread count.
+fn key_figures(o: &mut String, r: &Report) {
+    let _ = write!(o, "<table class=\"key\">\n<thead><tr><th>Scenario</th>");
+    for e in &r.envs {
+        let _ = write!(o, "<th>{}</th>", esc(&e.name));
+    }
+    o.push_str("</tr></thead>\n<tbody>\n");
+    for s in &r.scenarios {
+        let _ = write!(o, "<tr><th>{}</th>", s.scenario);
+        for e in &s.envs {
+            match e.peak {
+                Some(p) => {
+                    let _ = write!(
+                        o,
+                        "<td><b>{}</b> TPS<br><small>peak at {} threads · best {} · {}</small></td>",
+                        format::rate(p.tps),
+                        p.threads,
+                        e.knee
+                            .best_threads
+                            .map(|t| t.to_string())
+                            .unwrap_or_else(|| "—".into()),
+                        e.bottleneck.class.label()
+                    );
+                }
+                None => o.push_str("<td>—</td>"),
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+}
+
+fn toc(o: &mut String, r: &Report) {
+    o.push_str("<nav><ol>\n<li><a href=\"#environments\">Environments</a></li>\n<li><a href=\"#analysis\">Analysis</a></li>\n");
+    for s in &r.scenarios {
+        let _ = writeln!(o, "<li><a href=\"#{0}\">{0}</a></li>", s.scenario);
+    }
+    o.push_str("<li><a href=\"#timeline\">Timeline and latency</a></li>\n<li><a href=\"#warnings\">Warnings</a></li>\n<li><a href=\"#appendix\">Appendix</a></li>\n</ol></nav>\n");
+}
+
+fn environments(o: &mut String, r: &Report) {
+    o.push_str("<section id=\"environments\">\n<h2>Environments</h2>\n<table class=\"env\">\n<thead><tr><th>Fact</th>");
+    for e in &r.envs {
+        let b = if e.is_baseline && r.envs.len() > 1 {
+            " <span class=\"tag\">baseline</span>"
+        } else {
+            ""
+        };
+        let _ = write!(o, "<th>{}{b}</th>", esc(&e.name));
+    }
+    o.push_str("</tr></thead>\n<tbody>\n");
+    for row in &r.environment_table {
+        let class = if row.differs {
+            " class=\"differs\""
+        } else {
+            ""
+        };
+        let _ = write!(o, "<tr{class}><th>{}</th>", esc(&row.label));
+        for v in &row.values {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                v.as_deref().map(esc).unwrap_or_else(|| "—".into())
+            );
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if r.envs.len() > 1 {
+        o.push_str("<p class=\"note\">Highlighted rows differ between environments.</p>\n");
+    }
+    o.push_str("</section>\n");
+}
+
+fn class_tag(c: BottleneckClass) -> String {
+    let k = match c {
+        BottleneckClass::CpuBound => "cpu",
+        BottleneckClass::IoBound => "io",
+        BottleneckClass::LockContention => "lock",
+        BottleneckClass::ClientBound => "client",
+        BottleneckClass::Scaling => "scaling",
+        BottleneckClass::Unclear => "unclear",
+    };
+    format!("<span class=\"class {k}\">{}</span>", c.label())
+}
+
+fn analysis(o: &mut String, r: &Report) {
+    o.push_str("<section id=\"analysis\">\n<h2>Analysis</h2>\n");
+    if !r.headlines.is_empty() {
+        o.push_str("<h3>Headlines</h3>\n<ul>\n");
+        for h in &r.headlines {
+            let _ = writeln!(o, "<li>{}</li>", esc(h));
+        }
+        o.push_str("</ul>\n");
+    }
+    o.push_str("<h3>Knee and bottleneck per scenario</h3>\n<table class=\"analysis\">\n<thead><tr><th>Scenario</th><th>Environment</th><th>Best threads</th><th>Bottleneck</th><th>Evidence</th></tr></thead>\n<tbody>\n");
+    for s in &r.scenarios {
+        for e in &s.envs {
+            if e.cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}.<br><small>{}; {}.</small></td></tr>",
+                s.scenario,
+                esc(r.env_name(e.env)),
+                e.knee
+                    .best_threads
+                    .map(|t| t.to_string())
+                    .unwrap_or_else(|| "—".into()),
+                class_tag(e.bottleneck.class),
+                esc(&e.knee.evidence),
+                esc(&e.bottleneck.evidence),
+                esc(e.bottleneck.class.advice())
+            );
+        }
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if !r.cold_starts.is_empty() {
+        o.push_str("<h3>Cold start</h3>\n<ul>\n");
+        for c in &r.cold_starts {
+            let _ = writeln!(o, "<li>{}</li>", esc(&c.sentence));
+        }
+        o.push_str("</ul>\n");
+    }
+    o.push_str("</section>\n");
+}
+
+fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "—".into())
+}
+
+fn scenario(
+    o: &mut String,
+    r: &Report,
+    s: &crate::model::ScenarioReport,
+    c: &crate::charts::ScenarioCharts,
+) {
+    let _ = write!(
+        o,
+        "<section id=\"{0}\" class=\"scenario\">\n<h2>{0}</h2>\n<div class=\"charts\">\n",
+        s.scenario
+    );
+    for chart in [
+        Some(&c.qps),
+        Some(&c.tps),
+        Some(&c.p95),
+        c.efficiency.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let _ = writeln!(o, "<figure>{}</figure>", chart.to_inline_svg());
+    }
+    o.push_str("</div>\n<h3>Per environment</h3>\n<table class=\"matrix\">\n<thead><tr><th>Environment</th><th>Threads</th><th>TPS</th><th>QPS</th><th>p95 ms</th><th>p99 ms</th><th>CPU %</th><th>Disk %</th><th>Samples</th><th>QPS/CPU%</th></tr></thead>\n<tbody>\n");
+    for e in &s.envs {
+        let knee = e.knee.best_threads;
+        for cell in e.present() {
+            let samples = match (cell.samples, cell.expected_samples) {
+                (Some(a), Some(b)) if a < b => format!("<span class=\"short\">{a}/{b}</span>"),
+                (Some(a), Some(b)) => format!("{a}/{b}"),
+                (Some(a), None) => a.to_string(),
+                _ => "—".into(),
+            };
+            let is_knee = Some(cell.threads) == knee;
+            let _ = writeln!(
+                o,
+                "<tr{}><td>{}</td><td class=\"n\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                if is_knee { " class=\"knee\"" } else { "" },
+                esc(r.env_name(e.env)),
+                cell.threads,
+                if is_knee { " ★" } else { "" },
+                format::rate(cell.tps),
+                format::rate(cell.qps),
+                format::ms(cell.p95_ms),
+                opt(cell.p99_ms, format::ms),
+                opt(cell.cpu_pct, format::pct),
+                opt(cell.disk_util_pct, format::pct),
+                samples,
+                opt(cell.qps_per_cpu, |v| format::grouped(v, 0)),
+            );
+        }
+    }
+    o.push_str("</tbody>\n</table>\n<p class=\"note\">★ best thread count (the knee, or the top of the ladder while still scaling).</p>\n");
+    if !s.comparisons.is_empty() {
+        let _ = write!(
+            o,
+            "<h3>Against the baseline {} (threshold {}%)</h3>\n<table class=\"matrix\">\n<thead><tr><th>Environment</th><th>Threads</th><th>Δ TPS</th><th>Δ QPS</th><th>Δ p95</th><th>Δ p99</th><th>Δ CPU</th><th>Verdict</th></tr></thead>\n<tbody>\n",
+            esc(r.env_name(r.baseline.unwrap_or(0))),
+            r.threshold_pct
+        );
+        for cmp in &s.comparisons {
+            for d in &cmp.rows {
+                let (class, title) = match d.verdict {
+                    Verdict::Pass => ("pass", String::new()),
+                    Verdict::Fail => ("fail", format!(" title=\"{}\"", esc(&d.reasons.join("; ")))),
+                    Verdict::Missing => ("missing", String::new()),
+                };
+                let _ = writeln!(
+                    o,
+                    "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n {}\">{}</td><td class=\"n\">{}</td><td class=\"n {}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><span class=\"badge {class}\"{title}>{}</span>{}</td></tr>",
+                    esc(r.env_name(cmp.env)),
+                    d.threads,
+                    sign_class(d.tps_pct, false),
+                    opt(d.tps_pct, format::delta_pct),
+                    opt(d.qps_pct, format::delta_pct),
+                    sign_class(d.p95_pct, true),
+                    opt(d.p95_pct, format::delta_pct),
+                    opt(d.p99_pct, format::delta_pct),
+                    opt(d.cpu_pct, format::delta_pct),
+                    d.verdict.label(),
+                    if d.reasons.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" <small>{}</small>", esc(&d.reasons.join("; ")))
+                    }
+                );
+            }
+        }
+        o.push_str("</tbody>\n</table>\n");
+    }
+    o.push_str("</section>\n");
+}
+
+/// "up"/"down" colouring of a delta; for latency, up is bad.
+fn sign_class(v: Option<f64>, lower_is_better: bool) -> &'static str {
+    match v {
+        Some(v) if v.abs() < 0.05 => "",
+        Some(v) if (v > 0.0) != lower_is_better => "good",
+        Some(_) => "bad",
+        None => "",
+    }
+}
+
+fn timeline(o: &mut String, r: &Report, timelines: &[Chart], latency: Option<&Chart>) {
+    o.push_str("<section id=\"timeline\">\n<h2>Timeline and latency</h2>\n");
+    if let Some(t) = r.timeline.first() {
+        let _ = writeln!(
+            o,
+            "<p>Second by second, {} at {} threads: throughput with the server's CPU and data-disk utilisation (right axis).</p>",
+            t.scenario, t.threads
+        );
+    } else {
+        o.push_str("<p>No step to show.</p>\n");
+    }
+    for c in timelines {
+        let _ = writeln!(o, "<figure class=\"wide\">{}</figure>", c.to_inline_svg());
+    }
+    if let Some(c) = latency {
+        let _ = writeln!(o, "<figure class=\"wide\">{}</figure>", c.to_inline_svg());
+    }
+    if let Some(d) = &r.latency_distribution {
+        o.push_str("<table class=\"matrix\">\n<thead><tr><th>Environment</th><th>Transactions</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr></thead>\n<tbody>\n");
+        for s in &d.series {
+            let _ = writeln!(
+                o,
+                "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                esc(r.env_name(s.env)),
+                format::grouped(s.count as f64, 0),
+                format::ms(s.p50_ms),
+                format::ms(s.p95_ms),
+                format::ms(s.p99_ms),
+                format::ms(s.max_ms)
+            );
+        }
+        o.push_str("</tbody>\n</table>\n");
+    }
+    o.push_str("</section>\n");
+}
+
+fn warnings(o: &mut String, r: &Report) {
+    o.push_str("<section id=\"warnings\">\n<h2>Warnings</h2>\n");
+    if r.warnings.is_empty() {
+        o.push_str("<p>None.</p>\n");
+    } else {
+        o.push_str("<ul class=\"warnings\">\n");
+        for w in &r.warnings {
+            let (class, word) = match w.severity {
+                Severity::Warning => ("warn", "Warning"),
+                Severity::Note => ("note", "Note"),
+            };
+            let _ = writeln!(
+                o,
+                "<li class=\"{class}\"><b>{word}</b> {}</li>",
+                esc(&w.text)
+            );
+        }
+        o.push_str("</ul>\n");
+    }
+    o.push_str("</section>\n");
+}
+
+fn appendix_html(o: &mut String, r: &Report) {
+    o.push_str("<section id=\"appendix\">\n<h2>Appendix: reproducing the runs</h2>\n");
+    for a in &r.appendix {
+        let _ = write!(
+            o,
+            "<article class=\"run\">\n<h3>{} <small>run {}</small></h3>\n<dl>\n<dt>When</dt><dd>{}</dd>\n",
+            esc(&a.name),
+            esc(&a.run_id),
+            esc(&appendix::when(a))
+        );
+        if let Some(s) = &a.state {
+            let _ = writeln!(o, "<dt>State</dt><dd>{}</dd>", esc(s));
+        }
+        if let Some(v) = &a.tool_version {
+            let _ = writeln!(o, "<dt>DB Dyno version</dt><dd>{}</dd>", esc(v));
+        }
+        for (k, v) in &a.settings {
+            let _ = writeln!(o, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(v));
+        }
+        for (k, v) in &a.labels {
+            let _ = writeln!(o, "<dt>Label {}</dt><dd>{}</dd>", esc(k), esc(v));
+        }
+        o.push_str("</dl>\n");
+        if let Some(c) = &a.command_line {
+            let _ = writeln!(o, "<p>Recorded command:</p>\n<pre>{}</pre>", esc(c));
+        }
+        if let Some(c) = &a.reproduce {
+            let _ = writeln!(
+                o,
+                "<p>To run it again (password from MYSQL_PWD or the prompt):</p>\n<pre>{}</pre>",
+                esc(c)
+            );
+        }
+        let _ = writeln!(
+            o,
+            "<details><summary>Plan (JSON)</summary><pre>{}</pre></details>\n</article>",
+            esc(&a.plan_json)
+        );
+    }
+    o.push_str("</section>\n");
+}

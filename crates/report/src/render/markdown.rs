@@ -1,0 +1,359 @@
+//! The report as Markdown, in the seed toolkit's shapes: `performance_report.md` for one
+//! run and `mysql_sysbench.md` for a comparison (environment config table, performance
+//! summary, delta analysis, latency comparison, executive summary, efficiency,
+//! recommendations), plus DB Dyno's analysis, warnings and appendix.
+//!
+//! Every user-supplied string goes through [`esc`]: table pipes, Markdown emphasis and raw
+//! HTML are neutralised, so an environment name cannot break a table or inject markup
+//! into a Markdown viewer.
+
+use std::fmt::Write as _;
+
+use crate::format;
+use crate::model::{appendix, Report, Severity, Verdict};
+
+/// Escapes text for Markdown tables and paragraphs.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' | '`' | '*' | '[' | ']' | '|' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "—".into())
+}
+
+pub fn render(r: &Report) -> String {
+    let mut o = String::with_capacity(32 * 1024);
+    let _ = writeln!(o, "# {}\n", esc(&r.title));
+    let _ = writeln!(
+        o,
+        "_Generated {} by DB Dyno {}. Regression threshold: {}% (TPS drop or p95 rise)._\n",
+        format::datetime(r.generated_at_ms),
+        esc(&r.tool_version),
+        r.threshold_pct
+    );
+
+    let _ = writeln!(o, "## Executive summary\n");
+    for s in &r.executive_summary {
+        let _ = writeln!(o, "- {}", esc(s));
+    }
+    o.push('\n');
+
+    environments(&mut o, r);
+    matrix(&mut o, r);
+    if r.baseline.is_some() {
+        deltas(&mut o, r);
+        latency(&mut o, r);
+    }
+    analysis(&mut o, r);
+    if !r.warnings.is_empty() {
+        let _ = writeln!(o, "## Warnings\n");
+        for w in &r.warnings {
+            let tag = match w.severity {
+                Severity::Warning => "**Warning**",
+                Severity::Note => "Note",
+            };
+            let _ = writeln!(o, "- {tag}: {}", esc(&w.text));
+        }
+        o.push('\n');
+    }
+    appendix_md(&mut o, r);
+    o
+}
+
+fn environments(o: &mut String, r: &Report) {
+    let _ = writeln!(o, "## Environment config\n");
+    let _ = write!(o, "| Fact |");
+    for e in &r.envs {
+        let mark = if e.is_baseline && r.envs.len() > 1 {
+            " (baseline)"
+        } else {
+            ""
+        };
+        let _ = write!(o, " {}{mark} |", esc(&e.name));
+    }
+    let _ = writeln!(o, "\n|---|{}", "---|".repeat(r.envs.len()));
+    for row in &r.environment_table {
+        let label = if row.differs {
+            format!("**{}** ≠", esc(&row.label))
+        } else {
+            esc(&row.label)
+        };
+        let _ = write!(o, "| {label} |");
+        for v in &row.values {
+            let _ = write!(
+                o,
+                " {} |",
+                v.as_deref().map(esc).unwrap_or_else(|| "—".into())
+            );
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(o, "\nRows marked ≠ differ between environments.\n");
+}
+
+fn matrix(o: &mut String, r: &Report) {
+    let _ = writeln!(o, "## Performance summary\n");
+    for s in &r.scenarios {
+        let _ = writeln!(o, "### {}\n", s.scenario);
+        let _ = writeln!(
+            o,
+            "| Environment | Threads | TPS | QPS | p95 ms | p99 ms | CPU % | Disk % | Samples | QPS/CPU% |"
+        );
+        let _ = writeln!(o, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for e in &s.envs {
+            for c in e.present() {
+                let samples = match (c.samples, c.expected_samples) {
+                    (Some(a), Some(b)) => format!("{a}/{b}"),
+                    (Some(a), None) => a.to_string(),
+                    _ => "—".into(),
+                };
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    esc(r.env_name(e.env)),
+                    c.threads,
+                    format::rate(c.tps),
+                    format::rate(c.qps),
+                    format::ms(c.p95_ms),
+                    opt(c.p99_ms, format::ms),
+                    opt(c.cpu_pct, format::pct),
+                    opt(c.disk_util_pct, format::pct),
+                    samples,
+                    opt(c.qps_per_cpu, |v| format::grouped(v, 0)),
+                );
+            }
+        }
+        o.push('\n');
+    }
+}
+
+fn deltas(o: &mut String, r: &Report) {
+    let base = r.env_name(r.baseline.unwrap_or(0));
+    let _ = writeln!(
+        o,
+        "## Delta analysis\n\nAgainst the baseline **{}**; a cell fails when TPS falls or p95 rises by more than {}% (p95 changes under {} ms never fail).\n",
+        esc(base),
+        r.threshold_pct,
+        r.latency_floor_ms
+    );
+    let _ = writeln!(
+        o,
+        "| Scenario | Environment | Threads | Δ TPS | Δ QPS | Δ p95 | Δ p99 | Δ CPU | Verdict |"
+    );
+    let _ = writeln!(o, "|---|---|---:|---:|---:|---:|---:|---:|---|");
+    for s in &r.scenarios {
+        for c in &s.comparisons {
+            for d in &c.rows {
+                let verdict = match d.verdict {
+                    Verdict::Fail => format!("**FAIL**: {}", esc(&d.reasons.join("; "))),
+                    v => v.label().to_string(),
+                };
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    s.scenario,
+                    esc(r.env_name(c.env)),
+                    d.threads,
+                    opt(d.tps_pct, format::delta_pct),
+                    opt(d.qps_pct, format::delta_pct),
+                    opt(d.p95_pct, format::delta_pct),
+                    opt(d.p99_pct, format::delta_pct),
+                    opt(d.cpu_pct, format::delta_pct),
+                    verdict
+                );
+            }
+        }
+    }
+    o.push('\n');
+}
+
+fn latency(o: &mut String, r: &Report) {
+    let _ = writeln!(o, "## Latency comparison (p95 ms)\n");
+    let _ = write!(o, "| Scenario | Threads |");
+    for e in &r.envs {
+        let _ = write!(o, " {} |", esc(&e.name));
+    }
+    let _ = writeln!(o, "\n|---|---:|{}", "---:|".repeat(r.envs.len()));
+    for s in &r.scenarios {
+        for (i, t) in s.threads.iter().enumerate() {
+            let _ = write!(o, "| {} | {} |", s.scenario, t);
+            for e in &s.envs {
+                let v = e.cells[i].as_ref().map(|c| format::ms(c.p95_ms));
+                let _ = write!(o, " {} |", v.unwrap_or_else(|| "—".into()));
+            }
+            o.push('\n');
+        }
+    }
+    o.push('\n');
+}
+
+fn analysis(o: &mut String, r: &Report) {
+    let _ = writeln!(o, "## Analysis\n");
+    if !r.headlines.is_empty() {
+        let _ = writeln!(o, "### Headlines\n");
+        for h in &r.headlines {
+            let _ = writeln!(o, "- {}", esc(h));
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(o, "### Scaling, knee and bottleneck\n");
+    let _ = writeln!(
+        o,
+        "| Scenario | Environment | Best threads | Bottleneck | Evidence |"
+    );
+    let _ = writeln!(o, "|---|---|---:|---|---|");
+    for s in &r.scenarios {
+        for e in &s.envs {
+            if e.cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {}; {} |",
+                s.scenario,
+                esc(r.env_name(e.env)),
+                e.knee
+                    .best_threads
+                    .map(|t| t.to_string())
+                    .unwrap_or_else(|| "—".into()),
+                e.bottleneck.class.label(),
+                esc(&e.knee.evidence),
+                esc(&e.bottleneck.evidence)
+            );
+        }
+    }
+    o.push('\n');
+    let _ = writeln!(o, "### Efficiency (QPS per server CPU %)\n");
+    let any = r.scenarios.iter().any(|s| {
+        s.envs
+            .iter()
+            .any(|e| e.present().any(|c| c.qps_per_cpu.is_some()))
+    });
+    if any {
+        let _ = write!(o, "| Scenario | Threads |");
+        for e in &r.envs {
+            let _ = write!(o, " {} |", esc(&e.name));
+        }
+        let _ = writeln!(o, "\n|---|---:|{}", "---:|".repeat(r.envs.len()));
+        for s in &r.scenarios {
+            for (i, t) in s.threads.iter().enumerate() {
+                let _ = write!(o, "| {} | {} |", s.scenario, t);
+                for e in &s.envs {
+                    let v = e.cells[i].as_ref().and_then(|c| c.qps_per_cpu);
+                    let _ = write!(o, " {} |", opt(v, |v| format::grouped(v, 0)));
+                }
+                o.push('\n');
+            }
+        }
+    } else {
+        let _ = writeln!(o, "No server CPU figures were collected.");
+    }
+    o.push('\n');
+    if !r.cold_starts.is_empty() {
+        let _ = writeln!(o, "### Cold start\n");
+        for c in &r.cold_starts {
+            let _ = writeln!(o, "- {}", esc(&c.sentence));
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(o, "### Recommendations\n");
+    for s in &r.scenarios {
+        for e in &s.envs {
+            if e.cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let best = e
+                .knee
+                .best_threads
+                .map(|t| format!("run it at about {t} threads; "))
+                .unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "- {} on {}: {best}{} ({}).",
+                s.scenario,
+                esc(r.env_name(e.env)),
+                e.bottleneck.class.advice(),
+                e.bottleneck.class.phrase()
+            );
+        }
+    }
+    o.push('\n');
+}
+
+fn appendix_md(o: &mut String, r: &Report) {
+    let _ = writeln!(o, "## Appendix: reproducing the runs\n");
+    for a in &r.appendix {
+        let _ = writeln!(o, "### {} (run {})\n", esc(&a.name), esc(&a.run_id));
+        let _ = writeln!(o, "- When: {}", appendix::when(a));
+        if let Some(s) = &a.state {
+            let _ = writeln!(o, "- State: {}", esc(s));
+        }
+        if let Some(v) = &a.tool_version {
+            let _ = writeln!(o, "- DB Dyno version: {}", esc(v));
+        }
+        for (k, v) in &a.settings {
+            let _ = writeln!(o, "- {}: {}", esc(k), esc(v));
+        }
+        for (k, v) in &a.labels {
+            let _ = writeln!(o, "- Label {}: {}", esc(k), esc(v));
+        }
+        if let Some(c) = &a.command_line {
+            let _ = writeln!(o, "\nRecorded command:\n\n{}", fenced("sh", c));
+        }
+        if let Some(c) = &a.reproduce {
+            let _ = writeln!(
+                o,
+                "\nTo run it again (password from MYSQL_PWD or the prompt):\n\n{}",
+                fenced("sh", c)
+            );
+        }
+        let _ = writeln!(o, "\nPlan:\n\n{}", fenced("json", &a.plan_json));
+    }
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+fn fenced(lang: &str, body: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{body}\n{fence}\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_keeps_tables_and_markup_safe() {
+        assert_eq!(esc("a|b"), "a\\|b");
+        assert_eq!(esc("<script>"), "&lt;script&gt;");
+        assert_eq!(esc("hw_cloud"), "hw_cloud");
+        assert_eq!(esc("line\nbreak"), "line break");
+    }
+
+    #[test]
+    fn fences_outgrow_backticks_inside() {
+        assert!(fenced("sh", "echo ```").starts_with("````sh"));
+    }
+}

@@ -1,0 +1,111 @@
+//! The report as a PDF for management: A4 or Letter, a cover page with the executive
+//! summary, the environment table, analysis, one section per scenario (charts and
+//! tables), the timeline and latency distribution, warnings and the reproducibility
+//! appendix, with "Page N of M" on every page.
+//!
+//! Text is real PDF text in an embedded, subset font with CJK coverage ([`font`]), so it
+//! can be searched and copied; charts are vector forms ([`chart`]).
+//!
+//! printpdf 0.12.8 was chosen over the 0.9.1 the issue measured: it is the newest release
+//! with the `svg` feature that builds here, it carries the SVG form's own resources over
+//! (the fix for issue #211's "Bad color space 'cs0'"), and it reads and subsets faces of
+//! `.ttc` collections, which Debian's Noto Sans CJK ships.
+
+use printpdf::{Mm, PdfDocument, PdfPage, PdfSaveOptions};
+
+use crate::charts::report_charts::{self, Sizes};
+use crate::error::ReportError;
+use crate::model::Report;
+
+pub mod chart;
+pub mod font;
+pub mod layout;
+mod sections;
+pub mod table;
+
+pub use font::FontFiles;
+
+/// Paper size of the PDF.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PageSize {
+    #[default]
+    A4,
+    Letter,
+}
+
+impl PageSize {
+    /// Width and height in millimetres.
+    pub fn mm(self) -> (f32, f32) {
+        match self {
+            PageSize::A4 => (210.0, 297.0),
+            PageSize::Letter => (215.9, 279.4),
+        }
+    }
+}
+
+impl std::str::FromStr for PageSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "a4" => Ok(PageSize::A4),
+            "letter" | "us-letter" => Ok(PageSize::Letter),
+            other => Err(format!("unknown page size '{other}' (a4 or letter)")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PdfOptions {
+    pub page_size: PageSize,
+    /// Fonts to use; `None` finds them ([`font::discover`]).
+    pub fonts: Option<FontFiles>,
+}
+
+impl PdfOptions {
+    pub fn new(page_size: PageSize) -> Self {
+        PdfOptions {
+            page_size,
+            fonts: None,
+        }
+    }
+}
+
+/// Renders the report to PDF bytes.
+pub fn render(r: &Report, opts: &PdfOptions) -> Result<Vec<u8>, ReportError> {
+    let files = match &opts.fonts {
+        Some(f) => f.clone(),
+        None => font::discover()?,
+    };
+    let mut doc = PdfDocument::new(&r.title);
+    doc.metadata.info.creator = format!("DB Dyno {}", r.tool_version);
+    doc.metadata.info.producer = "DB Dyno (printpdf)".to_string();
+    doc.metadata.info.subject = "Database benchmark report".to_string();
+    let fonts = font::Fonts::load(files, &mut doc)?;
+
+    let (wmm, hmm) = opts.page_size.mm();
+    let geom = layout::PageGeom {
+        width: Mm(wmm).into_pt().0,
+        height: Mm(hmm).into_pt().0,
+        margin_x: 42.0,
+        margin_top: 44.0,
+        margin_bottom: 50.0,
+    };
+    let charts = report_charts::build(r, Sizes::print());
+    let mut l = layout::Layout::new(&fonts, geom);
+    sections::render_all(&mut l, &mut doc, r, &charts)?;
+    l.footers(&r.title);
+
+    let pages: Vec<PdfPage> = std::mem::take(&mut l.pages)
+        .into_iter()
+        .map(|ops| PdfPage::new(Mm(wmm), Mm(hmm), ops))
+        .collect();
+    let mut warnings = Vec::new();
+    let bytes = doc.with_pages(pages).save(
+        &PdfSaveOptions {
+            subset_fonts: true,
+            ..Default::default()
+        },
+        &mut warnings,
+    );
+    Ok(bytes)
+}

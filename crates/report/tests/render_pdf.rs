@@ -1,0 +1,205 @@
+//! The PDF as a reader gets it: every page rendered to an image by poppler's pdftoppm
+//! (which must not complain: printpdf issue #211's "Bad color space" or any "Syntax
+//! Error" fails the test), pages not blank, and the text read back by pdftotext: the
+//! environment names (CJK included), the headline figures, "Page 1 of N". Needs
+//! poppler-utils and a CJK font (scripts/deps.sh installs both).
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use dbdyno_report::format;
+use dbdyno_report::render::pdf::{self, PageSize, PdfOptions};
+use support::report;
+
+fn tool(name: &str, args: &[&str]) -> (String, String) {
+    let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
+        panic!("{name} could not run ({e}): install poppler-utils (bash scripts/deps.sh)")
+    });
+    assert!(
+        out.status.success(),
+        "{name} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Share of pixels darker than near-white in a binary PGM (P5) image.
+fn ink_share(pgm: &[u8]) -> f64 {
+    // Header: "P5\n<w> <h>\n<max>\n" (pdftoppm writes no comments).
+    let mut fields = 0;
+    let mut i = 0;
+    while fields < 4 && i < pgm.len() {
+        while i < pgm.len() && pgm[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        while i < pgm.len() && !pgm[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        fields += 1;
+    }
+    let pixels = &pgm[i + 1..];
+    pixels.iter().filter(|&&p| p < 235).count() as f64 / pixels.len().max(1) as f64
+}
+
+fn render_and_check(size: PageSize, dir: &Path) -> (String, usize) {
+    let r = report("three_envs.json", Some("idc"));
+    let bytes = pdf::render(&r, &PdfOptions::new(size)).expect("pdf renders");
+    assert!(bytes.starts_with(b"%PDF-"));
+    // Fonts are subset: a 20 MB CJK collection must not be embedded whole.
+    assert!(bytes.len() < 2_000_000, "{} bytes", bytes.len());
+    let path = dir.join("report.pdf");
+    std::fs::write(&path, &bytes).unwrap();
+    let p = path.to_str().unwrap();
+
+    let (info, _) = tool("pdfinfo", &[p]);
+    let pages: usize = info
+        .lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("page count");
+    let want = match size {
+        PageSize::A4 => "595.276 x 841.89 pts (A4)",
+        PageSize::Letter => "612 x 792 pts (letter)",
+    };
+    assert!(info.contains(want), "{info}");
+
+    // Every page to an image; poppler must not complain about anything.
+    let prefix = dir.join("page");
+    let (_, stderr) = tool(
+        "pdftoppm",
+        &["-r", "30", "-gray", p, prefix.to_str().unwrap()],
+    );
+    for bad in ["Bad color space", "Syntax Error", "Syntax Warning", "Error"] {
+        assert!(!stderr.contains(bad), "pdftoppm: {stderr}");
+    }
+    let mut images: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgm"))
+        .collect();
+    images.sort();
+    assert_eq!(images.len(), pages);
+    for img in &images {
+        let share = ink_share(&std::fs::read(img).unwrap());
+        assert!(share > 0.005, "{} is blank ({share})", img.display());
+    }
+
+    let (fonts, _) = tool("pdffonts", &[p]);
+    assert!(
+        fonts.lines().skip(2).all(|l| l.contains(" yes yes yes ")),
+        "every font embedded, subset, with a Unicode map:\n{fonts}"
+    );
+    let (text, stderr) = tool("pdftotext", &["-layout", p, "-"]);
+    assert!(stderr.is_empty(), "pdftotext: {stderr}");
+    (text, pages)
+}
+
+#[test]
+fn a4_pdf_renders_clean_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, pages) = render_and_check(PageSize::A4, dir.path());
+    assert!(pages >= 10, "{pages} pages");
+    for needle in [
+        "idc",
+        "华为云",
+        "ali_cloud",
+        "Executive summary",
+        "Environments",
+        "Appendix",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?}");
+    }
+    assert!(text.contains(&format!("Page 1 of {pages}")));
+    assert!(text.contains(&format!("Page {pages} of {pages}")));
+    // Headline figures are text, not outlines.
+    let r = report("three_envs.json", Some("idc"));
+    let peak = r.scenarios[0].envs[0].peak.unwrap();
+    assert!(
+        text.contains(&format!("{} TPS", format::rate(peak.tps))),
+        "peak TPS"
+    );
+    assert!(text.contains("35% more oltp_write_only TPS than idc at 52% lower server CPU"));
+    assert!(text.contains("FAIL"));
+    // Chart labels are real text as well.
+    assert!(text.contains("oltp_read_write: QPS by threads"));
+}
+
+#[test]
+fn letter_pdf_renders_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let (text, _) = render_and_check(PageSize::Letter, dir.path());
+    assert!(text.contains("华为云"));
+}
+
+#[test]
+fn a_missing_font_file_is_a_clear_error() {
+    let r = report("seed_000.json", None);
+    let opts = PdfOptions {
+        page_size: PageSize::A4,
+        fonts: Some(pdf::FontFiles {
+            regular: ("/nonexistent/font.ttf".into(), 0),
+            bold: None,
+            mono: None,
+            fallback: None,
+        }),
+    };
+    let e = pdf::render(&r, &opts).unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/font.ttf"), "{e}");
+}
+
+#[test]
+fn dejavu_with_droid_sans_fallback_sets_latin_and_cjk() {
+    // The second choice of fonts (fonts-dejavu-core + fonts-droid-fallback): Latin from
+    // DejaVu Sans, every CJK character from Droid Sans Fallback.
+    let dejavu = "/usr/share/fonts/truetype/dejavu/";
+    let droid = Path::new("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf");
+    assert!(
+        droid.is_file(),
+        "install fonts-droid-fallback (bash scripts/deps.sh) for this test"
+    );
+    let mut rs = support::runs("seed_003_cold_start.json");
+    rs[0].env_name = "华为云 lab".into();
+    let r = dbdyno_report::build(&rs, &support::opts(None)).unwrap();
+    let opts = PdfOptions {
+        page_size: PageSize::A4,
+        fonts: Some(pdf::FontFiles {
+            regular: (format!("{dejavu}DejaVuSans.ttf").into(), 0),
+            bold: Some((format!("{dejavu}DejaVuSans-Bold.ttf").into(), 0)),
+            mono: Some((format!("{dejavu}DejaVuSansMono.ttf").into(), 0)),
+            fallback: Some((droid.into(), 0)),
+        }),
+    };
+    let bytes = pdf::render(&r, &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("droid.pdf");
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let (text, _) = tool("pdftotext", &[p, "-"]);
+    assert!(text.contains("76.84"), "{text}");
+    assert!(text.contains("prewarm was off"));
+    assert!(text.contains("华为云 lab"), "{text}");
+    let (fonts, _) = tool("pdffonts", &[p]);
+    assert!(
+        fonts.contains("DejaVuSans") && fonts.contains("DroidSansFallback"),
+        "{fonts}"
+    );
+    let (_, stderr) = tool(
+        "pdftoppm",
+        &[
+            "-r",
+            "20",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            p,
+            dir.path().join("d").to_str().unwrap(),
+        ],
+    );
+    assert!(stderr.is_empty(), "{stderr}");
+}

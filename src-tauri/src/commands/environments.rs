@@ -1,0 +1,541 @@
+//! Environments screen: list, create, edit, duplicate and delete profiles; secrets into
+//! the OS keyring; "Test MySQL" and "Test SSH" (with the host key shown for
+//! confirmation); import of the seed toolkit's benchmark_config.conf.
+//!
+//! Profiles are the profile crate's TOML files in the user's profile folder; the
+//! shipped examples are read-only (duplicate one to change it).
+
+use std::path::PathBuf;
+
+use dbdyno_monitor::SshError;
+use dbdyno_profile::catalog::user_profiles_dir;
+use dbdyno_profile::render::{to_toml, Comments};
+use dbdyno_profile::secrets::Secret;
+use dbdyno_profile::{
+    PasswordFrom, Profile, ProfileOrigin, SecretKind, SecretStore, SshAuth, SshSection,
+};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, State};
+use tauri_plugin_dialog::DialogExt;
+
+use crate::error::{blocking, problems, AppError, AppResult, ErrorCode};
+use crate::resolve;
+use crate::state::AppState;
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct EnvironmentEntry {
+    pub name: String,
+    /// Shipped examples are read-only.
+    pub example: bool,
+    pub path: String,
+    pub description: String,
+    pub labels: Vec<String>,
+    /// Why the profile cannot be used, when it cannot.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum PasswordSource {
+    /// The OS keyring (else MYSQL_PWD).
+    Keyring,
+    /// The MYSQL_PWD environment variable only.
+    Env,
+    None,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SshLogin {
+    Agent,
+    Key,
+    Password,
+}
+
+/// What the environment form edits. Plan and workload settings of the profile are kept
+/// as they are (the Plan screen edits them per run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct EnvironmentForm {
+    pub name: String,
+    pub description: String,
+    pub labels: Vec<String>,
+    pub mysql_host: String,
+    pub mysql_port: u16,
+    /// Unix socket (host and port are then not used).
+    pub mysql_socket: Option<String>,
+    pub mysql_user: String,
+    pub mysql_db: String,
+    pub password_from: PasswordSource,
+    pub ssh_enabled: bool,
+    pub ssh_host: String,
+    pub ssh_port: u16,
+    pub ssh_user: String,
+    pub ssh_login: SshLogin,
+    pub ssh_key_path: Option<String>,
+    /// The accepted host key ("SHA256:…"), set by accepting it after "Test SSH".
+    pub ssh_host_key_fingerprint: Option<String>,
+    /// Block device of the data directory, when the automatic resolver must be overridden.
+    pub data_disk: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct EnvironmentDetail {
+    pub form: EnvironmentForm,
+    pub example: bool,
+    pub path: Option<String>,
+    pub has_mysql_password: bool,
+    pub has_ssh_password: bool,
+    pub has_ssh_passphrase: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SecretSlot {
+    Mysql,
+    SshPassword,
+    SshPassphrase,
+}
+
+impl SecretSlot {
+    fn kind(self) -> SecretKind {
+        match self {
+            SecretSlot::Mysql => SecretKind::MysqlPassword,
+            SecretSlot::SshPassword => SecretKind::SshPassword,
+            SecretSlot::SshPassphrase => SecretKind::SshPassphrase,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct MysqlTest {
+    pub ok: bool,
+    pub message: String,
+    pub server_version: Option<String>,
+    /// The account the server matched ("sbtest@127.0.0.1").
+    pub account: Option<String>,
+    pub connect_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct SshTest {
+    pub ok: bool,
+    pub message: String,
+    /// The server's host key ("SHA256:…"), to compare with what the server's admin says.
+    pub fingerprint: Option<String>,
+    /// The key is not known yet: show the fingerprint and offer to accept it.
+    pub host_key_unknown: bool,
+}
+
+fn entry(e: dbdyno_profile::ProfileEntry) -> EnvironmentEntry {
+    EnvironmentEntry {
+        name: e.name,
+        example: e.origin == ProfileOrigin::Example,
+        path: e.path,
+        description: e.description,
+        labels: e.labels,
+        error: e.error,
+    }
+}
+
+fn user_file(name: &str) -> AppResult<PathBuf> {
+    dbdyno_profile::validate::check_name(name)
+        .map_err(|e| AppError::invalid(format!("name: {e}")))?;
+    Ok(user_profiles_dir()?.join(format!("{name}.toml")))
+}
+
+fn is_user_profile(name: &str) -> AppResult<bool> {
+    Ok(user_file(name)?.is_file())
+}
+
+fn form_of(p: &Profile) -> EnvironmentForm {
+    let c = p.connect_options();
+    let ssh = p.ssh.clone().unwrap_or_default();
+    EnvironmentForm {
+        name: p.name.clone(),
+        description: p.description.clone(),
+        labels: p.labels.clone(),
+        mysql_host: c.host,
+        mysql_port: c.port,
+        mysql_socket: c.socket,
+        mysql_user: c.user,
+        mysql_db: c.database,
+        password_from: match p.mysql.password_from.unwrap_or_default() {
+            PasswordFrom::Env => PasswordSource::Env,
+            PasswordFrom::None => PasswordSource::None,
+            PasswordFrom::Keyring | PasswordFrom::Prompt => PasswordSource::Keyring,
+        },
+        ssh_enabled: p.ssh.is_some(),
+        ssh_host: ssh.host.unwrap_or_default(),
+        ssh_port: ssh.port.unwrap_or(22),
+        ssh_user: ssh.user.unwrap_or_else(|| "root".into()),
+        ssh_login: match (ssh.auth, &ssh.key_path) {
+            (Some(SshAuth::Password), _) => SshLogin::Password,
+            (Some(SshAuth::Key), _) | (None, Some(_)) => SshLogin::Key,
+            _ => SshLogin::Agent,
+        },
+        ssh_key_path: ssh.key_path,
+        ssh_host_key_fingerprint: ssh.host_key_fingerprint,
+        data_disk: p.data_disk.clone(),
+    }
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+/// The form applied onto `base` (whose plan and workload sections are kept).
+fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
+    p.name = f.name.trim().to_string();
+    p.description = f.description.trim().to_string();
+    p.labels = f.labels.iter().filter_map(|l| non_empty(l)).collect();
+    p.mysql.host = non_empty(&f.mysql_host);
+    p.mysql.port = Some(f.mysql_port);
+    p.mysql.socket = f.mysql_socket.as_deref().and_then(non_empty);
+    p.mysql.user = non_empty(&f.mysql_user);
+    p.mysql.db = non_empty(&f.mysql_db);
+    p.mysql.password_from = Some(match f.password_from {
+        PasswordSource::Keyring => PasswordFrom::Keyring,
+        PasswordSource::Env => PasswordFrom::Env,
+        PasswordSource::None => PasswordFrom::None,
+    });
+    p.ssh = f.ssh_enabled.then(|| SshSection {
+        host: non_empty(&f.ssh_host),
+        port: Some(f.ssh_port),
+        user: non_empty(&f.ssh_user),
+        auth: Some(match f.ssh_login {
+            SshLogin::Agent => SshAuth::Agent,
+            SshLogin::Key => SshAuth::Key,
+            SshLogin::Password => SshAuth::Password,
+        }),
+        key_path: f.ssh_key_path.as_deref().and_then(non_empty),
+        host_key_fingerprint: f.ssh_host_key_fingerprint.as_deref().and_then(non_empty),
+    });
+    p.data_disk = f.data_disk.as_deref().and_then(non_empty);
+    p
+}
+
+/// Validates and writes a user profile; what was written must load back.
+fn write_profile(p: &Profile) -> AppResult<EnvironmentEntry> {
+    let found = dbdyno_profile::validate::check(p);
+    if !found.is_empty() {
+        return Err(problems(&found));
+    }
+    let path = user_file(&p.name)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let text = format!(
+        "# Written by the DB Dyno app. Secrets are in the OS keyring, never here.\n{}",
+        to_toml(p, &Comments::new())
+    );
+    std::fs::write(&path, text).map_err(|e| {
+        AppError::new(
+            ErrorCode::Io,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    })?;
+    let loaded = dbdyno_profile::load_file(&path)?;
+    Ok(EnvironmentEntry {
+        name: loaded.profile.name,
+        example: false,
+        path: path.display().to_string(),
+        description: loaded.profile.description,
+        labels: loaded.profile.labels,
+        error: None,
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_environments() -> AppResult<Vec<EnvironmentEntry>> {
+    blocking(|| {
+        Ok(dbdyno_profile::list_profiles()?
+            .into_iter()
+            .map(entry)
+            .collect())
+    })
+    .await
+}
+
+/// A blank form with the engine's defaults (what a new environment starts from).
+#[tauri::command]
+#[specta::specta]
+pub fn new_environment_form() -> EnvironmentForm {
+    form_of(&Profile::named(""))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_environment(name: String) -> AppResult<EnvironmentDetail> {
+    blocking(move || {
+        let loaded = dbdyno_profile::resolve_profile(&name)?;
+        let store = SecretStore::new();
+        let has = |k| store.get(&loaded.profile.name, k).ok().flatten().is_some();
+        Ok(EnvironmentDetail {
+            form: form_of(&loaded.profile),
+            example: !is_user_profile(&name)?,
+            path: loaded.path.map(|p| p.display().to_string()),
+            has_mysql_password: has(SecretKind::MysqlPassword),
+            has_ssh_password: has(SecretKind::SshPassword),
+            has_ssh_passphrase: has(SecretKind::SshPassphrase),
+        })
+    })
+    .await
+}
+
+/// Creates or updates a user profile. `previous` is the name it had (a rename moves
+/// the file and its keyring entries); None creates a new one.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_environment(
+    form: EnvironmentForm,
+    previous: Option<String>,
+) -> AppResult<EnvironmentEntry> {
+    blocking(move || {
+        let name = form.name.trim().to_string();
+        let renamed = previous.as_deref().filter(|p| *p != name);
+        if previous.as_deref() != Some(name.as_str()) && is_user_profile(&name)? {
+            return Err(AppError::invalid(format!(
+                "name: an environment named '{name}' exists already"
+            )));
+        }
+        let base = match &previous {
+            Some(p) => resolve::load_profile(p)?,
+            None => Profile::named(&name),
+        };
+        let written = write_profile(&apply_form(base, &form))?;
+        if let Some(old) = renamed {
+            if is_user_profile(old)? {
+                let store = SecretStore::new();
+                for kind in SecretKind::ALL {
+                    if let Ok(Some(s)) = store.get(old, kind) {
+                        store.set(&name, kind, &s)?;
+                        let _ = store.delete(old, kind);
+                    }
+                }
+                std::fs::remove_file(user_file(old)?)?;
+            }
+        }
+        Ok(written)
+    })
+    .await
+}
+
+/// Copies an environment (an example or a user profile) under a new name.
+#[tauri::command]
+#[specta::specta]
+pub async fn duplicate_environment(name: String, new_name: String) -> AppResult<EnvironmentEntry> {
+    blocking(move || {
+        if is_user_profile(&new_name)? {
+            return Err(AppError::invalid(format!(
+                "name: an environment named '{new_name}' exists already"
+            )));
+        }
+        let mut p = resolve::load_profile(&name)?;
+        p.name = new_name.trim().to_string();
+        write_profile(&p)
+    })
+    .await
+}
+
+/// Deletes a user profile and its keyring entries (the history keeps its runs).
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_environment(name: String) -> AppResult<()> {
+    blocking(move || {
+        if !is_user_profile(&name)? {
+            return Err(AppError::invalid("shipped examples cannot be deleted"));
+        }
+        let store = SecretStore::new();
+        for kind in SecretKind::ALL {
+            let _ = store.delete(&name, kind);
+        }
+        std::fs::remove_file(user_file(&name)?)?;
+        Ok(())
+    })
+    .await
+}
+
+/// Stores a secret in the OS keyring (an empty value removes it). It never comes back
+/// to the page: `get_environment` only says whether one is stored.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_secret(name: String, slot: SecretSlot, value: String) -> AppResult<()> {
+    blocking(move || {
+        let store = SecretStore::new();
+        if value.is_empty() {
+            store.delete(&name, slot.kind())?;
+        } else {
+            store.set(&name, slot.kind(), &Secret::new(value))?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_mysql(name: String) -> AppResult<MysqlTest> {
+    blocking(move || {
+        let p = resolve::load_profile(&name)?;
+        let c = resolve::connect_options(&p)?;
+        Ok(match dbdyno_checks::probe::gather_mysql(&c) {
+            Ok(m) => MysqlTest {
+                ok: true,
+                message: format!("connected to {} as {}", c.endpoint(), m.current_user),
+                server_version: Some(
+                    format!("{} {}", m.version.text, m.version.comment)
+                        .trim()
+                        .to_string(),
+                ),
+                account: Some(m.current_user),
+                connect_ms: Some(m.connect_ms),
+            },
+            Err(e) => MysqlTest {
+                ok: false,
+                message: e.message,
+                server_version: None,
+                account: None,
+                connect_ms: None,
+            },
+        })
+    })
+    .await
+}
+
+fn ssh_outcome(
+    r: Result<dbdyno_monitor::SshConnection, SshError>,
+    pinned: Option<&str>,
+) -> SshTest {
+    match r {
+        Ok(conn) => {
+            let fp = conn.host_key().fingerprint_sha256();
+            let msg = format!("logged in to {} as {}", conn.addr(), conn.user());
+            conn.close();
+            match pinned {
+                Some(p) if p != fp => SshTest {
+                    ok: false,
+                    message: format!("the server's key {fp} is not the one this environment accepted ({p}): refusing it"),
+                    fingerprint: Some(fp),
+                    host_key_unknown: false,
+                },
+                _ => SshTest {
+                    ok: true,
+                    message: msg,
+                    fingerprint: Some(fp),
+                    host_key_unknown: false,
+                },
+            }
+        }
+        Err(SshError::UnknownHostKey(u)) => SshTest {
+            ok: false,
+            message: format!(
+                "{}:{} is not known yet. Compare its key with what the server's administrator says, then accept it",
+                u.host, u.port
+            ),
+            fingerprint: Some(u.key.fingerprint_sha256()),
+            host_key_unknown: true,
+        },
+        Err(e) => SshTest {
+            ok: false,
+            message: e.to_string(),
+            fingerprint: None,
+            host_key_unknown: false,
+        },
+    }
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_ssh(state: State<'_, AppState>, name: String) -> AppResult<SshTest> {
+    let known_hosts = state.known_hosts_file();
+    blocking(move || {
+        let p = resolve::load_profile(&name)?;
+        let target = resolve::ssh_target(&p, &known_hosts)?.ok_or_else(|| {
+            AppError::invalid("this environment has no SSH section: turn SSH on and save first")
+        })?;
+        let pinned = p.ssh.as_ref().and_then(|s| s.host_key_fingerprint.clone());
+        Ok(ssh_outcome(
+            dbdyno_monitor::ssh::connect(&target),
+            pinned.as_deref(),
+        ))
+    })
+    .await
+}
+
+/// Trusts the server's host key after the user compared `fingerprint`: stores it in
+/// the app's known_hosts and in the profile, then logs in again to prove it.
+#[tauri::command]
+#[specta::specta]
+pub async fn accept_host_key(
+    state: State<'_, AppState>,
+    name: String,
+    fingerprint: String,
+) -> AppResult<SshTest> {
+    let known_hosts = state.known_hosts_file();
+    blocking(move || {
+        let mut p = resolve::load_profile(&name)?;
+        let target = resolve::ssh_target(&p, &known_hosts)?
+            .ok_or_else(|| AppError::invalid("this environment has no SSH section"))?;
+        match dbdyno_monitor::ssh::connect(&target) {
+            Err(SshError::UnknownHostKey(u)) => {
+                let seen = u.key.fingerprint_sha256();
+                if seen != fingerprint {
+                    return Err(AppError::new(
+                        ErrorCode::Ssh,
+                        format!("the server now shows key {seen}, not the {fingerprint} you confirmed: nothing was stored"),
+                    ));
+                }
+                u.accept()?;
+            }
+            Ok(c) => c.close(),
+            Err(e) => return Err(e.into()),
+        }
+        if is_user_profile(&name)? {
+            if let Some(s) = p.ssh.as_mut() {
+                s.host_key_fingerprint = Some(fingerprint.clone());
+            }
+            write_profile(&p)?;
+        }
+        Ok(ssh_outcome(dbdyno_monitor::ssh::connect(&target), Some(&fingerprint)))
+    })
+    .await
+}
+
+/// Imports a seed toolkit `benchmark_config.conf` chosen in a file dialog (opened by
+/// the app, so the page never names a file): a new user profile, and the password, if
+/// the file had one, into the keyring.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_seed_config(app: AppHandle, name: String) -> AppResult<EnvironmentEntry> {
+    let picked = app
+        .dialog()
+        .file()
+        .set_title("Import benchmark_config.conf")
+        .add_filter("Seed config", &["conf", "sh", "txt"])
+        .blocking_pick_file()
+        .ok_or_else(|| AppError::new(ErrorCode::Dismissed, "no file chosen"))?;
+    let path = picked
+        .into_path()
+        .map_err(|e| AppError::new(ErrorCode::Io, format!("not a local file: {e}")))?;
+    blocking(move || {
+        if is_user_profile(&name)? {
+            return Err(AppError::invalid(format!(
+                "name: an environment named '{name}' exists already"
+            )));
+        }
+        let text = std::fs::read_to_string(&path)?;
+        let file = path
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or("config");
+        let imp = dbdyno_profile::seed_config::import_seed_config(&text, file, &name)?;
+        let written = write_profile(&imp.profile)?;
+        if let Some(pw) = &imp.password {
+            SecretStore::new().set(&name, SecretKind::MysqlPassword, pw)?;
+        }
+        Ok(written)
+    })
+    .await
+}

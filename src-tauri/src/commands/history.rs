@@ -1,0 +1,222 @@
+//! History screen: every run (filter by environment, state and date), one run opened
+//! with its step table and intervals, delete.
+
+use dbdyno_history::{BlockingHistory, RunState, StoredRun};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{blocking, AppResult};
+use crate::run::snapshot::{LivePoint, StepRow, StepStatus};
+use crate::state::AppState;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStateName {
+    Running,
+    Complete,
+    Cancelled,
+    Failed,
+    Interrupted,
+}
+
+impl From<RunState> for RunStateName {
+    fn from(s: RunState) -> Self {
+        match s {
+            RunState::Running => RunStateName::Running,
+            RunState::Complete => RunStateName::Complete,
+            RunState::Cancelled => RunStateName::Cancelled,
+            RunState::Failed => RunStateName::Failed,
+            RunState::Interrupted => RunStateName::Interrupted,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, specta::Type)]
+pub struct RunFilter {
+    pub env: Option<String>,
+    pub state: Option<RunStateName>,
+    /// Runs started at or after this day (YYYY-MM-DD, UTC).
+    pub from_day: Option<String>,
+    /// Runs started on or before this day (YYYY-MM-DD, UTC).
+    pub to_day: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct RunRow {
+    pub id: u32,
+    pub env: String,
+    pub state: RunStateName,
+    pub command: String,
+    /// "2024-05-01 12:00:00" (UTC).
+    pub started: String,
+    pub duration_s: Option<f64>,
+    pub steps: u32,
+    pub scenarios: Vec<String>,
+    pub max_tps: Option<f64>,
+    pub labels: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct RunDetail {
+    pub row: RunRow,
+    pub failure: Option<String>,
+    pub steps: Vec<StepRow>,
+    /// Every interval of every step, on the run's clock (the Run screen's charts).
+    pub points: Vec<LivePoint>,
+    pub warnings: Vec<String>,
+}
+
+pub fn open(state: &AppState) -> AppResult<BlockingHistory> {
+    Ok(BlockingHistory::open(&state.data_dir)?)
+}
+
+fn started_text(rfc3339: &str) -> String {
+    rfc3339
+        .replace('T', " ")
+        .trim_end_matches('Z')
+        .chars()
+        .take(19)
+        .collect()
+}
+
+fn row_of(r: &dbdyno_history::RunSummary) -> RunRow {
+    RunRow {
+        id: r.id as u32,
+        env: r.env.clone(),
+        state: r.state.into(),
+        command: r.command.clone(),
+        started: started_text(&r.started_at),
+        duration_s: r.ended_at_ms.map(|e| (e - r.started_at_ms) as f64 / 1000.0),
+        steps: r.steps,
+        scenarios: r.scenarios.clone(),
+        max_tps: r.max_tps,
+        labels: r.labels.clone(),
+    }
+}
+
+fn detail(run: &StoredRun) -> RunDetail {
+    let max_tps = run
+        .results()
+        .map(|s| s.tps())
+        .fold(None, |a: Option<f64>, t| Some(a.map_or(t, |a| a.max(t))));
+    let mut scenarios: Vec<String> = Vec::new();
+    for s in run.results() {
+        let n = s.scenario.name().to_string();
+        if !scenarios.contains(&n) {
+            scenarios.push(n);
+        }
+    }
+    let steps = run
+        .steps
+        .iter()
+        .map(|s| {
+            let r = &s.result;
+            StepRow {
+                index: s.index,
+                scenario: r.scenario.name().to_string(),
+                threads: r.threads,
+                status: if r.cancelled {
+                    StepStatus::Cancelled
+                } else {
+                    StepStatus::Done
+                },
+                tps: Some(r.tps()),
+                qps: Some(r.qps()),
+                p95_ms: Some(r.latency.p95_ms),
+                p99_ms: Some(r.latency.p99_ms),
+                avg_ms: Some(r.latency.avg_ms),
+                errors: Some(r.ignored_errors as f64),
+                reconnects: Some(r.reconnects as f64),
+                steady_tps: r.steady.as_ref().map(|w| w.tps),
+                client_cpu_pct: Some(r.client_cpu.percent_of_machine),
+            }
+        })
+        .collect();
+    let points = run
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.result.intervals.iter().map(move |i| LivePoint {
+                t_s: (i.end_unix_ms - run.started_at_ms) as f64 / 1000.0,
+                step: s.index,
+                threads: i.threads,
+                tps: i.tps,
+                qps: i.qps,
+                latency_ms: i.latency_ms,
+                errors_ps: i.errors_ps,
+                reconnects_ps: i.reconnects_ps,
+            })
+        })
+        .collect();
+    RunDetail {
+        row: RunRow {
+            id: run.id as u32,
+            env: run.env.clone(),
+            state: run.state.into(),
+            command: run.command.clone(),
+            started: started_text(&run.started_at),
+            duration_s: run
+                .ended_at_ms
+                .map(|e| (e - run.started_at_ms) as f64 / 1000.0),
+            steps: run.steps.len() as u32,
+            scenarios,
+            max_tps,
+            labels: run.labels.clone(),
+        },
+        failure: run.failure.clone(),
+        steps,
+        points,
+        warnings: run.warnings.iter().map(|w| w.text.clone()).collect(),
+    }
+}
+
+fn keep(r: &dbdyno_history::RunSummary, f: &RunFilter) -> bool {
+    let day = &r.started_at.get(..10).unwrap_or("");
+    f.state.is_none_or(|s| RunStateName::from(r.state) == s)
+        && f.from_day
+            .as_deref()
+            .filter(|d| !d.is_empty())
+            .is_none_or(|d| *day >= d)
+        && f.to_day
+            .as_deref()
+            .filter(|d| !d.is_empty())
+            .is_none_or(|d| *day <= d)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_runs(app: tauri::AppHandle, filter: RunFilter) -> AppResult<Vec<RunRow>> {
+    use tauri::Manager;
+    blocking(move || {
+        let h = open(&app.state::<AppState>())?;
+        let env = filter.env.as_deref().filter(|e| !e.is_empty());
+        Ok(h.list_runs(env)?
+            .iter()
+            .filter(|r| keep(r, &filter))
+            .map(row_of)
+            .collect())
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_run(app: tauri::AppHandle, id: u32) -> AppResult<RunDetail> {
+    use tauri::Manager;
+    blocking(move || {
+        let h = open(&app.state::<AppState>())?;
+        Ok(detail(&h.load_run(id as i64)?))
+    })
+    .await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_run(app: tauri::AppHandle, id: u32) -> AppResult<()> {
+    use tauri::Manager;
+    blocking(move || {
+        let h = open(&app.state::<AppState>())?;
+        h.delete_run(id as i64)?;
+        Ok(())
+    })
+    .await
+}

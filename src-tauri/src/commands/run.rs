@@ -1,0 +1,152 @@
+//! Run screen: start a ladder (engine on its own thread, throttled snapshots through a
+//! channel), cancel it, ask whether one is running.
+
+use dbdyno_engine::CancelToken;
+use dbdyno_history::{HistoryWriter, NewRun};
+use dbdyno_monitor::{Monitor, MonitorConfig};
+use serde::Serialize;
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, State};
+
+use crate::commands::plan::PlanForm;
+use crate::error::{blocking, AppError, AppResult, ErrorCode};
+use crate::resolve;
+use crate::run::driver::{drive, RunJob};
+use crate::run::snapshot::RunSnapshot;
+use crate::state::{ActiveRun, AppState};
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct StartedRun {
+    /// Id in the history; None when the history could not be written (the run goes on).
+    pub run_id: Option<u32>,
+}
+
+fn busy() -> AppError {
+    AppError::new(
+        ErrorCode::Busy,
+        "a run is in progress: cancel it or wait until it ends",
+    )
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn start_run(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    env: String,
+    form: PlanForm,
+    on_progress: Channel<RunSnapshot>,
+) -> AppResult<StartedRun> {
+    if state.is_running() {
+        return Err(busy());
+    }
+    let data_dir = state.data_dir.clone();
+    let known_hosts = state.known_hosts_file();
+    let cached_env = state.last_checks.lock().ok().and_then(|c| {
+        c.as_ref()
+            .filter(|c| c.env == env)
+            .map(|c| c.report.environment.clone())
+    });
+    let cancel = CancelToken::new();
+    let job = {
+        let (env, cancel) = (env.clone(), cancel.clone());
+        blocking(move || {
+            let profile = resolve::load_profile(&env)?;
+            let plan = resolve::plan(&profile, &form)?;
+            let access = resolve::host_access(&profile, &plan.connect, &known_hosts)?;
+            let (monitor, monitor_error) = match access.monitor_target() {
+                Some(target) => match Monitor::start(MonitorConfig::new(target)) {
+                    Ok(m) => (Some(m), None),
+                    Err(e) => (None, Some(e.to_string())),
+                },
+                None => (None, None),
+            };
+            let started = (|| {
+                let mut new = NewRun::new(&profile.name, "ladder (app)").with_plan(&plan)?;
+                new.labels = profile.labels.clone();
+                new.profile = serde_json::to_value(&profile).ok();
+                new.environment = Some(match &cached_env {
+                    Some(e) => serde_json::to_value(e).unwrap_or_default(),
+                    None => dbdyno_history::environment::client_snapshot(&plan.connect.endpoint()),
+                });
+                HistoryWriter::start(&data_dir, new)
+            })();
+            let (recorder, history_error) = match started {
+                Ok(w) => (Some(w), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            let data_devices = cached_env
+                .as_ref()
+                .and_then(|e| e.data_disks.first())
+                .map(|d| d.devices.clone())
+                .unwrap_or_default();
+            Ok(RunJob {
+                plan,
+                env,
+                recorder,
+                history_error,
+                monitor,
+                monitor_error,
+                data_devices,
+                cancel,
+            })
+        })
+        .await?
+    };
+    let run_id = job.recorder.as_ref().map(|r| r.run_id() as u32);
+    let mut slot = state
+        .run
+        .lock()
+        .map_err(|_| AppError::internal("run state poisoned"))?;
+    if slot.is_some() {
+        return Err(busy());
+    }
+    let handle = app.clone();
+    let driver = std::thread::Builder::new()
+        .name("dbdyno-run".into())
+        .spawn(move || {
+            drive(job, |snapshot| {
+                // A window that went away stops listening; the run still ends cleanly.
+                let _ = on_progress.send(snapshot);
+            });
+            if let Ok(mut r) = handle.state::<AppState>().run.lock() {
+                *r = None;
+            }
+        })
+        .map_err(|e| AppError::internal(format!("cannot start the run thread: {e}")))?;
+    *slot = Some(ActiveRun {
+        env,
+        cancel,
+        driver: Some(driver),
+    });
+    Ok(StartedRun { run_id })
+}
+
+/// Asks the run to stop: in-flight transactions finish, finished steps are kept. The
+/// final snapshot arrives on the run's channel.
+#[tauri::command]
+#[specta::specta]
+pub fn cancel_run(state: State<'_, AppState>) -> AppResult<bool> {
+    let r = state
+        .run
+        .lock()
+        .map_err(|_| AppError::internal("run state poisoned"))?;
+    Ok(match r.as_ref() {
+        Some(a) => {
+            a.cancel.cancel();
+            true
+        }
+        None => false,
+    })
+}
+
+/// The environment of the run in progress, if any.
+#[tauri::command]
+#[specta::specta]
+pub fn running_env(state: State<'_, AppState>) -> Option<String> {
+    state
+        .run
+        .lock()
+        .ok()
+        .and_then(|r| r.as_ref().map(|a| a.env.clone()))
+}

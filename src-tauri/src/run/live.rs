@@ -1,0 +1,471 @@
+//! Folds the engine's events (and the monitor's samples) into the Run screen's state
+//! and cuts it into snapshots. Pure: no Tauri, no threads, so it is unit-tested on
+//! synthetic events.
+
+use std::time::Instant;
+
+use dbdyno_engine::{EngineError, EngineEvent, Phase, Plan, RunOutcome, StepResult};
+
+use super::snapshot::*;
+
+struct PhaseInfo {
+    label: String,
+    /// Planned seconds (0 for phases the server decides).
+    planned_s: f64,
+}
+
+pub struct LiveRun {
+    env: String,
+    run_id: Option<i64>,
+    started: Instant,
+    start_unix_ms: i64,
+    phases: Vec<PhaseInfo>,
+    phase: Option<usize>,
+    phase_started: Instant,
+    /// Planned seconds of the phases already finished.
+    done_planned_s: f64,
+    steps: Vec<StepRow>,
+    step: Option<usize>,
+    step_started: Option<Instant>,
+    step_planned_s: f64,
+    cooldown: Option<(Instant, f64)>,
+    prepare: Option<PrepareProgress>,
+    points: Vec<LivePoint>,
+    server: Vec<ServerPoint>,
+    log: Vec<LogLine>,
+    errors_total: f64,
+    reconnects_total: f64,
+    status: RunStatus,
+    failure: Option<String>,
+    history_note: Option<String>,
+}
+
+impl LiveRun {
+    pub fn new(plan: &Plan, env: &str, run_id: Option<i64>, start_unix_ms: i64) -> LiveRun {
+        let phases = plan
+            .phases
+            .iter()
+            .map(|p| PhaseInfo {
+                label: dbdyno_engine::runner::phase_label(p),
+                planned_s: match p {
+                    Phase::Step(s) => (s.settings.time_s + s.settings.warmup_s) as f64,
+                    Phase::Cooldown { seconds } => *seconds as f64,
+                    _ => 0.0,
+                },
+            })
+            .collect();
+        let steps = plan
+            .steps()
+            .enumerate()
+            .map(|(i, s)| StepRow {
+                index: i as u32,
+                scenario: s.scenario.name().to_string(),
+                threads: s.threads,
+                status: StepStatus::Pending,
+                tps: None,
+                qps: None,
+                p95_ms: None,
+                p99_ms: None,
+                avg_ms: None,
+                errors: None,
+                reconnects: None,
+                steady_tps: None,
+                client_cpu_pct: None,
+            })
+            .collect();
+        let now = Instant::now();
+        LiveRun {
+            env: env.to_string(),
+            run_id,
+            started: now,
+            start_unix_ms,
+            phases,
+            phase: None,
+            phase_started: now,
+            done_planned_s: 0.0,
+            steps,
+            step: None,
+            step_started: None,
+            step_planned_s: 0.0,
+            cooldown: None,
+            prepare: None,
+            points: Vec::new(),
+            server: Vec::new(),
+            log: Vec::new(),
+            errors_total: 0.0,
+            reconnects_total: 0.0,
+            status: RunStatus::Running,
+            failure: None,
+            history_note: None,
+        }
+    }
+
+    pub fn current_step(&self) -> Option<u32> {
+        self.step.map(|s| s as u32)
+    }
+
+    fn t_of_unix_ms(&self, unix_ms: i64) -> f64 {
+        (unix_ms - self.start_unix_ms) as f64 / 1000.0
+    }
+
+    fn line(&mut self, level: LogLevel, text: impl Into<String>) {
+        let t_s = self.started.elapsed().as_secs_f64();
+        self.log.push(LogLine {
+            t_s,
+            level,
+            text: text.into(),
+        });
+    }
+
+    pub fn note_history(&mut self, note: impl Into<String>) {
+        self.history_note = Some(note.into());
+    }
+
+    pub fn cancel_requested(&mut self) {
+        if !self.status.is_final() {
+            self.status = RunStatus::Cancelling;
+            self.line(
+                LogLevel::Info,
+                "Cancelling: finishing in-flight transactions; finished steps are kept",
+            );
+        }
+    }
+
+    pub fn apply(&mut self, e: &EngineEvent) {
+        match e {
+            EngineEvent::PhaseStarted { index, label, .. } => {
+                if let Some(prev) = self.phase {
+                    self.done_planned_s += self.phases.get(prev).map_or(0.0, |p| p.planned_s);
+                }
+                self.phase = Some(*index);
+                self.phase_started = Instant::now();
+                self.cooldown = None;
+                if self.status == RunStatus::CoolingDown {
+                    self.status = RunStatus::Running;
+                }
+                self.line(LogLevel::Info, format!("Phase {}: {label}", index + 1));
+            }
+            EngineEvent::Message { text } => self.line(LogLevel::Info, text.clone()),
+            EngineEvent::Warning { text } => self.line(LogLevel::Warning, text.clone()),
+            EngineEvent::PrepareProgress {
+                rows_done,
+                rows_total,
+            } => {
+                self.prepare = Some(PrepareProgress {
+                    rows_done: *rows_done as f64,
+                    rows_total: *rows_total as f64,
+                });
+            }
+            EngineEvent::PrepareFinished(_) => {
+                self.prepare = None;
+                self.line(LogLevel::Info, "Prepare finished");
+            }
+            EngineEvent::PrewarmFinished(_) => self.line(LogLevel::Info, "Prewarm finished"),
+            EngineEvent::StepStarted {
+                step,
+                planned_s,
+                warmup_s,
+                ..
+            } => {
+                self.step = Some(*step);
+                self.step_started = Some(Instant::now());
+                self.step_planned_s = *planned_s as f64;
+                let _ = warmup_s;
+                if let Some(row) = self.steps.get_mut(*step) {
+                    row.status = StepStatus::Running;
+                }
+            }
+            EngineEvent::Interval { step, record } => {
+                self.errors_total += record.errors_ps * record.duration_s;
+                self.reconnects_total += record.reconnects_ps * record.duration_s;
+                if record.reconnects_ps > 0.0 {
+                    self.line(
+                        LogLevel::Warning,
+                        format!(
+                            "{:.0} reconnect(s) in the last interval",
+                            record.reconnects_ps * record.duration_s
+                        ),
+                    );
+                }
+                self.points.push(LivePoint {
+                    t_s: self.t_of_unix_ms(record.end_unix_ms),
+                    step: *step as u32,
+                    threads: record.threads,
+                    tps: record.tps,
+                    qps: record.qps,
+                    latency_ms: record.latency_ms,
+                    errors_ps: record.errors_ps,
+                    reconnects_ps: record.reconnects_ps,
+                });
+            }
+            EngineEvent::StepFinished { step, result } => {
+                if let Some(row) = self.steps.get_mut(*step) {
+                    fill_row(row, result);
+                }
+                self.step_started = None;
+            }
+            EngineEvent::Cooldown { seconds } => {
+                self.status = RunStatus::CoolingDown;
+                self.cooldown = Some((Instant::now(), *seconds as f64));
+            }
+        }
+    }
+
+    /// A server sample; `local_unix_ms` is when it arrived here.
+    pub fn server_sample(
+        &mut self,
+        local_unix_ms: i64,
+        cpu_pct: Option<f64>,
+        disk_util_pct: Option<f64>,
+    ) {
+        let t_s = self.t_of_unix_ms(local_unix_ms);
+        self.server.push(ServerPoint {
+            t_s,
+            cpu_pct,
+            disk_util_pct,
+            client_cpu_pct: None,
+        });
+    }
+
+    pub fn client_cpu(&mut self, unix_ms: i64, pct: f64) {
+        let t_s = self.t_of_unix_ms(unix_ms);
+        // Join the server point of the same second when there is one.
+        match self
+            .server
+            .iter_mut()
+            .rev()
+            .find(|p| (p.t_s - t_s).abs() < 0.5 && p.client_cpu_pct.is_none())
+        {
+            Some(p) => p.client_cpu_pct = Some(pct),
+            None => self.server.push(ServerPoint {
+                t_s,
+                cpu_pct: None,
+                disk_util_pct: None,
+                client_cpu_pct: Some(pct),
+            }),
+        }
+    }
+
+    pub fn monitor_note(&mut self, level: LogLevel, text: impl Into<String>) {
+        self.line(level, text);
+    }
+
+    /// The run ended: final states of the steps and of the run.
+    pub fn finish(&mut self, outcome: &RunOutcome, error: Option<&EngineError>) {
+        self.status = match (error, outcome.cancelled) {
+            (Some(_), _) => RunStatus::Failed,
+            (None, true) => RunStatus::Cancelled,
+            (None, false) => RunStatus::Complete,
+        };
+        for row in &mut self.steps {
+            if matches!(row.status, StepStatus::Pending | StepStatus::Running) {
+                row.status = StepStatus::Skipped;
+            }
+        }
+        self.cooldown = None;
+        self.step_started = None;
+        match error {
+            Some(e) => {
+                self.failure = Some(e.to_string());
+                self.line(LogLevel::Error, e.to_string());
+            }
+            None if outcome.cancelled => {
+                let kept = self
+                    .steps
+                    .iter()
+                    .filter(|s| matches!(s.status, StepStatus::Done | StepStatus::Cancelled))
+                    .count();
+                self.line(LogLevel::Info, format!("Cancelled: {kept} step(s) kept"));
+            }
+            None => self.line(LogLevel::Info, "Run complete"),
+        }
+    }
+
+    /// The state now, with the points and log lines gathered since the last call.
+    pub fn snapshot(&mut self) -> RunSnapshot {
+        let now = Instant::now();
+        let total: f64 = self.phases.iter().map(|p| p.planned_s).sum();
+        let in_phase = self
+            .phase
+            .and_then(|i| self.phases.get(i))
+            .map_or(0.0, |p| {
+                now.duration_since(self.phase_started)
+                    .as_secs_f64()
+                    .min(p.planned_s)
+            });
+        let done = if self.status.is_final() && self.status == RunStatus::Complete {
+            total
+        } else {
+            self.done_planned_s + in_phase
+        };
+        let progress_pct = if total > 0.0 {
+            (done / total * 100.0).clamp(0.0, 100.0)
+        } else {
+            0.0
+        };
+        let label = self
+            .phase
+            .and_then(|i| self.phases.get(i))
+            .map_or_else(|| "starting".to_string(), |p| p.label.clone());
+        RunSnapshot {
+            run_id: self.run_id.map(|i| i as u32),
+            env: self.env.clone(),
+            status: self.status,
+            phase_label: label,
+            phase_number: self.phase.map_or(0, |i| i as u32 + 1),
+            phase_count: self.phases.len() as u32,
+            elapsed_s: now.duration_since(self.started).as_secs_f64(),
+            progress_pct,
+            eta_s: (!self.status.is_final()).then_some((total - done).max(0.0)),
+            current_step: self.step.map(|s| s as u32),
+            step_elapsed_s: self
+                .step_started
+                .map(|s| now.duration_since(s).as_secs_f64()),
+            step_planned_s: self.step_started.map(|_| self.step_planned_s),
+            cooldown_left_s: self
+                .cooldown
+                .map(|(at, secs)| (secs - now.duration_since(at).as_secs_f64()).max(0.0)),
+            prepare: self.prepare.clone(),
+            points: std::mem::take(&mut self.points),
+            server: std::mem::take(&mut self.server),
+            steps: self.steps.clone(),
+            log: std::mem::take(&mut self.log),
+            errors_total: self.errors_total,
+            reconnects_total: self.reconnects_total,
+            failure: self.failure.clone(),
+            history_note: self.history_note.clone(),
+        }
+    }
+}
+
+fn fill_row(row: &mut StepRow, r: &StepResult) {
+    row.status = if r.cancelled {
+        StepStatus::Cancelled
+    } else {
+        StepStatus::Done
+    };
+    row.tps = Some(r.tps());
+    row.qps = Some(r.qps());
+    row.p95_ms = Some(r.latency.p95_ms);
+    row.p99_ms = Some(r.latency.p99_ms);
+    row.avg_ms = Some(r.latency.avg_ms);
+    row.errors = Some(r.ignored_errors as f64);
+    row.reconnects = Some(r.reconnects as f64);
+    row.steady_tps = r.steady.as_ref().map(|s| s.tps);
+    row.client_cpu_pct = Some(r.client_cpu.percent_of_machine);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbdyno_engine::{
+        ConnectOptions, IntervalRecord, LadderSpec, RunSettings, Scenario, WorkloadOptions,
+    };
+
+    fn plan() -> Plan {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            threads: vec![1, 2],
+            settings: RunSettings {
+                time_s: 2,
+                report_interval_s: 1,
+                ..Default::default()
+            },
+            cooldown_s: 1,
+            ..Default::default()
+        };
+        Plan {
+            connect: ConnectOptions::default(),
+            workload: WorkloadOptions::default(),
+            phases: spec.phases(),
+            force: false,
+        }
+    }
+
+    fn interval(end_unix_ms: i64, tps: f64) -> IntervalRecord {
+        IntervalRecord {
+            elapsed_s: 1.0,
+            duration_s: 1.0,
+            end_unix_ms,
+            threads: 1,
+            tps,
+            qps: tps * 10.0,
+            reads_ps: 0.0,
+            writes_ps: 0.0,
+            other_ps: 0.0,
+            latency_ms: 1.5,
+            percentile: 95.0,
+            errors_ps: 2.0,
+            reconnects_ps: 0.0,
+        }
+    }
+
+    #[test]
+    fn snapshots_carry_new_points_once_and_the_whole_step_table() {
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", Some(7), 1_000_000);
+        let s0 = live.snapshot();
+        assert_eq!(s0.steps.len(), 2);
+        assert_eq!(s0.phase_count, 3, "step, cool-down, step");
+        assert!(s0.steps.iter().all(|s| s.status == StepStatus::Pending));
+        live.apply(&EngineEvent::PhaseStarted {
+            index: 0,
+            of: 3,
+            label: "x".into(),
+        });
+        live.apply(&EngineEvent::StepStarted {
+            step: 0,
+            scenario: Scenario::OltpPointSelect,
+            threads: 1,
+            warmup_s: 0,
+            planned_s: 2,
+        });
+        live.apply(&EngineEvent::Interval {
+            step: 0,
+            record: interval(1_001_000, 100.0),
+        });
+        live.apply(&EngineEvent::Interval {
+            step: 0,
+            record: interval(1_002_000, 120.0),
+        });
+        let s1 = live.snapshot();
+        assert_eq!(s1.points.len(), 2);
+        assert_eq!(
+            s1.points[1].t_s, 2.0,
+            "x axis: seconds since the run started"
+        );
+        assert_eq!(s1.steps[0].status, StepStatus::Running);
+        assert_eq!(s1.errors_total, 4.0);
+        assert_eq!(s1.run_id, Some(7));
+        assert!(live.snapshot().points.is_empty(), "points are sent once");
+        live.apply(&EngineEvent::Cooldown { seconds: 1 });
+        let s2 = live.snapshot();
+        assert_eq!(s2.status, RunStatus::CoolingDown);
+        assert!(s2.cooldown_left_s.unwrap() <= 1.0);
+    }
+
+    #[test]
+    fn cancel_keeps_finished_steps_and_skips_the_rest() {
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", None, 0);
+        live.apply(&EngineEvent::StepStarted {
+            step: 0,
+            scenario: Scenario::OltpPointSelect,
+            threads: 1,
+            warmup_s: 0,
+            planned_s: 2,
+        });
+        live.cancel_requested();
+        assert_eq!(live.snapshot().status, RunStatus::Cancelling);
+        let outcome = RunOutcome {
+            cancelled: true,
+            ..Default::default()
+        };
+        live.finish(&outcome, None);
+        let s = live.snapshot();
+        assert_eq!(s.status, RunStatus::Cancelled);
+        assert_eq!(s.eta_s, None);
+        assert!(s.steps.iter().all(|r| r.status == StepStatus::Skipped));
+        assert!(s.log.iter().any(|l| l.text.contains("Cancelled")));
+    }
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The desktop app's end-to-end suite: builds the front-end and the app (debug, with the
+# front-end embedded), installs tauri-driver if missing, starts Xvfb and tauri-driver
+# on loopback, and runs flow.test.mjs against the sandbox MariaDB and sshd.
+#
+#   bash tests/e2e/run.sh            (scripts/test.d/50-e2e.sh calls it in CI)
+#
+# Screenshots and logs: test-output/e2e/. The app's history and profiles go to a temp
+# directory (DBDYNO_DATA_DIR / DBDYNO_CONFIG_DIR), never the user's.
+# Environment: DBDYNO_E2E_KEEP=1 keeps the temp directory; TAURI_DRIVER_PORT (4444).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+OUT="$ROOT/test-output/e2e"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+APP_BIN="$TARGET_DIR/debug/dbdyno-app"
+PORT="${TAURI_DRIVER_PORT:-4444}"
+TAURI_DRIVER_VERSION=2.1.0
+SCHEMA=dbdyno_e2e
+PIDS=()
+
+stop_all() {
+    local p
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    # The fix the suite applies is a global of the shared sandbox: put the default back
+    # (tests elsewhere check that dbdyno warns about it), and drop the suite's schema.
+    bash scripts/sandbox.sh sql -e "SET GLOBAL max_prepared_stmt_count = DEFAULT; DROP DATABASE IF EXISTS $SCHEMA" >/dev/null 2>&1 || true
+    if [ "${DBDYNO_E2E_KEEP:-0}" != 1 ] && [ -n "${TMP:-}" ]; then rm -rf "$TMP"; fi
+}
+trap stop_all EXIT
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+t0="$(now_s)"
+
+# The front-end is rebuilt only when a source is newer than ui/dist: a new dist makes
+# cargo relink the app (the assets are embedded), which takes minutes here.
+if [ ! -f ui/dist/index.html ] || [ ! -d ui/node_modules ] ||
+    [ -n "$(find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts icons -newer ui/dist/index.html -print -quit)" ]; then
+    info "e2e: front-end (npm ci, vite build)"
+    (cd ui && npm ci --no-audit --no-fund >"$OUT/npm-ui.log" 2>&1 && npm run build >>"$OUT/npm-ui.log" 2>&1) || { tail -30 "$OUT/npm-ui.log"; die "front-end build failed"; }
+else
+    info "e2e: front-end up to date (ui/dist)"
+fi
+info "e2e: app (cargo build -p dbdyno-app --features custom-protocol)"
+cargo build -p dbdyno-app --features custom-protocol
+[ -x "$APP_BIN" ] || die "no app binary at $APP_BIN"
+
+if ! command -v tauri-driver >/dev/null 2>&1; then
+    info "e2e: cargo install tauri-driver@$TAURI_DRIVER_VERSION --locked"
+    cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+fi
+command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver missing: bash scripts/deps.sh (webkit2gtk-driver)"
+(cd tests/e2e && npm ci --no-audit --no-fund >"$OUT/npm-e2e.log" 2>&1) || { tail -30 "$OUT/npm-e2e.log"; die "npm ci in tests/e2e failed"; }
+info "e2e: builds ready in $(fmt_duration $(($(now_s) - t0)))"
+
+bash scripts/sandbox.sh start >/dev/null
+eval "$(bash scripts/sandbox.sh env)"
+bash scripts/sshd-sandbox.sh start >/dev/null
+eval "$(bash scripts/sshd-sandbox.sh env)"
+
+TMP="$(mktemp -d -t dbdyno-e2e.XXXXXX)"
+export DBDYNO_DATA_DIR="$TMP/data" DBDYNO_CONFIG_DIR="$TMP/config"
+export E2E_OUT="$OUT" E2E_SCHEMA="$SCHEMA" DBDYNO_APP_BIN="$APP_BIN" TAURI_DRIVER_PORT="$PORT"
+bash scripts/sandbox.sh sql -e "DROP DATABASE IF EXISTS $SCHEMA" >/dev/null
+
+# A private X server; -nolisten tcp keeps it off the network.
+DISPLAY_NUM=99
+while [ -e "/tmp/.X11-unix/X$DISPLAY_NUM" ]; do DISPLAY_NUM=$((DISPLAY_NUM + 1)); done
+Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+PIDS+=($!)
+export DISPLAY=":$DISPLAY_NUM"
+
+tauri-driver --port "$PORT" --native-driver "$(command -v WebKitWebDriver)" >"$OUT/tauri-driver.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+    sleep 0.2
+done
+
+info "e2e: running the flow (display $DISPLAY, tauri-driver on 127.0.0.1:$PORT)"
+t1="$(now_s)"
+rc=0
+(cd tests/e2e && npm test) || rc=$?
+info "e2e: flow took $(fmt_duration $(($(now_s) - t1))); screenshots in $OUT"
+ls "$OUT"/*.png 2>/dev/null | sed 's/^/    /' || true
+exit "$rc"

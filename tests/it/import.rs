@@ -1,0 +1,373 @@
+//! `dbdyno import sysbench` and `dbdyno import config`: outside results and configs join
+//! the history and the profiles, figures exactly as printed, passwords never in a file.
+
+use std::path::{Path, PathBuf};
+
+use dbdyno_tests::*;
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/sysbench")
+        .join(name)
+}
+
+fn run_json(data: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    let d = format!("--data-dir={}", data.display());
+    all.push(&d);
+    let out = ok(&dbdyno_cmd().args(&all).output().unwrap());
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn f64s(v: &Value, key: &str) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i[key].as_f64().unwrap())
+        .collect()
+}
+
+/// The figures of a sysbench summary, read here without the engine's parser.
+struct Printed {
+    transactions: u64,
+    tps: f64,
+    queries: u64,
+    qps: f64,
+    total_time: f64,
+    percentile_ms: f64,
+    intervals: usize,
+}
+
+fn printed(text: &str) -> Printed {
+    let after = |label: &str| -> &str {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("{label}"));
+        line.trim_start()[label.len()..].trim()
+    };
+    let count_rate = |label: &str| -> (u64, f64) {
+        let v = after(label);
+        let (n, rate) = v.split_once('(').unwrap();
+        (
+            n.trim().parse().unwrap(),
+            rate.trim_end_matches("per sec.)").trim().parse().unwrap(),
+        )
+    };
+    let (transactions, tps) = count_rate("transactions:");
+    let (queries, qps) = count_rate("queries:");
+    let pct_line = text.lines().find(|l| l.contains("th percentile:")).unwrap();
+    Printed {
+        transactions,
+        tps,
+        queries,
+        qps,
+        total_time: after("total time:").trim_end_matches('s').parse().unwrap(),
+        percentile_ms: pct_line.split(':').nth(1).unwrap().trim().parse().unwrap(),
+        intervals: text.lines().filter(|l| l.starts_with("[ ")).count(),
+    }
+}
+
+#[test]
+fn seed_003_figures_come_out_exactly_as_printed() {
+    let data = tempfile::tempdir().unwrap();
+    let file = fixture("seed_003_article.txt");
+    let imported = run_json(
+        data.path(),
+        &[
+            "import",
+            "sysbench",
+            file.to_str().unwrap(),
+            "--env=seed-003",
+            "--json",
+        ],
+    );
+    let id = imported[0]["id"].as_i64().unwrap();
+    assert_eq!(imported[0]["env"], "seed-003");
+    assert_eq!(imported[0]["state"], "complete");
+    assert_eq!(imported[0]["steps"], 1);
+
+    let run = run_json(data.path(), &["runs", "show", &id.to_string(), "--json"]);
+    assert_eq!(run["source"], "import");
+    let s = &run["steps"][0]["result"];
+    assert_eq!(
+        s["scenario"], "oltp_read_write",
+        "from the read/write/other mix"
+    );
+    assert_eq!(s["threads"], 2);
+    assert_eq!(s["transactions"], 4615);
+    assert_eq!(s["printed"]["tps"].as_f64(), Some(76.84));
+    assert_eq!(s["printed"]["qps"].as_f64(), Some(1536.81));
+    assert_eq!(s["latency"]["p95_ms"].as_f64(), Some(57.87));
+    assert_eq!(s["latency_pct_ms"].as_f64(), Some(57.87));
+    assert_eq!(s["total_time_s"].as_f64(), Some(60.058));
+    assert_eq!(
+        f64s(&s["intervals"], "tps"),
+        [23.30, 77.70, 89.00, 92.50, 88.40, 90.40]
+    );
+    assert_eq!(
+        f64s(&s["intervals"], "latency_ms"),
+        [272.27, 56.84, 46.63, 41.10, 46.63, 32.53]
+    );
+    assert_eq!(
+        f64s(&s["intervals"], "qps"),
+        [469.31, 1554.44, 1780.01, 1849.98, 1767.59, 1807.20]
+    );
+
+    // The text view prints sysbench's summary lines with the printed rates.
+    let d = format!("--data-dir={}", data.path().display());
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &id.to_string(), &d])
+        .output()
+        .unwrap());
+    assert!(
+        text.contains("    transactions:                        4615   (76.84 per sec.)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    queries:                             92300  (1536.81 per sec.)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("         95th percentile:                       57.87\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[ 10s ] thds: 2 tps: 23.30 qps: 469.31"),
+        "{text}"
+    );
+}
+
+#[test]
+fn fresh_sysbench_outputs_import_with_every_figure_as_printed() {
+    let data = tempfile::tempdir().unwrap();
+    // (file, scenario it must be filed under, threads of each step)
+    let cases: [(&str, &str, &[u64]); 6] = [
+        ("oltp_read_write_intervals.txt", "oltp_read_write", &[2]),
+        ("oltp_point_select_histogram.txt", "oltp_point_select", &[4]),
+        ("read_only_p99.txt", "oltp_read_only", &[2]),
+        ("oltp_write_only_no_intervals.txt", "oltp_write_only", &[2]),
+        ("oltp_insert.txt", "oltp_insert", &[2]),
+        ("shell_loop_read_only_1_4.log", "oltp_read_only", &[1, 4]),
+    ];
+    let paths: Vec<String> = cases
+        .iter()
+        .map(|c| fixture(c.0).display().to_string())
+        .collect();
+    let mut args = vec!["import", "sysbench", "--env=fresh", "--json"];
+    args.extend(paths.iter().map(String::as_str));
+    let imported = run_json(data.path(), &args);
+    assert_eq!(imported.as_array().unwrap().len(), cases.len());
+
+    for (i, (file, scenario, threads)) in cases.iter().enumerate() {
+        let id = imported[i]["id"].as_i64().unwrap();
+        let run = run_json(data.path(), &["runs", "show", &id.to_string(), "--json"]);
+        let steps = run["steps"].as_array().unwrap();
+        let got_threads: Vec<u64> = steps
+            .iter()
+            .map(|s| s["result"]["threads"].as_u64().unwrap())
+            .collect();
+        assert_eq!(&got_threads, threads, "{file}");
+        let text = std::fs::read_to_string(fixture(file)).unwrap();
+        // Each step against its own part of the file.
+        let parts: Vec<&str> = text
+            .split("sysbench 1.0.20 (using")
+            .filter(|p| p.contains("SQL statistics"))
+            .collect();
+        assert_eq!(parts.len(), steps.len(), "{file}");
+        for (step, part) in steps.iter().zip(parts) {
+            let s = &step["result"];
+            let p = printed(part);
+            assert_eq!(s["scenario"], *scenario, "{file}");
+            assert_eq!(s["transactions"].as_u64(), Some(p.transactions), "{file}");
+            assert_eq!(s["printed"]["tps"].as_f64(), Some(p.tps), "{file}");
+            assert_eq!(s["printed"]["qps"].as_f64(), Some(p.qps), "{file}");
+            let q = &s["queries"];
+            let total = q["read"].as_u64().unwrap()
+                + q["write"].as_u64().unwrap()
+                + q["other"].as_u64().unwrap();
+            assert_eq!(total, p.queries, "{file}");
+            assert_eq!(s["total_time_s"].as_f64(), Some(p.total_time), "{file}");
+            assert_eq!(
+                s["latency_pct_ms"].as_f64(),
+                Some(p.percentile_ms),
+                "{file}"
+            );
+            assert_eq!(
+                s["intervals"].as_array().unwrap().len(),
+                p.intervals,
+                "{file}"
+            );
+        }
+    }
+    let hist = run_json(
+        data.path(),
+        &["runs", "show", &imported[1]["id"].to_string(), "--json"],
+    );
+    assert!(
+        !hist["steps"][0]["result"]["histogram"]
+            .as_str()
+            .unwrap()
+            .is_empty(),
+        "the --histogram block is stored"
+    );
+    let p99 = run_json(
+        data.path(),
+        &["runs", "show", &imported[2]["id"].to_string(), "--json"],
+    );
+    assert_eq!(p99["steps"][0]["result"]["percentile"].as_f64(), Some(99.0));
+    assert_eq!(
+        p99["steps"][0]["result"]["latency"]["p99_ms"].as_f64(),
+        Some(11.04)
+    );
+}
+
+#[test]
+fn import_refuses_what_it_cannot_read_and_imports_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("notes.txt");
+    std::fs::write(&garbage, "General statistics:\n    total time:   sixty\n").unwrap();
+    let writes = dir.path().join("writes.txt");
+    std::fs::copy(fixture("oltp_insert.txt"), &writes).unwrap();
+    let d = format!("--data-dir={}", data.path().display());
+    let good = fixture("read_only_p99.txt");
+
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "sysbench",
+            good.to_str().unwrap(),
+            garbage.to_str().unwrap(),
+            "--env=x",
+            &d,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("notes.txt: line 2:"), "{}", stderr(&o));
+
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "sysbench",
+            writes.to_str().unwrap(),
+            "--env=x",
+            &d,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("give --scenario"), "{}", stderr(&o));
+    assert_eq!(
+        run_json(data.path(), &["runs", "list", "--json"]),
+        Value::Array(vec![]),
+        "nothing imported"
+    );
+
+    ok(&dbdyno_cmd()
+        .args([
+            "import",
+            "sysbench",
+            writes.to_str().unwrap(),
+            "--env=x",
+            "--scenario=oltp_insert",
+            &d,
+        ])
+        .output()
+        .unwrap());
+    assert_eq!(
+        run_json(data.path(), &["runs", "list", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn import_config_writes_a_profile_and_moves_the_password_to_the_keyring() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = std::process::id();
+    let password = format!("Seed-Pass-{pid}-x9");
+    let conf = dir.path().join("benchmark_config.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "# Connection settings\nMYSQL_HOST=192.168.1.50      # Use internal IP, not public\nMYSQL_PORT=3306\n\
+             MYSQL_USER=sbtest\nMYSQL_PASSWORD={password}\nMYSQL_DB=sbtest\n\nTABLES=16                    # Number of test tables\n\
+             TABLE_SIZE=10000000\nTEST_TIME=30\nNEED_PREPARE=true\n\
+             SCENARIOS=\"oltp_point_select oltp_read_only oltp_read_write oltp_write_only\"\nTHREADS=\"1 8 16 32 64 128\"\n"
+        ),
+    )
+    .unwrap();
+    let name = format!("it-import-{pid}");
+    let out_file = dir.path().join(format!("{name}.toml"));
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "config",
+            conf.to_str().unwrap(),
+            "-o",
+            out_file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = ok(&o);
+    let written = std::fs::read_to_string(&out_file).unwrap();
+    assert!(!written.contains(&password), "{written}");
+    assert!(!stdout.contains(&password) && !stderr(&o).contains(&password));
+    assert!(
+        written.contains("tables = 16  # Number of test tables"),
+        "{written}"
+    );
+    assert!(stdout.contains("OS keyring"), "{stdout}");
+
+    let loaded = dbdyno_profile::load_file(&out_file).unwrap();
+    assert_eq!(loaded.profile.name, name);
+    assert_eq!(
+        loaded.profile.plan.threads,
+        Some(vec![1, 8, 16, 32, 64, 128])
+    );
+    let store = dbdyno_profile::SecretStore::new();
+    let kind = dbdyno_profile::SecretKind::MysqlPassword;
+    let stored = store
+        .get(&name, kind)
+        .unwrap()
+        .expect("the password is in the keyring");
+    assert_eq!(stored.expose(), password);
+    assert!(store.delete(&name, kind).unwrap());
+
+    // Refuses to overwrite; --no-keyring drops the password with a notice.
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "config",
+            conf.to_str().unwrap(),
+            "-o",
+            out_file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "config",
+            conf.to_str().unwrap(),
+            "-o",
+            out_file.to_str().unwrap(),
+            "--force",
+            "--no-keyring",
+        ])
+        .output()
+        .unwrap();
+    ok(&o);
+    assert!(
+        stderr(&o).contains("MYSQL_PASSWORD was dropped"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(store.get(&name, kind).unwrap(), None);
+}

@@ -1,0 +1,144 @@
+// Checks: the prerequisite suite for the environment and plan; pass / warn / fail with
+// what was seen and why it matters; one-click fixes; the data disk, overridable.
+import { useState } from "react";
+import { commands, type ChecksView, type CheckRow } from "../bindings";
+import { call, message } from "../api";
+import { Badge, ErrorNote } from "../components/bits";
+import { useApp } from "../state/app";
+import { usePlanForm } from "../state/usePlanForm";
+
+export function Checks() {
+  const { go } = useApp();
+  const { env, form, error: formError } = usePlanForm();
+  const [view, setView] = useState<ChecksView | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [devices, setDevices] = useState("");
+  const [adminUser, setAdminUser] = useState("");
+  const [adminPassword, setAdminPassword] = useState("");
+  const [applied, setApplied] = useState<string | null>(null);
+
+  async function runChecks() {
+    if (!env || !form) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const list = devices.split(/[\s,]+/).filter(Boolean);
+      setView(await call(commands.runChecks(env, form, list)));
+    } catch (e) {
+      setError(message(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function fix(c: CheckRow) {
+    if (!env || !form) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const admin = adminUser.trim() ? { user: adminUser, password: adminPassword } : null;
+      const r = await call(commands.applyFix(env, c.id, form, admin));
+      setApplied(`Ran ${r.applied_sql}.${r.note ? ` ${r.note}` : ""}`);
+      setView(r.checks);
+    } catch (e) {
+      setError(message(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const counts = view
+    ? (["fail", "warn", "pass", "skipped"] as const).map((k) => [k, view.checks.filter((c) => c.verdict === k).length] as const)
+    : [];
+  return (
+    <div className="stack">
+      <div className="screen-head">
+        <h1>Checks</h1>
+        <span className="sub">{env} — is the server ready for this plan?</span>
+        <span className="spacer" />
+        <button className="btn primary" onClick={runChecks} disabled={busy || !form} data-testid="run-checks">
+          {busy ? "Checking…" : view ? "Run checks again" : "Run checks"}
+        </button>
+        <button className="btn" onClick={() => go("plan")}>Plan the test →</button>
+      </div>
+      <ErrorNote error={formError ?? error} />
+      {applied && <div className="notice ok" role="status" data-testid="fix-applied">{applied}</div>}
+      {view && (
+        <>
+          <div className="grid-3">
+            <div className="panel">
+              <h3>Verdict</h3>
+              <div className="row" style={{ marginTop: 6 }} data-testid="checks-worst">
+                <Badge kind={view.worst} />
+                {counts.map(([k, n]) => n > 0 && <span key={k} className="sub">{n} {k}</span>)}
+              </div>
+            </div>
+            <div className="panel">
+              <h3>Server</h3>
+              <div>{view.server ?? "not reached"}</div>
+              <div className="sub">OS facts: {view.os_access}</div>
+            </div>
+            <div className="panel">
+              <h3>Data disk</h3>
+              {view.data_disks.length === 0 && <div className="sub">not resolved</div>}
+              {view.data_disks.slice(0, 1).map((d) => (
+                <div key={d.role} data-testid="data-disk">
+                  <strong>{d.devices.join(" → ") || "?"}</strong> {d.overridden && <Badge kind="warn">override</Badge>}
+                  <div className="sub">{d.path} on {d.mount_point} ({d.fs_type}){d.free ? `, ${d.free}` : ""}</div>
+                </div>
+              ))}
+              <label className="field" style={{ marginTop: 8 }}>
+                <span>Override devices (empty = resolved)</span>
+                <input type="text" value={devices} onChange={(e) => setDevices(e.target.value)} placeholder="nvme0n1" />
+              </label>
+            </div>
+          </div>
+          <section className="panel" aria-label="Check results">
+            {view.checks.map((c) => (
+              <div className="check" key={c.id} data-testid={`check-${c.id}`} data-verdict={c.verdict}>
+                <div><Badge kind={c.verdict} /></div>
+                <div className="what">
+                  <strong>{c.title}</strong>
+                  <div>{c.seen}</div>
+                  <div className="why">Why it matters: {c.why}</div>
+                  {c.fix_text && <div>Fix: {c.fix_text}</div>}
+                  {c.fix_command && <pre className="notice">{c.fix_command}</pre>}
+                  {c.action_sql && (
+                    <div className="row">
+                      <button className="btn primary" disabled={busy} onClick={() => fix(c)} data-testid={`fix-${c.id}`}>
+                        Apply: {c.action_sql}
+                      </button>
+                    </div>
+                  )}
+                </div>
+              </div>
+            ))}
+          </section>
+          {view.checks.some((c) => c.action_sql) && (
+            <fieldset className="panel">
+              <legend>Run fixes as an administrator (used once, not stored)</legend>
+              <div className="fields">
+                <label className="field">
+                  <span>Admin user (empty = the benchmark account)</span>
+                  <input type="text" value={adminUser} onChange={(e) => setAdminUser(e.target.value)} data-testid="admin-user" />
+                </label>
+                <label className="field">
+                  <span>Admin password</span>
+                  <input type="password" value={adminPassword} onChange={(e) => setAdminPassword(e.target.value)} data-testid="admin-password" />
+                </label>
+              </div>
+            </fieldset>
+          )}
+          {view.missing.length > 0 && (
+            <details className="panel">
+              <summary>Not found out ({view.missing.length})</summary>
+              <ul>{view.missing.map((m) => <li key={m}>{m}</li>)}</ul>
+            </details>
+          )}
+        </>
+      )}
+      {!view && !busy && <div className="panel sub">Run the checks to see what the server needs before this plan.</div>}
+    </div>
+  );
+}

@@ -1,0 +1,214 @@
+// Plan: scenarios, the thread ladder, time per step, warm-up, cool-down, data scale,
+// prepare / prewarm / cleanup. The preview (phases, total time, dataset against buffer
+// pool and free disk) is computed in Rust on every change.
+import { useEffect, useRef, useState } from "react";
+import { Channel } from "@tauri-apps/api/core";
+import { commands, type PlanForm, type PlanPreview, type RunSnapshot } from "../bindings";
+import { call, message } from "../api";
+import { ErrorNote } from "../components/bits";
+import { useApp } from "../state/app";
+import { duration, num } from "../state/format";
+import { usePlanForm } from "../state/usePlanForm";
+
+export const DEFAULT_LADDER = [1, 8, 16, 32, 64, 128];
+
+let nextToken = 1;
+
+/** Starts a run and wires its channel into the run state. */
+export function useStartRun() {
+  const { env, dispatchRun, go } = useApp();
+  return async (form: PlanForm) => {
+    if (!env) return;
+    const token = nextToken++;
+    const channel = new Channel<RunSnapshot>();
+    channel.onmessage = (snapshot) => dispatchRun({ type: "snapshot", token, snapshot });
+    dispatchRun({ type: "started", token });
+    go("run");
+    await call(commands.startRun(env, form, channel));
+  };
+}
+
+export function Plan() {
+  const { env, form, setForm, scenarios, error: formError } = usePlanForm();
+  const [preview, setPreview] = useState<PlanPreview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const threadInput = useRef<HTMLInputElement>(null);
+  const start = useStartRun();
+
+  useEffect(() => {
+    if (!env || !form) return;
+    let live = true;
+    const t = setTimeout(() => {
+      call(commands.planPreview(env, form))
+        .then((p) => live && (setPreview(p), setError(null)))
+        .catch((e) => live && (setPreview(null), setError(message(e))));
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [env, form]);
+
+  if (!form) return <ErrorNote error={formError} />;
+  // Functional updates: quick successive edits never overwrite each other.
+  const update = (f: (p: PlanForm) => PlanForm) => setForm((p) => (p ? f(p) : p));
+  const set = <K extends keyof PlanForm>(k: K, v: PlanForm[K]) => update((p) => ({ ...p, [k]: v }));
+  const toggleScenario = (s: string) =>
+    update((p) => ({ ...p, scenarios: p.scenarios.includes(s) ? p.scenarios.filter((x) => x !== s) : [...p.scenarios, s] }));
+  const addThreads = () => {
+    const el = threadInput.current;
+    const n = Number(el?.value);
+    if (Number.isInteger(n) && n > 0) {
+      update((p) => (p.threads.includes(n) ? p : { ...p, threads: [...p.threads, n].sort((a, b) => a - b) }));
+    }
+    if (el) el.value = "";
+  };
+  const numberField = (label: string, k: "time_s" | "warmup_s" | "cooldown_s" | "tables" | "table_size", id: string) => (
+    <label className="field">
+      <span>{label}</span>
+      <input type="number" min={0} value={form[k]} onChange={(e) => set(k, Math.max(0, Math.floor(Number(e.target.value) || 0)))} data-testid={id} />
+    </label>
+  );
+
+  return (
+    <div className="stack">
+      <div className="screen-head">
+        <h1>Plan</h1>
+        <span className="sub">{env}</span>
+        <span className="spacer" />
+        <button
+          className="btn primary"
+          disabled={!preview}
+          onClick={() => start(form).catch((e) => setError(message(e)))}
+          data-testid="start-run"
+        >
+          Start run
+        </button>
+      </div>
+      <ErrorNote error={error} />
+      <div className="grid-2" style={{ alignItems: "start" }}>
+        <div className="stack">
+          <fieldset className="panel">
+            <legend>Scenarios</legend>
+            <div className="fields">
+              {scenarios.map((s) => (
+                <label key={s} className="check">
+                  <input type="checkbox" checked={form.scenarios.includes(s)} onChange={() => toggleScenario(s)} data-testid={`scenario-${s}`} />
+                  {s}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <fieldset className="panel">
+            <legend>Thread ladder</legend>
+            <div className="chips" aria-label="Thread counts">
+              {form.threads.map((t) => (
+                <span className="chip" key={t}>
+                  {t}
+                  <button aria-label={`Remove ${t} threads`} onClick={() => update((p) => ({ ...p, threads: p.threads.filter((x) => x !== t) }))}>
+                    ×
+                  </button>
+                </span>
+              ))}
+            </div>
+            <div className="row" style={{ marginTop: 8 }}>
+              <label className="field" style={{ width: 140 }}>
+                <span>Add a thread count</span>
+                <input
+                  type="number"
+                  min={1}
+                  ref={threadInput}
+                  onKeyDown={(e) => e.key === "Enter" && addThreads()}
+                  data-testid="thread-input"
+                />
+              </label>
+              <button className="btn" onClick={addThreads} style={{ alignSelf: "end" }} data-testid="thread-add">Add</button>
+              <button className="btn" onClick={() => set("threads", [...DEFAULT_LADDER])} style={{ alignSelf: "end" }}>
+                Reset to 1 8 16 32 64 128
+              </button>
+              <button className="btn" onClick={() => set("threads", [])} style={{ alignSelf: "end" }} data-testid="thread-clear">
+                Clear
+              </button>
+            </div>
+          </fieldset>
+          <fieldset className="panel">
+            <legend>Timing</legend>
+            <div className="fields">
+              {numberField("Seconds per step", "time_s", "time")}
+              {numberField("Warm-up seconds", "warmup_s", "warmup")}
+              {numberField("Cool-down seconds", "cooldown_s", "cooldown")}
+            </div>
+          </fieldset>
+          <fieldset className="panel">
+            <legend>Data</legend>
+            <div className="fields">
+              {numberField("Tables", "tables", "tables")}
+              {numberField("Rows per table", "table_size", "table-size")}
+            </div>
+            <div className="row" style={{ marginTop: 8 }}>
+              {(["prepare", "prewarm", "cleanup"] as const).map((k) => (
+                <label className="check" key={k}>
+                  <input type="checkbox" checked={form[k]} onChange={(e) => set(k, e.target.checked)} data-testid={`opt-${k}`} />
+                  {k === "prepare" ? "Prepare (create and load)" : k === "prewarm" ? "Prewarm the buffer pool" : "Clean up afterwards"}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </div>
+        <PreviewPanel preview={preview} />
+      </div>
+    </div>
+  );
+}
+
+function PreviewPanel({ preview }: { preview: PlanPreview | null }) {
+  if (!preview) return <div className="panel sub">The preview appears when the plan is valid.</div>;
+  const d = preview.dataset;
+  return (
+    <section className="panel stack" aria-label="Plan preview" data-testid="plan-preview">
+      <div className="kpis" style={{ gridTemplateColumns: "repeat(3, 1fr)" }}>
+        <div className="kpi">
+          <div className="label">Total time</div>
+          <div className="value" data-testid="plan-total">{duration(preview.total_seconds)}{preview.open_ended ? " +" : ""}</div>
+        </div>
+        <div className="kpi">
+          <div className="label">Steps</div>
+          <div className="value">{preview.steps}</div>
+        </div>
+        <div className="kpi">
+          <div className="label">Peak connections</div>
+          <div className="value">{preview.peak_connections}</div>
+        </div>
+      </div>
+      {preview.open_ended && <div className="sub">+ prepare / prewarm, which take as long as the server needs.</div>}
+      <div>
+        <h3>Dataset</h3>
+        <div data-testid="dataset-size">About <strong>{d.human}</strong></div>
+        {d.buffer_pool_human ? (
+          <div>
+            Buffer pool {d.buffer_pool_human}: ratio {num(d.ratio, 2)} — {d.regime}
+          </div>
+        ) : (
+          <div className="sub">Run the checks to compare it with the buffer pool and the free disk.</div>
+        )}
+        {d.free_disk_human && (
+          <div className={d.fits_disk === false ? "notice error" : ""}>
+            Free disk {d.free_disk_human}{d.fits_disk === false ? ": not enough room to prepare this dataset" : ""}
+          </div>
+        )}
+        <div className="sub">Peak prepared statements: <span data-testid="peak-ps">{num(preview.peak_prepared_statements, 0)}</span></div>
+      </div>
+      <div>
+        <h3>Phases</h3>
+        <ol className="log" style={{ maxHeight: 260, paddingLeft: 22, margin: 0 }} data-testid="plan-phases">
+          {preview.phases.map((p, i) => (
+            <li key={i}>
+              {p.label}
+              {p.seconds !== null && <span className="sub"> — {duration(p.seconds)}</span>}
+            </li>
+          ))}
+        </ol>
+      </div>
+    </section>
+  );
+}

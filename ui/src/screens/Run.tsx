@@ -1,0 +1,128 @@
+// Run: live per-second charts (TPS/QPS, latency, server CPU and disk, client CPU), the
+// step table filling in, progress with ETA, cool-down, errors and reconnects, Cancel.
+import { useMemo, useState } from "react";
+import { commands } from "../bindings";
+import { call, message } from "../api";
+import { Chart } from "../components/Chart";
+import { Badge, ErrorNote, StepTable } from "../components/bits";
+import { useApp } from "../state/app";
+import { duration, num } from "../state/format";
+import { isFinal } from "../state/run";
+
+export function Run() {
+  const { run, go } = useApp();
+  const [error, setError] = useState<string | null>(null);
+  const s = run.snapshot;
+  const tpsLines = useMemo(
+    () => [
+      { label: "TPS", color: "--chart-1", values: run.series.tps },
+      { label: "QPS", color: "--chart-2", values: run.series.qps },
+    ],
+    [run.series],
+  );
+  const latLines = useMemo(() => [{ label: "p95 latency", color: "--chart-3", values: run.series.latency, unit: " ms" }], [run.series]);
+  const serverLines = useMemo(
+    () => [
+      { label: "server CPU", color: "--chart-4", values: run.server.cpu, unit: "%" },
+      { label: "data disk util", color: "--chart-2", values: run.server.disk, unit: "%" },
+    ],
+    [run.server],
+  );
+  const clientLines = useMemo(() => [{ label: "client CPU", color: "--chart-1", values: run.server.client, unit: "%" }], [run.server]);
+
+  if (!s) {
+    return (
+      <div className="stack">
+        <div className="screen-head"><h1>Run</h1></div>
+        <div className="panel sub">
+          {run.token ? "Starting…" : "No run yet. Plan one, then press Start run."}{" "}
+          {!run.token && <button className="link" onClick={() => go("plan")}>Go to Plan</button>}
+        </div>
+      </div>
+    );
+  }
+  const final = isFinal(s);
+  const current = s.current_step !== null ? s.steps[s.current_step] : null;
+  return (
+    <div className="stack">
+      <div className="screen-head">
+        <h1>Run {s.run_id !== null ? `#${s.run_id}` : ""}</h1>
+        <Badge kind={s.status} />
+        <span className="sub">{s.env}</span>
+        <span className="spacer" />
+        {!final && (
+          <button
+            className="btn danger"
+            disabled={s.status === "cancelling"}
+            onClick={() => call(commands.cancelRun()).catch((e) => setError(message(e)))}
+            data-testid="cancel-run"
+          >
+            {s.status === "cancelling" ? "Cancelling…" : "Cancel run"}
+          </button>
+        )}
+        {final && <button className="btn" onClick={() => go("history")}>Open in History</button>}
+        {final && <button className="btn primary" onClick={() => go("plan")}>Plan another run</button>}
+      </div>
+      <ErrorNote error={error ?? s.failure} />
+      {s.history_note && <div className="notice warn">{s.history_note}</div>}
+      <section className="panel stack" aria-label="Progress">
+        <div className="row" data-testid="run-phase">
+          <strong>
+            Phase {s.phase_number}/{s.phase_count}: {s.phase_label}
+          </strong>
+          {s.cooldown_left_s !== null && <span className="badge cooling_down">cool-down {duration(s.cooldown_left_s)} left</span>}
+          {s.prepare && <span className="sub">loading rows {num(s.prepare.rows_done, 0)} / {num(s.prepare.rows_total, 0)}</span>}
+        </div>
+        <div className="progress" role="progressbar" aria-label="Progress of the whole plan" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(s.progress_pct ?? 0)}>
+          <div style={{ width: `${s.progress_pct ?? 0}%` }} />
+        </div>
+        <div className="row sub">
+          <span data-testid="run-progress">{num(s.progress_pct, 0)}%</span>
+          <span>elapsed {duration(s.elapsed_s)}</span>
+          <span>ETA {final ? "—" : duration(s.eta_s)}</span>
+          {current && s.step_elapsed_s !== null && (
+            <span>
+              step {current.index + 1}: {duration(s.step_elapsed_s)} of {duration(s.step_planned_s)}
+            </span>
+          )}
+        </div>
+      </section>
+      <div className="kpis">
+        <Kpi label="TPS (last second)" value={num(run.series.tps.at(-1), 1)} />
+        <Kpi label="QPS (last second)" value={num(run.series.qps.at(-1), 0)} />
+        <Kpi label="p95 latency" value={`${num(run.series.latency.at(-1), 2)} ms`} />
+        <Kpi label="Errors" value={num(s.errors_total, 0)} warn={(s.errors_total ?? 0) > 0} />
+        <Kpi label="Reconnects" value={num(s.reconnects_total, 0)} warn={(s.reconnects_total ?? 0) > 0} />
+      </div>
+      <div className="grid-2">
+        <Chart title="Throughput (per second)" x={run.series.t} lines={tpsLines} testId="chart-tps" />
+        <Chart title="Latency p95 (ms)" x={run.series.t} lines={latLines} testId="chart-latency" />
+        <Chart title="Server CPU and data disk (%)" x={run.server.t} lines={serverLines} testId="chart-server" />
+        <Chart title="Client CPU (% of all cores)" x={run.server.t} lines={clientLines} testId="chart-client" />
+      </div>
+      <section className="panel">
+        <h2>Steps</h2>
+        <StepTable steps={s.steps} caption="Steps of this run" />
+      </section>
+      <section className="panel">
+        <h2>Log</h2>
+        <div className="log mono" role="log" aria-live="polite">
+          {run.log.map((l, i) => (
+            <div key={i} className={l.level}>
+              [{duration(l.t_s)}] {l.text}
+            </div>
+          ))}
+        </div>
+      </section>
+    </div>
+  );
+}
+
+function Kpi({ label, value, warn }: { label: string; value: string; warn?: boolean }) {
+  return (
+    <div className="kpi">
+      <div className="label">{label}</div>
+      <div className="value" style={warn ? { color: "var(--warn)" } : undefined}>{value}</div>
+    </div>
+  );
+}

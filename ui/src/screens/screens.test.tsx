@@ -1,0 +1,156 @@
+import "../test/mocks";
+import { describe, expect, it, vi, beforeEach } from "vitest";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { ok } from "../test/mocks";
+import { form, preview, snapshot, step } from "../test/fixtures";
+import { AppProvider, useApp } from "../state/app";
+import { useEffect } from "react";
+
+const commands = vi.hoisted(() => ({
+  planDefaults: vi.fn(),
+  planPreview: vi.fn(),
+  startRun: vi.fn(),
+  cancelRun: vi.fn(),
+  runChecks: vi.fn(),
+  applyFix: vi.fn(),
+}));
+vi.mock("../bindings", () => ({ commands }));
+
+import { Plan } from "./Plan";
+import { Run } from "./Run";
+import { Checks } from "./Checks";
+
+/** Renders `children` inside the app state, with environment `env` chosen and an
+ *  optional run snapshot already received. */
+function WithState({ children, snap }: { children: React.ReactNode; snap?: ReturnType<typeof snapshot> }) {
+  const { setEnv, dispatchRun } = useApp();
+  useEffect(() => {
+    setEnv("sandbox");
+    if (snap) {
+      dispatchRun({ type: "started", token: 9 });
+      dispatchRun({ type: "snapshot", token: 9, snapshot: snap });
+    }
+  }, [setEnv, dispatchRun, snap]);
+  return <>{children}</>;
+}
+
+const mount = (ui: React.ReactNode, snap?: ReturnType<typeof snapshot>) =>
+  render(
+    <AppProvider>
+      <WithState snap={snap}>{ui}</WithState>
+    </AppProvider>,
+  );
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  commands.planDefaults.mockImplementation(() => ok({ form, scenarios_available: ["oltp_point_select", "oltp_read_only"] }));
+  commands.planPreview.mockImplementation(() => ok(preview));
+});
+
+describe("Plan", () => {
+  it("shows the profile's ladder and the preview computed by Rust", async () => {
+    mount(<Plan />);
+    expect(await screen.findByRole("button", { name: "Remove 128 threads" })).toBeInTheDocument();
+    expect(await screen.findByTestId("plan-total")).toHaveTextContent("3m 00s +");
+    expect(screen.getByTestId("dataset-size")).toHaveTextContent("2.2 MiB");
+    expect(screen.getByText(/CPU-bound/)).toBeInTheDocument();
+  });
+
+  it("edits the ladder and sends the edited form for a new preview", async () => {
+    const user = userEvent.setup();
+    mount(<Plan />);
+    await user.click(await screen.findByRole("button", { name: "Remove 64 threads" }));
+    await user.type(screen.getByTestId("thread-input"), "256{Enter}");
+    await waitFor(() => {
+      const last = commands.planPreview.mock.calls.at(-1);
+      expect(last?.[1].threads).toEqual([1, 8, 16, 32, 128, 256]);
+    });
+  });
+
+  it("every control has a label", async () => {
+    mount(<Plan />);
+    await screen.findByTestId("plan-preview");
+    for (const input of screen.getAllByRole("spinbutton")) {
+      expect(input).toHaveAccessibleName();
+    }
+    for (const box of screen.getAllByRole("checkbox")) {
+      expect(box).toHaveAccessibleName();
+    }
+  });
+});
+
+describe("Run", () => {
+  it("shows progress, the step table and cancel while running", async () => {
+    const user = userEvent.setup();
+    commands.cancelRun.mockImplementation(() => ok(true));
+    const snap = snapshot({
+      steps: [step(0, { status: "done", tps: 812.5, p95_ms: 1.25 }), step(1, { status: "running" }), step(2)],
+      current_step: 1,
+      progress_pct: 40,
+      errors_total: 3,
+    });
+    mount(<Run />, snap);
+    expect(await screen.findByRole("progressbar")).toHaveAttribute("aria-valuenow", "40");
+    const rows = within(screen.getByTestId("step-table")).getAllByRole("row");
+    expect(rows[1]).toHaveTextContent("812.5");
+    expect(rows[1]).toHaveAttribute("data-status", "done");
+    await user.click(screen.getByTestId("cancel-run"));
+    expect(commands.cancelRun).toHaveBeenCalledOnce();
+  });
+
+  it("keeps finished steps and hides Cancel once the run was cancelled", async () => {
+    const snap = snapshot({
+      status: "cancelled",
+      eta_s: null,
+      steps: [step(0, { status: "done", tps: 10 }), step(1, { status: "cancelled", tps: 5 }), step(2, { status: "skipped" })],
+    });
+    mount(<Run />, snap);
+    await screen.findByTestId("step-table");
+    expect(screen.queryByTestId("cancel-run")).toBeNull();
+    const statuses = within(screen.getByTestId("step-table"))
+      .getAllByRole("row")
+      .slice(1)
+      .map((r) => r.getAttribute("data-status"));
+    expect(statuses).toEqual(["done", "cancelled", "skipped"]);
+  });
+});
+
+describe("Checks", () => {
+  const view = (verdict: "warn" | "pass") => ({
+    checks: [
+      {
+        id: "mysql.max_prepared_stmt_count",
+        title: "Prepared statement limit",
+        verdict,
+        seen: "max_prepared_stmt_count = 16382",
+        why: "statements fail when the limit is reached",
+        fix_text: "raise it",
+        fix_command: "SET GLOBAL max_prepared_stmt_count = 40000",
+        action_sql: verdict === "warn" ? "SET GLOBAL max_prepared_stmt_count = 40000" : null,
+      },
+    ],
+    worst: verdict,
+    server: "10.11.6-MariaDB",
+    os_access: "this machine (/proc)",
+    data_disks: [],
+    missing: [],
+  });
+
+  it("applies a fix by check id and shows the checks again", async () => {
+    const user = userEvent.setup();
+    commands.runChecks.mockImplementation(() => ok(view("warn")));
+    commands.applyFix.mockImplementation(() =>
+      ok({ applied_sql: "SET GLOBAL max_prepared_stmt_count = 40000", note: "lost at restart", checks: view("pass") }),
+    );
+    mount(<Checks />);
+    await user.click(await screen.findByTestId("run-checks"));
+    const row = await screen.findByTestId("check-mysql.max_prepared_stmt_count");
+    expect(row).toHaveAttribute("data-verdict", "warn");
+    await user.type(screen.getByTestId("admin-user"), "admin");
+    await user.click(within(row).getByRole("button"));
+    expect(commands.applyFix).toHaveBeenCalledWith("sandbox", "mysql.max_prepared_stmt_count", form, { user: "admin", password: "" });
+    expect(await screen.findByTestId("fix-applied")).toHaveTextContent("lost at restart");
+    expect(screen.getByTestId("check-mysql.max_prepared_stmt_count")).toHaveAttribute("data-verdict", "pass");
+  });
+});

@@ -1,0 +1,66 @@
+// App-wide state: the screen, the chosen environment, the plan form of that
+// environment, the run in progress and the theme. Screens read it through useApp().
+import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, useState, type ReactNode } from "react";
+import type { PlanForm } from "../bindings";
+import { emptyRun, runReducer, type RunAction, type RunView } from "./run";
+
+export type ScreenId = "environments" | "checks" | "plan" | "run" | "history";
+export type Theme = "system" | "light" | "dark";
+
+export const SCREENS: { id: ScreenId; label: string; needsEnv: boolean }[] = [
+  { id: "environments", label: "Environments", needsEnv: false },
+  { id: "checks", label: "Checks", needsEnv: true },
+  { id: "plan", label: "Plan", needsEnv: true },
+  { id: "run", label: "Run", needsEnv: false },
+  { id: "history", label: "History", needsEnv: false },
+];
+
+interface AppState {
+  screen: ScreenId;
+  go: (s: ScreenId) => void;
+  env: string | null;
+  setEnv: (e: string | null) => void;
+  form: PlanForm | null;
+  setForm: React.Dispatch<React.SetStateAction<PlanForm | null>>;
+  run: RunView;
+  dispatchRun: (a: RunAction) => void;
+  theme: Theme;
+  setTheme: (t: Theme) => void;
+}
+
+const Ctx = createContext<AppState | null>(null);
+
+export function AppProvider({ children, initialScreen = "environments" }: { children: ReactNode; initialScreen?: ScreenId }) {
+  const [screen, go] = useState<ScreenId>(initialScreen);
+  const [env, setEnvRaw] = useState<string | null>(null);
+  const [form, setForm] = useState<PlanForm | null>(null);
+  const [run, dispatchRun] = useReducer(runReducer, undefined, () => emptyRun());
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("theme") as Theme) || "system");
+
+  // A new environment starts from its own profile's plan.
+  const setEnv = useCallback((e: string | null) => {
+    setEnvRaw((prev) => {
+      if (prev !== e) setForm(null);
+      return e;
+    });
+  }, []);
+
+  useEffect(() => {
+    const root = document.documentElement;
+    if (theme === "system") root.removeAttribute("data-theme");
+    else root.setAttribute("data-theme", theme);
+    localStorage.setItem("theme", theme);
+  }, [theme]);
+
+  const value = useMemo(
+    () => ({ screen, go, env, setEnv, form, setForm, run, dispatchRun, theme, setTheme }),
+    [screen, env, setEnv, form, run, theme],
+  );
+  return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+}
+
+export function useApp(): AppState {
+  const v = useContext(Ctx);
+  if (!v) throw new Error("useApp outside AppProvider");
+  return v;
+}

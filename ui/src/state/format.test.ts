@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { duration, num } from "./format";
+
+describe("format", () => {
+  it("shows missing figures as a dash", () => {
+    expect(num(null)).toBe("—");
+    expect(num(1234.567, 1)).toBe("1,234.6");
+  });
+  it("writes durations the short way", () => {
+    expect(duration(5)).toBe("5s");
+    expect(duration(65)).toBe("1m 05s");
+    expect(duration(3700)).toBe("1h 01m");
+    expect(duration(null)).toBe("—");
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { emptyRun, isFinal, MAX_LOG_LINES, runReducer } from "./run";
+import { snapshot } from "../test/fixtures";
+
+const point = (t: number) => ({ t_s: t, step: 0, threads: 1, tps: 100 + t, qps: 1000 + t, latency_ms: 1 + t / 10, errors_ps: 0, reconnects_ps: 0 });
+
+describe("runReducer", () => {
+  it("appends the points each snapshot brings and keeps the latest snapshot", () => {
+    let v = runReducer(emptyRun(), { type: "started", token: 1 });
+    v = runReducer(v, { type: "snapshot", token: 1, snapshot: snapshot({ points: [point(1), point(2)] }) });
+    v = runReducer(v, { type: "snapshot", token: 1, snapshot: snapshot({ points: [point(3)], progress_pct: 50 }) });
+    expect(v.series.t).toEqual([1, 2, 3]);
+    expect(v.series.tps).toEqual([101, 102, 103]);
+    expect(v.series.latency[2]).toBeCloseTo(1.3);
+    expect(v.snapshot?.progress_pct).toBe(50);
+  });
+
+  it("ignores snapshots of an older run", () => {
+    let v = runReducer(emptyRun(), { type: "started", token: 2 });
+    v = runReducer(v, { type: "snapshot", token: 1, snapshot: snapshot({ points: [point(1)] }) });
+    expect(v.snapshot).toBeNull();
+    expect(v.series.t).toEqual([]);
+  });
+
+  it("joins server points with gaps as null and caps the log", () => {
+    let v = runReducer(emptyRun(), { type: "started", token: 1 });
+    const server = [{ t_s: 1, cpu_pct: 40, disk_util_pct: null, client_cpu_pct: 12 }];
+    const log = Array.from({ length: MAX_LOG_LINES + 10 }, (_, i) => ({ t_s: i, level: "info" as const, text: `line ${i}` }));
+    v = runReducer(v, { type: "snapshot", token: 1, snapshot: snapshot({ server, log }) });
+    expect(v.server.cpu).toEqual([40]);
+    expect(v.server.disk).toEqual([null]);
+    expect(v.log).toHaveLength(MAX_LOG_LINES);
+    expect(v.log.at(-1)?.text).toBe(`line ${MAX_LOG_LINES + 9}`);
+  });
+
+  it("a new run starts from empty charts", () => {
+    let v = runReducer(emptyRun(), { type: "started", token: 1 });
+    v = runReducer(v, { type: "snapshot", token: 1, snapshot: snapshot({ points: [point(1)] }) });
+    v = runReducer(v, { type: "started", token: 2 });
+    expect(v.series.t).toEqual([]);
+    expect(v.token).toBe(2);
+  });
+
+  it("knows the final states", () => {
+    expect(isFinal(snapshot({ status: "cancelled" }))).toBe(true);
+    expect(isFinal(snapshot({ status: "cancelling" }))).toBe(false);
+    expect(isFinal(null)).toBe(false);
+  });
+});

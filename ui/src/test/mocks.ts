@@ -1,0 +1,26 @@
+// Module mocks shared by component tests: the generated commands (each a vi.fn that
+// resolves to a Result like the real ones), the Tauri channel, and uPlot (no canvas in jsdom).
+import { vi } from "vitest";
+
+export const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data });
+
+vi.mock("uplot", () => ({
+  default: class {
+    constructor() {}
+    setData() {}
+    setSize() {}
+    destroy() {}
+  },
+}));
+vi.mock("uplot/dist/uPlot.min.css", () => ({}));
+vi.mock("@tauri-apps/api/core", () => ({
+  Channel: class {
+    onmessage: (m: unknown) => void = () => {};
+  },
+}));
+
+globalThis.ResizeObserver ??= class {
+  observe() {}
+  disconnect() {}
+  unobserve() {}
+} as unknown as typeof ResizeObserver;
