@@ -117,6 +117,14 @@ main() {
     local t0
     t0="$(now_s)"
     ensure_cargo
+    # CI runs on a fresh clone each time; a build cache outside the clone (the same
+    # machine keeps it between runs) saves the full rebuild of Tauri, printpdf and sqlx.
+    # A cold cache only makes the run slower, never different.
+    if [ -n "${CI:-}" ] && [ -z "${CARGO_TARGET_DIR:-}" ]; then
+        export CARGO_TARGET_DIR="$HOME/.cache/dbdyno/target"
+        mkdir -p "$CARGO_TARGET_DIR"
+        info "[ci] cargo build cache: $CARGO_TARGET_DIR"
+    fi
     ensure_rust_components
     TIMINGS+=("rust toolchain $(fmt_duration $(($(now_s) - t0)))")
     info "[rust toolchain] $(cargo --version)"
