@@ -16,27 +16,18 @@ fn server_restart_mid_run_reconnects_and_finishes() {
         "prepare",
     ]));
     let file = tempfile::NamedTempFile::new().unwrap();
-    let mut args: Vec<String> = [
-        "oltp_read_only",
-        "--tables=1",
-        "--table-size=1000",
-        "--threads=2",
-        "--time=12",
-        "--report-interval=1",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(s.mysql_args());
-    args.push(format!("--json={}", file.path().display()));
-    args.push("run".into());
-    let child = dbdyno_cmd()
-        .args(&args)
-        .env("MYSQL_PWD", &s.sandbox.password)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = s.spawn_dbdyno(
+        &[
+            "oltp_read_only",
+            "--tables=1",
+            "--table-size=1000",
+            "--threads=2",
+            "--time=12",
+            "--report-interval=1",
+            "run",
+        ],
+        file.path(),
+    );
     std::thread::sleep(Duration::from_secs(3));
     let r = Command::new("bash")
         .arg(sandbox_script())

@@ -262,26 +262,17 @@ fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
         "prepare",
     ]));
     let file = tempfile::NamedTempFile::new().unwrap();
-    let mut args: Vec<String> = [
-        "ladder",
-        "--scenarios=oltp_point_select",
-        "--ladder=1,2,4",
-        "--time=3",
-        "--tables=1",
-        "--table-size=1000",
-    ]
-    .iter()
-    .map(|a| a.to_string())
-    .collect();
-    args.extend(s.mysql_args());
-    args.push(format!("--json={}", file.path().display()));
-    let child = dbdyno_cmd()
-        .args(&args)
-        .env("MYSQL_PWD", &s.sandbox.password)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = s.spawn_dbdyno(
+        &[
+            "ladder",
+            "--scenarios=oltp_point_select",
+            "--ladder=1,2,4",
+            "--time=3",
+            "--tables=1",
+            "--table-size=1000",
+        ],
+        file.path(),
+    );
     // Past the first 3 s step, inside the second.
     std::thread::sleep(std::time::Duration::from_millis(4500));
     let pid = child.id().to_string();

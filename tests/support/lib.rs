@@ -144,6 +144,21 @@ impl TestSchema {
             .unwrap()
     }
 
+    /// Starts `dbdyno` in the background (for tests that interrupt it), with the
+    /// schema's connection flags and `--json=json_file`, output captured.
+    pub fn spawn_dbdyno(&self, args: &[&str], json_file: &std::path::Path) -> std::process::Child {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(self.mysql_args());
+        all.push(format!("--json={}", json_file.display()));
+        dbdyno_cmd()
+            .args(&all)
+            .env("MYSQL_PWD", &self.sandbox.password)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start dbdyno")
+    }
+
     /// Runs `dbdyno` with these arguments and the schema's connection flags.
     pub fn dbdyno(&self, args: &[&str]) -> Output {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();

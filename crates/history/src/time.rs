@@ -21,8 +21,9 @@ pub fn rfc3339(unix_ms: i64) -> String {
     )
 }
 
-/// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+/// Days since 1970-01-01 → (year, month, day): Howard Hinnant's days-to-civil
+/// algorithm (proleptic Gregorian calendar). Shared with the CLI's tsar-style clock.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

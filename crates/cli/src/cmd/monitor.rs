@@ -216,7 +216,7 @@ fn line(s: &ServerSample, devices: &[String]) -> String {
 fn tsar_time(unix_ms: i64) -> String {
     let secs = unix_ms.div_euclid(1000);
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = dbdyno_history::time::civil_from_days(days);
     format!(
         "{d:02}/{m:02}/{:02}-{:02}:{:02}:{:02}",
         y.rem_euclid(100),
@@ -224,21 +224,6 @@ fn tsar_time(unix_ms: i64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
-}
-
-/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
-/// (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
@@ -250,6 +235,5 @@ mod tests {
         assert_eq!(tsar_time(0), "01/01/70-00:00:00");
         // 2024-02-29 13:45:07 UTC
         assert_eq!(tsar_time(1_709_214_307_000), "29/02/24-13:45:07");
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
     }
 }

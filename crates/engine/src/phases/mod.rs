@@ -13,7 +13,64 @@ pub use cleanup::cleanup;
 pub use prepare::prepare;
 pub use prewarm::prewarm;
 
+use mysql::Conn;
 use serde::{Deserialize, Serialize};
+
+use crate::cancel::CancelToken;
+use crate::driver;
+use crate::error::EngineError;
+use crate::plan::ConnectOptions;
+
+/// Runs `work` once for each table 1..=tables, on up to `threads` connections that take
+/// tables from a shared queue (prewarm and index builds). Stops taking tables on cancel;
+/// returns the first error.
+fn for_each_table<F>(
+    connect: &ConnectOptions,
+    tables: u32,
+    threads: u32,
+    cancel: &CancelToken,
+    work: F,
+) -> Result<(), EngineError>
+where
+    F: Fn(&mut Conn, u32) -> Result<(), EngineError> + Sync,
+{
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for t in 1..=tables {
+        let _ = tx.send(t);
+    }
+    drop(tx);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1).min(tables))
+            .map(|_| {
+                let (rx, work) = (rx.clone(), &work);
+                scope.spawn(move || -> Result<(), EngineError> {
+                    let mut conn = driver::connect(connect)?;
+                    while let Ok(t) = rx.recv() {
+                        if cancel.is_cancelled() {
+                            break;
+                        }
+                        work(&mut conn, t)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        let mut first_err = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    first_err.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_err
+                        .get_or_insert(EngineError::Internal("a worker thread panicked".into()));
+                }
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    })
+}
 
 /// What prepare did, for the CLI summary, the history and the benchmark docs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

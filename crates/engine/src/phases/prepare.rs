@@ -278,39 +278,9 @@ fn build_indexes(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    for t in 1..=w.tables {
-        let _ = tx.send(t);
-    }
-    drop(tx);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.max(1).min(w.tables))
-            .map(|_| {
-                let rx = rx.clone();
-                scope.spawn(move || -> Result<(), EngineError> {
-                    let mut conn = driver::connect(connect)?;
-                    while let Ok(t) = rx.recv() {
-                        if cancel.is_cancelled() {
-                            break;
-                        }
-                        events.message(format!("Creating a secondary index on 'sbtest{t}'..."));
-                        driver::admin_exec(
-                            &mut conn,
-                            "CREATE INDEX",
-                            &sql::create_secondary_index(t),
-                        )?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        let mut first_err = None;
-        for h in handles {
-            if let Ok(Err(e)) = h.join() {
-                first_err.get_or_insert(e);
-            }
-        }
-        first_err.map_or(Ok(()), Err)
+    super::for_each_table(connect, w.tables, threads, cancel, |conn, t| {
+        events.message(format!("Creating a secondary index on 'sbtest{t}'..."));
+        driver::admin_exec(conn, "CREATE INDEX", &sql::create_secondary_index(t))
     })
 }
 

@@ -73,57 +73,30 @@ fn one_pass(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    for t in 1..=w.tables {
-        let _ = tx.send(t);
-    }
-    drop(tx);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.max(1).min(w.tables))
-            .map(|_| {
-                let rx = rx.clone();
-                scope.spawn(move || -> Result<(), EngineError> {
-                    let mut conn = driver::connect(connect)?;
-                    // As sysbench: keep the derived tables of the scans in memory.
-                    let _ = conn.query_drop("SET tmp_table_size=2*1024*1024*1024");
-                    let _ = conn.query_drop("SET max_heap_table_size=2*1024*1024*1024");
-                    while let Ok(t) = rx.recv() {
-                        if cancel.is_cancelled() {
-                            break;
-                        }
-                        events.message(format!("Prewarming table sbtest{t}"));
-                        let ctx = format!("prewarming sbtest{t}");
-                        let analyze: Vec<mysql::Row> = conn
-                            .query(format!("ANALYZE TABLE sbtest{t}"))
-                            .map_err(|e| driver::query_error(&ctx, &e))?;
-                        drop(analyze);
-                        driver::admin_exec(
-                            &mut conn,
-                            &ctx,
-                            &format!(
-                                "SELECT AVG(id) FROM (SELECT * FROM sbtest{t} FORCE KEY (PRIMARY) LIMIT {}) t",
-                                w.table_size
-                            ),
-                        )?;
-                        driver::admin_exec(
-                            &mut conn,
-                            &ctx,
-                            &format!(
-                                "SELECT COUNT(*) FROM (SELECT * FROM sbtest{t} WHERE k LIKE '%0%' LIMIT {}) t",
-                                w.table_size
-                            ),
-                        )?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        let mut first_err = None;
-        for h in handles {
-            if let Ok(Err(e)) = h.join() {
-                first_err.get_or_insert(e);
-            }
-        }
-        first_err.map_or(Ok(()), Err)
+    super::for_each_table(connect, w.tables, threads, cancel, |conn, t| {
+        // As sysbench: keep the derived tables of the scans in memory.
+        let _ = conn.query_drop("SET tmp_table_size=2*1024*1024*1024");
+        let _ = conn.query_drop("SET max_heap_table_size=2*1024*1024*1024");
+        events.message(format!("Prewarming table sbtest{t}"));
+        let ctx = format!("prewarming sbtest{t}");
+        let analyze: Vec<mysql::Row> = conn
+            .query(format!("ANALYZE TABLE sbtest{t}"))
+            .map_err(|e| driver::query_error(&ctx, &e))?;
+        drop(analyze);
+        let size = w.table_size;
+        driver::admin_exec(
+            conn,
+            &ctx,
+            &format!(
+                "SELECT AVG(id) FROM (SELECT * FROM sbtest{t} FORCE KEY (PRIMARY) LIMIT {size}) t"
+            ),
+        )?;
+        driver::admin_exec(
+            conn,
+            &ctx,
+            &format!(
+                "SELECT COUNT(*) FROM (SELECT * FROM sbtest{t} WHERE k LIKE '%0%' LIMIT {size}) t"
+            ),
+        )
     })
 }
