@@ -99,7 +99,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
     }
     assert_eq!(shown["plan"], doc["plan"], "the plan snapshot is stored");
     assert_eq!(
-        shown["environment"]["monitoring"], doc["monitoring"],
+        shown["monitoring"], doc["monitoring"],
         "what monitoring found is stored"
     );
     assert_eq!(shown["prepare"]["rows"], 1000);

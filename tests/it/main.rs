@@ -9,6 +9,7 @@ mod import;
 mod ladder;
 mod monitoring;
 mod profiles;
+mod report_history;
 mod restart;
 mod safety;
 mod sshd;

@@ -121,7 +121,8 @@ pub struct LadderArgs {
     /// With --prepare/--cleanup: allow a schema that also holds non-benchmark tables.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub force: bool,
-    /// At the end, write the report (HTML, PDF, Markdown, CSV, JSON) into this directory.
+    /// At the end, write the report (HTML, PDF, Markdown, CSV, JSON) into this directory:
+    /// of the run as recorded in the history (with --no-history, of its results.json).
     #[arg(long)]
     pub report: Option<std::path::PathBuf>,
 }

@@ -18,6 +18,7 @@ use dbdyno_checks::{
     StepServerFigures, StepWindow, Timeline,
 };
 use dbdyno_engine::{EngineEvent, Plan};
+use dbdyno_history::SampleRow;
 use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, SamplerEvent};
 use serde::Serialize;
 
@@ -46,6 +47,13 @@ pub struct MonitoringReport {
     pub missing: Vec<Missing>,
     pub os_samples: usize,
     pub mysql_samples: usize,
+    /// Every per-second sample for the history's sample tables (not in `--json`):
+    /// the monitor's `ServerSample` and the MySQL status sample, each stamped with the
+    /// end of its interval on this machine's clock and the step whose window holds it.
+    #[serde(skip)]
+    pub server_rows: Vec<SampleRow>,
+    #[serde(skip)]
+    pub mysql_rows: Vec<SampleRow>,
 }
 
 pub struct Session {
@@ -62,6 +70,9 @@ pub struct Session {
     timeline: Timeline,
     windows: Vec<StepWindow>,
     missing: Vec<Missing>,
+    /// Copies of the samples (local end ms, middle ms, JSON) for the history.
+    os_rows: Vec<(i64, f64, serde_json::Value)>,
+    mysql_rows: Vec<(i64, f64, serde_json::Value)>,
 }
 
 /// Longest wait after a step for the samples that end inside it.
@@ -110,6 +121,8 @@ pub fn start(
         timeline: Timeline::new(Duration::from_secs(1)),
         windows: Vec::new(),
         missing: environment.missing.clone(),
+        os_rows: Vec::new(),
+        mysql_rows: Vec::new(),
         environment,
     };
     match MysqlSampler::start(MysqlSamplerConfig::new(plan.connect.clone())) {
@@ -333,7 +346,18 @@ impl Session {
                     ));
                 }
             }
-            SamplerEvent::Sample(s) => self.timeline.push_os(s, self.os_offset),
+            SamplerEvent::Sample(s) => {
+                // The end on this machine's clock, as the timeline aligns it.
+                let end_ms = match self.os_offset {
+                    Some(o) => s.server_unix_ms as f64 - o,
+                    None => s.local_unix_ms as f64,
+                };
+                if let Ok(v) = serde_json::to_value(&s) {
+                    self.os_rows
+                        .push((end_ms as i64, end_ms - s.interval_s * 500.0, v));
+                }
+                self.timeline.push_os(s, self.os_offset)
+            }
             SamplerEvent::Disconnected { at_ms, reason } => {
                 self.say(&format!(
                     "WARNING: server monitor lost {}: {reason}. The benchmark goes on; reconnecting",
@@ -370,7 +394,14 @@ impl Session {
 
     fn on_mysql(&mut self, ev: MysqlEvent) {
         match ev {
-            MysqlEvent::Sample(s) => self.timeline.push_mysql(s),
+            MysqlEvent::Sample(s) => {
+                let end_ms = s.local_unix_ms;
+                if let Ok(v) = serde_json::to_value(&s) {
+                    self.mysql_rows
+                        .push((end_ms, end_ms as f64 - s.interval_s * 500.0, v));
+                }
+                self.timeline.push_mysql(s)
+            }
             MysqlEvent::Connected {
                 reconnect: true, ..
             } => self.say("mysql sampler: reconnected; sampling resumes"),
@@ -441,8 +472,27 @@ impl Session {
             missing: self.missing.clone(),
             os_samples: self.timeline.os_samples(),
             mysql_samples: self.timeline.mysql_samples(),
+            server_rows: self.sample_rows(&self.os_rows),
+            mysql_rows: self.sample_rows(&self.mysql_rows),
             steps,
         }
+    }
+
+    /// The samples as history rows, each with the step whose window holds its middle.
+    fn sample_rows(&self, rows: &[(i64, f64, serde_json::Value)]) -> Vec<SampleRow> {
+        rows.iter()
+            .map(|(end_ms, mid_ms, v)| SampleRow {
+                step_index: self
+                    .windows
+                    .iter()
+                    .find(|w| {
+                        *mid_ms >= w.started_unix_ms as f64 && *mid_ms < w.ended_unix_ms as f64
+                    })
+                    .map(|w| w.step as u32),
+                unix_ms: *end_ms,
+                sample: v.clone(),
+            })
+            .collect()
     }
 
     fn print_table(&self, steps: &[StepServerFigures]) {

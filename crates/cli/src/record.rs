@@ -7,10 +7,10 @@ use dbdyno_history::{HistoryWriter, NewRun, RunState};
 use dbdyno_profile::Profile;
 
 use crate::args_history::HistoryOpts;
+use crate::monitoring::MonitoringReport;
 
 pub struct Recorder {
     writer: HistoryWriter,
-    endpoint: String,
     /// Print the run id on stderr (the sysbench form keeps stdout sysbench's).
     to_stderr: bool,
 }
@@ -61,11 +61,7 @@ impl Recorder {
                 } else {
                     println!("{line}");
                 }
-                Some(Recorder {
-                    writer,
-                    endpoint: plan.connect.endpoint(),
-                    to_stderr,
-                })
+                Some(Recorder { writer, to_stderr })
             }
             Err(e) => {
                 eprintln!("WARNING: this run is not recorded in the history: {e} (--no-history silences this)");
@@ -78,18 +74,26 @@ impl Recorder {
         self.writer.record(e);
     }
 
-    /// Stores what monitoring found (environment snapshot, per-step server figures) with
-    /// the client snapshot, then the final state, and says how the recording went.
+    pub fn run_id(&self) -> i64 {
+        self.writer.run_id()
+    }
+
+    /// Stores what monitoring found (the `monitoring` record: the server's environment
+    /// snapshot, per-step server figures, gaps, missing metrics; and every per-second
+    /// sample), then the final state, and says how the recording went.
     pub fn finish(
         self,
         outcome: &RunOutcome,
         error: Option<&EngineError>,
-        monitoring: Option<serde_json::Value>,
+        monitoring: Option<&MonitoringReport>,
     ) {
         if let Some(m) = monitoring {
-            let mut env = dbdyno_history::environment::client_snapshot(&self.endpoint);
-            env["monitoring"] = m;
-            self.writer.set_environment(env);
+            match serde_json::to_value(m) {
+                Ok(v) => self.writer.set_monitoring(v),
+                Err(e) => eprintln!("WARNING: history: the monitoring record is not stored: {e}"),
+            }
+            self.writer.add_server_samples(m.server_rows.clone());
+            self.writer.add_mysql_samples(m.mysql_rows.clone());
         }
         let (state, failure) = match (error, outcome.cancelled) {
             (Some(e), _) => (RunState::Failed, Some(e.to_string())),

@@ -188,12 +188,18 @@ pub struct StoredRun {
     /// The engine's validated plan (see [`StoredRun::plan`] for the typed form).
     pub plan: Option<serde_json::Value>,
     pub environment: Option<serde_json::Value>,
+    /// What monitoring recorded (the `monitoring` object of `--json`: environment
+    /// snapshot, per-step server figures, gaps, missing metrics); None when unmonitored.
+    #[serde(default)]
+    pub monitoring: Option<serde_json::Value>,
     pub prepare: Option<serde_json::Value>,
     pub prewarm: Option<serde_json::Value>,
     pub failure: Option<String>,
     pub steps: Vec<StoredStep>,
     pub warnings: Vec<StoredWarning>,
+    #[serde(default)]
     pub server_samples: Vec<StoredSample>,
+    #[serde(default)]
     pub mysql_samples: Vec<StoredSample>,
 }
 

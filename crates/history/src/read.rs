@@ -75,7 +75,7 @@ impl History {
     pub async fn load_run(&self, id: i64) -> Result<StoredRun, HistoryError> {
         let row = sqlx::query(
             "SELECT id, env, source, command, state, started_at_ms, ended_at_ms, tool_version, labels_json,
-                    profile_json, plan_json, environment_json, prepare_json, prewarm_json, failure
+                    profile_json, plan_json, environment_json, monitoring_json, prepare_json, prewarm_json, failure
              FROM runs WHERE id = ?",
         )
         .bind(id)
@@ -105,6 +105,7 @@ impl History {
             profile: opt_json("profile_json", "profile")?,
             plan: opt_json("plan_json", "plan")?,
             environment: opt_json("environment_json", "environment")?,
+            monitoring: opt_json("monitoring_json", "monitoring record")?,
             prepare: opt_json("prepare_json", "prepare report")?,
             prewarm: opt_json("prewarm_json", "prewarm report")?,
             failure: row.try_get("failure")?,

@@ -99,6 +99,7 @@ fn writer_records_events_step_by_step() {
         sample: json!({"Questions": 10}),
     }]);
     w.set_environment(json!({"server": {"version": "10.11"}}));
+    w.set_monitoring(json!({"steps": [{"step": 0, "os": {"cpu_util_avg": 42.0}}]}));
     let report = w.finish(RunState::Complete, None);
     assert_eq!(
         (report.run_id, report.steps_written, report.errors.len()),
@@ -121,6 +122,11 @@ fn writer_records_events_step_by_step() {
     assert_eq!(
         run.environment.as_ref().unwrap()["server"]["version"],
         "10.11"
+    );
+    assert_eq!(
+        run.monitoring.as_ref().unwrap()["steps"][0]["os"]["cpu_util_avg"],
+        42.0,
+        "the monitoring record is stored"
     );
     assert_eq!(run.plan(), Some(plan), "the typed plan reads back");
 }

@@ -110,6 +110,23 @@ impl History {
         Ok(())
     }
 
+    /// Stores what monitoring recorded about the run (the `monitoring` object of `--json`).
+    pub async fn set_monitoring(
+        &self,
+        run_id: i64,
+        monitoring: &serde_json::Value,
+    ) -> Result<(), HistoryError> {
+        let r = sqlx::query("UPDATE runs SET monitoring_json = ? WHERE id = ?")
+            .bind(monitoring.to_string())
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?;
+        if r.rows_affected() == 0 {
+            return Err(HistoryError::NoSuchRun(run_id));
+        }
+        Ok(())
+    }
+
     /// Stores per-second server samples (the monitor's `ServerSample` as JSON).
     pub async fn add_server_samples(
         &self,

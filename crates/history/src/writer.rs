@@ -20,6 +20,7 @@ enum Msg {
     ServerSamples(Vec<SampleRow>),
     MysqlSamples(Vec<SampleRow>),
     Environment(serde_json::Value),
+    Monitoring(serde_json::Value),
     Finish {
         state: RunState,
         failure: Option<String>,
@@ -139,6 +140,11 @@ impl HistoryWriter {
         self.send(Msg::Environment(environment));
     }
 
+    /// Stores what monitoring recorded (the `monitoring` object of `--json`).
+    pub fn set_monitoring(&self, monitoring: serde_json::Value) {
+        self.send(Msg::Monitoring(monitoring));
+    }
+
     fn send(&self, m: Msg) {
         if let Some(tx) = &self.tx {
             // A writer thread that is gone has already counted its own failure.
@@ -223,6 +229,7 @@ async fn write_loop(
             Msg::ServerSamples(rows) => h.add_server_samples(run_id, &rows).await,
             Msg::MysqlSamples(rows) => h.add_mysql_samples(run_id, &rows).await,
             Msg::Environment(v) => h.set_environment(run_id, &v).await,
+            Msg::Monitoring(v) => h.set_monitoring(run_id, &v).await,
             Msg::Finish { state, failure } => {
                 finished = true;
                 let r = h.finish_run(run_id, state, failure.as_deref()).await;

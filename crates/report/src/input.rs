@@ -1,9 +1,9 @@
 //! What a report reads: one [`ReportRun`] per environment (or per before/after run).
 //!
-//! These are plain serde records owned by this crate, so that the report does not depend
-//! on crates still taking shape: the history crate will provide `From<StoredRun> for
-//! ReportRun`, the checks crate fills [`EnvironmentFacts`] and [`ServerFigures`], and
-//! [`crate::input::results_doc`] reads the `--json` file of `dbdyno run` / `dbdyno ladder`.
+//! These are plain serde records owned by this crate: [`from_history::report_run`] reads
+//! a run of the history, [`results_doc`] reads the `--json` file of `dbdyno run` /
+//! `dbdyno ladder`; both go through [`results_doc::assemble`], which fills
+//! [`EnvironmentFacts`] and [`ServerFigures`] from the checks crate's `monitoring` record.
 //!
 //! Every fact is optional: a report says "—" (and warns where it matters) rather than
 //! refusing to render because a figure was not collected.
@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use dbdyno_engine::StepResult;
 use serde::{Deserialize, Serialize};
 
+pub mod from_history;
 pub mod results_doc;
 
 /// One benchmark run on one environment: what the report compares.

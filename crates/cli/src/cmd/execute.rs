@@ -56,10 +56,7 @@ pub fn execute(
     let monitoring = monitoring.map(|m| m.finish());
     let _ = std::io::stdout().flush();
     if let Some(r) = recorder {
-        let server = monitoring
-            .as_ref()
-            .and_then(|m| serde_json::to_value(m).ok());
-        r.finish(&outcome, error.as_ref(), server);
+        r.finish(&outcome, error.as_ref(), monitoring.as_ref());
     }
     if let Some(path) = json {
         if let Err(e) = write_json(path, plan, &outcome, command, monitoring.as_ref()) {

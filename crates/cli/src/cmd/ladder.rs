@@ -45,7 +45,9 @@ pub fn run(a: &LadderArgs) -> ExitCode {
         Err(e) => return failed(e),
     };
     let recorder = Recorder::start(&a.history, profile, &plan, "ladder", false);
-    // --report reads the run back from its results file: --json's, or one in the directory.
+    let recorded = recorder.as_ref().map(Recorder::run_id);
+    // --report reads the run back from the history when it was recorded, else from its
+    // results file: --json's, or one in the directory (also written when recorded).
     let report_json = match (&a.report, a.run.json.as_deref()) {
         (Some(_), Some("-")) => {
             return usage_error(anyhow::anyhow!(
@@ -70,15 +72,19 @@ pub fn run(a: &LadderArgs) -> ExitCode {
         recorder,
         monitoring,
     );
-    match (&a.report, json) {
-        (Some(dir), Some(path)) if std::path::Path::new(path).is_file() => {
-            let report_code = crate::cmd::report::after_ladder(dir, std::path::Path::new(path));
-            if code == ExitCode::SUCCESS {
-                report_code
-            } else {
-                code
-            }
-        }
+    let report_code = match (&a.report, json, recorded) {
+        (Some(dir), _, Some(id)) => Some(crate::cmd::report::after_ladder_from_history(
+            dir,
+            id,
+            a.history.data_dir.as_deref(),
+        )),
+        (Some(dir), Some(path), None) if std::path::Path::new(path).is_file() => Some(
+            crate::cmd::report::after_ladder(dir, std::path::Path::new(path)),
+        ),
+        _ => None,
+    };
+    match report_code {
+        Some(r) if code == ExitCode::SUCCESS => r,
         _ => code,
     }
 }

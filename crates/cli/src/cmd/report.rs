@@ -3,8 +3,8 @@
 //! `dbdyno-report`.
 //!
 //! Input is `--input=FILE.json` (the `--json` document of `dbdyno run` / `dbdyno ladder`,
-//! or report-run JSON); reading runs from the history by id (`--runs=ID,…`) comes with the
-//! history crate's `From<StoredRun> for ReportRun`.
+//! or report-run JSON) or `--runs=ID,…` (runs of the history, read through
+//! `dbdyno_report::input::from_history`; `--baseline` then names a run id).
 //!
 //! Exit codes: 0 written; 1 a file could not be read or written; 2 bad options; 4 with
 //! `--baseline`, at least one cell regressed past `--threshold` (for nightly cron alerts).
@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use dbdyno_history::HistoryError;
+use dbdyno_report::input::from_history::report_run;
 use dbdyno_report::input::results_doc::runs_from_json;
 use dbdyno_report::model::parse_timeline;
 use dbdyno_report::render::{write_all, Outputs, PageSize};
@@ -27,9 +29,22 @@ pub const EXIT_REGRESSED: u8 = 4;
 pub struct ReportArgs {
     /// Results files: the `--json` output of `dbdyno run` / `dbdyno ladder`, or report-run
     /// JSON. Repeat the option or separate with commas; one environment per file.
-    #[arg(long = "input", value_delimiter = ',', required = true)]
+    #[arg(
+        long = "input",
+        value_delimiter = ',',
+        required_unless_present = "runs",
+        conflicts_with = "runs"
+    )]
     pub input: Vec<PathBuf>,
-    /// Environment names, in the order of --input (default: each file's name).
+    /// Runs of the history, by id (`dbdyno runs list`): one environment per run.
+    #[arg(long, value_delimiter = ',')]
+    pub runs: Vec<i64>,
+    /// The history's directory for --runs (default: the platform's data directory, or
+    /// DBDYNO_DATA_DIR).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Environment names, in the order of --input or --runs (default: each file's name,
+    /// each run's environment).
     #[arg(long, value_delimiter = ',')]
     pub env_names: Vec<String>,
     /// Run id or environment name to compare the others against; enables exit code 4.
@@ -78,11 +93,20 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    if !a.env_names.is_empty() && a.env_names.len() != a.input.len() {
+    let sources = if a.runs.is_empty() {
+        a.input.len()
+    } else {
+        a.runs.len()
+    };
+    if !a.env_names.is_empty() && a.env_names.len() != sources {
         return usage(format!(
-            "--env-names gives {} name(s) for {} --input file(s)",
+            "--env-names gives {} name(s) for {sources} {}",
             a.env_names.len(),
-            a.input.len()
+            if a.runs.is_empty() {
+                "--input file(s)"
+            } else {
+                "--runs id(s)"
+            }
         ));
     }
     let timeline = match a.timeline.as_deref().map(parse_timeline).transpose() {
@@ -90,6 +114,15 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     let mut runs: Vec<ReportRun> = Vec::new();
+    if !a.runs.is_empty() {
+        match runs_from_history(&a.runs, a.data_dir.as_deref()) {
+            Ok(r) => runs = r,
+            Err(code) => return code,
+        }
+        for (r, name) in runs.iter_mut().zip(&a.env_names) {
+            r.env_name = name.clone();
+        }
+    }
     for (i, path) in a.input.iter().enumerate() {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
@@ -177,6 +210,44 @@ pub fn render(runs: &[ReportRun], opts: &ReportOptions, outputs: &Outputs) -> Ex
     ExitCode::SUCCESS
 }
 
+/// Reads runs of the history as report runs: exit code 2 for an id not there, 1 when the
+/// history cannot be read.
+fn runs_from_history(ids: &[i64], data_dir: Option<&Path>) -> Result<Vec<ReportRun>, ExitCode> {
+    let h = crate::cmd::runs::open(data_dir).map_err(|e| {
+        eprintln!("FATAL: {e:#}");
+        ExitCode::from(EXIT_FAILED)
+    })?;
+    ids.iter()
+        .map(|&id| match h.load_run(id) {
+            Ok(run) => Ok(report_run(&run)),
+            Err(HistoryError::NoSuchRun(_)) => Err(usage(format!(
+                "no run with id {id} in the history ({}); see dbdyno runs list",
+                h.history().path().display()
+            ))),
+            Err(e) => {
+                eprintln!("FATAL: reading run {id}: {e}");
+                Err(ExitCode::from(EXIT_FAILED))
+            }
+        })
+        .collect()
+}
+
+/// `dbdyno ladder --report=DIR` with the history on: the recorded run into every format.
+pub fn after_ladder_from_history(dir: &Path, run_id: i64, data_dir: Option<&Path>) -> ExitCode {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("FATAL: --report: creating {}: {e}", dir.display());
+        return ExitCode::from(EXIT_FAILED);
+    }
+    match runs_from_history(&[run_id], data_dir) {
+        Ok(runs) => render(
+            &runs,
+            &ReportOptions::default(),
+            &Outputs::all_in(dir, PageSize::A4),
+        ),
+        Err(code) => code,
+    }
+}
+
 /// `dbdyno ladder --report=DIR`: the run's own results document into every format.
 pub fn after_ladder(dir: &Path, results_json: &Path) -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(dir) {
@@ -241,6 +312,8 @@ mod tests {
     fn args(out: &Path, baseline: Option<&str>, threshold: f64) -> ReportArgs {
         ReportArgs {
             input: vec![fixture("three_envs.json")],
+            runs: Vec::new(),
+            data_dir: None,
             env_names: Vec::new(),
             baseline: baseline.map(str::to_string),
             threshold,

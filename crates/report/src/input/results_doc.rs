@@ -63,32 +63,17 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
     for (i, s) in steps_v.iter().enumerate() {
         let result: StepResult = serde_json::from_value(s.clone())
             .map_err(|e| format!("outcome.steps[{i}] is not a step result: {e}"))?;
-        steps.push(ReportStep {
-            result,
-            server: None,
-            mysql: None,
-        });
+        steps.push(result);
     }
     let plan = doc.get("plan").cloned().unwrap_or(Value::Null);
-    let mut environment: EnvironmentFacts = match doc.get("environment") {
+    let environment: EnvironmentFacts = match doc.get("environment") {
         Some(v) => serde_json::from_value(v.clone())
             .map_err(|e| format!("`environment` is not a set of environment facts: {e}"))?,
         None => EnvironmentFacts::default(),
     };
-    let monitoring = doc.get("monitoring").filter(|m| !m.is_null());
-    if let Some(m) = monitoring {
-        monitoring_facts(&mut environment, m);
-        monitoring_steps(&mut steps, m);
-    }
-    if environment.dataset_gb_estimate.is_none() {
-        environment.dataset_gb_estimate = dataset_gb_from_plan(&plan);
-    }
-    if environment.prewarm_done.is_none() {
-        environment.prewarm_done = Some(
-            doc.pointer("/outcome/prewarm")
-                .is_some_and(|p| !p.is_null()),
-        );
-    }
+    let prewarm_done = doc
+        .pointer("/outcome/prewarm")
+        .is_some_and(|p| !p.is_null());
     let outcome = doc.get("outcome");
     let cancelled = outcome
         .and_then(|o| o.get("cancelled"))
@@ -105,39 +90,87 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
     } else {
         "finished"
     };
-    let mut warnings: Vec<String> = monitoring
-        .and_then(|m| m.get("missing"))
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(missing_words).collect())
-        .unwrap_or_default();
+    let mut run = assemble(
+        plan,
+        steps,
+        doc.get("monitoring"),
+        environment,
+        prewarm_done,
+    );
     if let Some(f) = failure {
-        warnings.push(format!("the run stopped early: {f}"));
+        run.warnings.push(format!("the run stopped early: {f}"));
     }
-    let started_at = steps.iter().map(|s| s.result.started_unix_ms).min();
-    let finished_at = steps.iter().map(|s| s.result.ended_unix_ms).max();
-    let command = doc.get("command").and_then(Value::as_str);
-    let id = doc
+    run.id = doc
         .get("id")
         .and_then(Value::as_str)
         .map(str::to_string)
         .unwrap_or_else(|| env_name.to_string());
-    Ok(ReportRun {
-        id,
-        env_name: env_name.to_string(),
+    run.env_name = env_name.to_string();
+    run.state = Some(state.to_string());
+    run.command_line = doc
+        .get("command")
+        .and_then(Value::as_str)
+        .map(|c| format!("dbdyno {c}"));
+    run.tool_version = doc
+        .get("tool_version")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok(run)
+}
+
+/// What every source of runs shares (the `--json` document and the history): the plan,
+/// the step results and the `monitoring` object (the checks crate's environment snapshot,
+/// per-step server figures and missing metrics) become a [`ReportRun`] with its
+/// environment facts, per-step server and MySQL figures, warnings about missing metrics,
+/// and start/end times. `environment` holds facts already known (they win over the
+/// snapshot's). The caller fills in the identity: id, names, state, command, version.
+pub fn assemble(
+    plan: Value,
+    results: Vec<StepResult>,
+    monitoring: Option<&Value>,
+    mut environment: EnvironmentFacts,
+    prewarm_done: bool,
+) -> ReportRun {
+    let mut steps: Vec<ReportStep> = results
+        .into_iter()
+        .map(|result| ReportStep {
+            result,
+            server: None,
+            mysql: None,
+        })
+        .collect();
+    let monitoring = monitoring.filter(|m| !m.is_null());
+    if let Some(m) = monitoring {
+        monitoring_facts(&mut environment, m);
+        monitoring_steps(&mut steps, m);
+    }
+    if environment.dataset_gb_estimate.is_none() {
+        environment.dataset_gb_estimate = dataset_gb_from_plan(&plan);
+    }
+    if environment.prewarm_done.is_none() {
+        environment.prewarm_done = Some(prewarm_done);
+    }
+    let warnings: Vec<String> = monitoring
+        .and_then(|m| m.get("missing"))
+        .and_then(Value::as_array)
+        .map(|items| items.iter().filter_map(missing_words).collect())
+        .unwrap_or_default();
+    let started_at = steps.iter().map(|s| s.result.started_unix_ms).min();
+    let finished_at = steps.iter().map(|s| s.result.ended_unix_ms).max();
+    ReportRun {
+        id: String::new(),
+        env_name: String::new(),
         labels: Default::default(),
         started_at,
         finished_at,
-        state: Some(state.to_string()),
-        command_line: command.map(|c| format!("dbdyno {c}")),
-        tool_version: doc
-            .get("tool_version")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        state: None,
+        command_line: None,
+        tool_version: None,
         plan,
         environment,
         steps,
         warnings,
-    })
+    }
 }
 
 /// Environment facts from the monitoring snapshot (`monitoring.environment`).

@@ -1,0 +1,171 @@
+//! Runs read from the history: a [`StoredRun`] becomes a [`ReportRun`] through the same
+//! code as a `--json` document ([`results_doc::assemble`]), plus what only the history
+//! keeps: the run's id, environment name, labels, state, and the per-second server
+//! samples (the server CPU and disk of each second of each step).
+
+use dbdyno_history::{RunState, StoredRun};
+use serde_json::Value;
+
+use super::results_doc::assemble;
+use super::{ReportRun, ServerSecond};
+
+/// The run as a report reads it. Its id is the history id (what `--baseline` names).
+pub fn report_run(run: &StoredRun) -> ReportRun {
+    let plan = run.plan.clone().unwrap_or(Value::Null);
+    let results = run.results().cloned().collect();
+    // Older recordings kept the monitoring object inside the environment snapshot.
+    let monitoring = run
+        .monitoring
+        .as_ref()
+        .or_else(|| run.environment.as_ref().and_then(|e| e.get("monitoring")));
+    let prewarm_done = run.prewarm.as_ref().is_some_and(|p| !p.is_null());
+    let mut r = assemble(plan, results, monitoring, Default::default(), prewarm_done);
+    r.id = run.id.to_string();
+    r.env_name = run.env.clone();
+    r.labels = run
+        .labels
+        .iter()
+        .map(|l| match l.split_once('=').or_else(|| l.split_once(':')) {
+            Some((k, v)) => (k.trim().to_string(), v.trim().to_string()),
+            None => (l.clone(), String::new()),
+        })
+        .collect();
+    r.started_at = Some(run.started_at_ms);
+    r.finished_at = run.ended_at_ms.or(r.finished_at);
+    r.state = Some(
+        match run.state {
+            RunState::Complete => "finished",
+            other => other.as_str(),
+        }
+        .to_string(),
+    );
+    r.command_line = Some(format!("dbdyno {}", run.command));
+    r.tool_version = Some(run.tool_version.clone());
+    if r.environment.client_cores.is_none() {
+        r.environment.client_cores = run
+            .environment
+            .as_ref()
+            .and_then(|e| e.pointer("/client/cores"))
+            .and_then(Value::as_u64)
+            .map(|c| c as u32);
+    }
+    if let Some(f) = &run.failure {
+        r.warnings.push(format!("the run stopped early: {f}"));
+    }
+    r.warnings
+        .extend(run.warnings.iter().map(|w| w.text.clone()));
+    fill_per_second(&mut r, run);
+    r
+}
+
+/// Each step's server seconds from the stored samples (the monitor's `ServerSample`):
+/// busy CPU and the busiest disk's utilisation and IOPS, `t_s` after the step started.
+fn fill_per_second(r: &mut ReportRun, run: &StoredRun) {
+    for (i, step) in r.steps.iter_mut().enumerate() {
+        let Some(server) = step.server.as_mut() else {
+            continue;
+        };
+        let start = step.result.started_unix_ms;
+        server.per_second = run
+            .server_samples
+            .iter()
+            .filter(|s| s.step_index == Some(i as u32))
+            .map(|s| {
+                let disk = s
+                    .sample
+                    .get("disks")
+                    .and_then(Value::as_array)
+                    .and_then(|d| {
+                        d.iter().max_by(|a, b| {
+                            let u = |x: &Value| {
+                                x.get("util_pct").and_then(Value::as_f64).unwrap_or(0.0)
+                            };
+                            u(a).total_cmp(&u(b))
+                        })
+                    });
+                let df = |k: &str| {
+                    disk.and_then(|d| d.get(k))
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0)
+                };
+                ServerSecond {
+                    t_s: (s.unix_ms - start) as f64 / 1000.0,
+                    cpu_pct: s
+                        .sample
+                        .pointer("/cpu/util")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0),
+                    disk_util_pct: df("util_pct"),
+                    r_s: df("r_per_s"),
+                    w_s: df("w_per_s"),
+                }
+            })
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbdyno_history::{RunSource, StoredSample};
+    use serde_json::json;
+
+    fn stored(monitoring: Option<Value>) -> StoredRun {
+        StoredRun {
+            id: 7,
+            env: "lab".into(),
+            source: RunSource::Dbdyno,
+            command: "ladder".into(),
+            state: RunState::Complete,
+            started_at: "2026-11-30T00:00:00Z".into(),
+            started_at_ms: 1_000,
+            ended_at_ms: Some(9_000),
+            tool_version: "0.1.0".into(),
+            labels: vec!["ticket=DB-1".into(), "nvme".into()],
+            profile: None,
+            plan: Some(json!({"workload": {"tables": 4, "table_size": 1000}})),
+            environment: Some(json!({"client": {"cores": 3}})),
+            monitoring,
+            prepare: None,
+            prewarm: None,
+            failure: None,
+            steps: Vec::new(),
+            warnings: Vec::new(),
+            server_samples: vec![StoredSample {
+                step_index: Some(0),
+                unix_ms: 2_000,
+                sample: json!({"cpu": {"util": 50.0}, "disks": [{"name": "sda", "util_pct": 10.0, "r_per_s": 1.0, "w_per_s": 2.0}]}),
+            }],
+            mysql_samples: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn identity_labels_and_monitoring_come_through() {
+        let r = report_run(&stored(Some(json!({
+            "environment": {"os": {"cpu_model": "AMD EPYC"}},
+            "steps": [],
+            "missing": [{"what": "disk utilisation", "why": "no SSH access"}]
+        }))));
+        assert_eq!((r.id.as_str(), r.env_name.as_str()), ("7", "lab"));
+        assert_eq!(r.state.as_deref(), Some("finished"));
+        assert_eq!(r.labels.get("ticket").map(String::as_str), Some("DB-1"));
+        assert!(r.labels.contains_key("nvme"));
+        assert_eq!(r.environment.cpu_model.as_deref(), Some("AMD EPYC"));
+        assert_eq!(r.environment.client_cores, Some(3));
+        assert_eq!(r.environment.prewarm_done, Some(false));
+        assert_eq!(
+            r.warnings,
+            ["not measured: disk utilisation (no SSH access)"]
+        );
+        assert_eq!(r.finished_at, Some(9_000));
+    }
+
+    #[test]
+    fn an_older_recording_keeps_monitoring_in_the_environment() {
+        let mut run = stored(None);
+        run.environment = Some(json!({"monitoring": {"environment": {"os": {"kernel": "6.1"}}}}));
+        let r = report_run(&run);
+        assert_eq!(r.environment.kernel.as_deref(), Some("6.1"));
+    }
+}

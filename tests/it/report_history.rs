@@ -1,0 +1,190 @@
+//! Reports read from the history: a monitored ladder is recorded with its server figures
+//! and samples, `dbdyno report --runs` renders it (HTML, Markdown, PDF), `ladder
+//! --report` renders the recorded run, and `--baseline` names a run id with exit codes
+//! that agree with the verdicts.
+
+use std::path::Path;
+use std::process::Command;
+
+use dbdyno_tests::*;
+use serde_json::Value;
+
+fn dd(dir: &Path) -> String {
+    format!("--data-dir={}", dir.display())
+}
+
+fn run_id(stdout: &str) -> i64 {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("Run id: "))
+        .unwrap_or_else(|| panic!("no run id: {stdout}"));
+    line["Run id: ".len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn show(dir: &Path, id: i64) -> Value {
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &id.to_string(), "--json", &dd(dir)])
+        .output()
+        .unwrap());
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The Markdown performance rows of one environment: (threads, TPS, CPU %).
+fn md_rows(md: &str, env: &str) -> Vec<(u32, f64, String)> {
+    md.lines()
+        .filter(|l| l.starts_with(&format!("| {env} |")))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('|').map(str::trim).collect();
+            // "", env, threads, TPS, QPS, p95, p99, CPU %, ...
+            let threads = cols.get(2)?.parse().ok()?;
+            let tps = cols.get(3)?.replace(',', "").parse().ok()?;
+            Some((threads, tps, cols.get(7)?.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
+    let _g = shared_server();
+    let s = TestSchema::new("report_hist");
+    let data = tempfile::tempdir().unwrap();
+    let ladder = |env: &str, extra: &[&str]| {
+        let mut args = vec![
+            "ladder",
+            "--scenarios=oltp_point_select",
+            "--ladder=1,2",
+            "--time=2",
+            "--tables=1",
+            "--table-size=1000",
+        ];
+        let env_arg = format!("--env={env}");
+        let d = dd(data.path());
+        args.extend([env_arg.as_str(), d.as_str()]);
+        args.extend_from_slice(extra);
+        let out = ok(&s.dbdyno(&args));
+        (run_id(&out), out)
+    };
+
+    // A ladder against the sandbox on this machine is monitored from /proc by default.
+    let (a, out) = ladder("it-report-a", &["--prepare"]);
+    assert!(out.contains("  server: cpu "), "monitored: {out}");
+    let run = show(data.path(), a);
+    let m = &run["monitoring"];
+    assert_eq!(m["steps"].as_array().map(Vec::len), Some(2), "{m}");
+    for step in m["steps"].as_array().unwrap() {
+        assert!(step["os"]["cpu_util_avg"].as_f64().is_some(), "{step}");
+        assert!(step["mysql"].is_object(), "{step}");
+    }
+    assert!(m["environment"]["os"]["cpus"].as_u64().unwrap() >= 1, "{m}");
+    let samples = run["server_samples"].as_array().unwrap();
+    assert!(samples.len() >= 3, "per-second server samples are stored");
+    assert!(
+        samples
+            .iter()
+            .any(|x| x["step_index"] == 1 && x["sample"]["cpu"]["util"].is_number()),
+        "samples know their step"
+    );
+    assert!(!run["mysql_samples"].as_array().unwrap().is_empty());
+
+    // One run from the history into HTML, Markdown and PDF.
+    let out_dir = tempfile::tempdir().unwrap();
+    let f = |name: &str| out_dir.path().join(name);
+    ok(&dbdyno_cmd()
+        .args([
+            "report".to_string(),
+            format!("--runs={a}"),
+            format!("--html={}", f("a.html").display()),
+            format!("--md={}", f("a.md").display()),
+            format!("--pdf={}", f("a.pdf").display()),
+            dd(data.path()),
+        ])
+        .output()
+        .unwrap());
+    assert!(std::fs::metadata(f("a.html")).unwrap().len() > 1000);
+    let md = std::fs::read_to_string(f("a.md")).unwrap();
+    assert!(md.contains("CPU %"), "{md}");
+    let rows = md_rows(&md, "it-report-a");
+    assert_eq!(rows.len(), 2, "{md}");
+    for (step, (threads, tps, cpu)) in run["steps"].as_array().unwrap().iter().zip(&rows) {
+        let r = &step["result"];
+        let want = r["transactions"].as_f64().unwrap() / r["total_time_s"].as_f64().unwrap();
+        assert_eq!(r["threads"].as_u64(), Some(*threads as u64));
+        assert!(
+            (tps - want).abs() <= want * 0.001 + 0.01,
+            "TPS {tps} in the report, {want} recorded\n{md}"
+        );
+        assert!(cpu.ends_with('%'), "server CPU figure {cpu:?}\n{md}");
+    }
+    let text = Command::new("pdftotext")
+        .args([f("a.pdf").to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext (poppler-utils)");
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("it-report-a"),
+        "the PDF names the environment"
+    );
+
+    // `ladder --report` with the history on renders the recorded run (named by --env).
+    let report_dir = out_dir.path().join("ladder-report");
+    let (b, _) = ladder(
+        "it-report-b",
+        &[&format!("--report={}", report_dir.display())],
+    );
+    let md = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
+    assert_eq!(md_rows(&md, "it-report-b").len(), 2, "{md}");
+
+    // Two runs against a baseline given by run id: exit 4 exactly when a cell failed.
+    let o = dbdyno_cmd()
+        .args([
+            "report".to_string(),
+            format!("--runs={a},{b}"),
+            format!("--baseline={a}"),
+            format!("--json={}", f("ab.json").display()),
+            format!("--md={}", f("ab.md").display()),
+            dd(data.path()),
+        ])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(f("ab.json")).unwrap()).unwrap();
+    let failed = doc["verdict"]["failed"].as_u64().expect("verdict totals");
+    assert!(
+        doc["verdict"]["compared"].as_u64().unwrap() >= 2,
+        "{}",
+        doc["verdict"]
+    );
+    let want = if failed > 0 { 4 } else { 0 };
+    assert_eq!(
+        o.status.code(),
+        Some(want),
+        "{failed} failed cell(s)\nstdout:\n{}\nstderr:\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let md = std::fs::read_to_string(f("ab.md")).unwrap();
+    assert!(
+        md.contains("it-report-a") && md.contains("it-report-b"),
+        "{md}"
+    );
+
+    // An id that is not in the history is a usage error.
+    let o = dbdyno_cmd()
+        .args([
+            "report",
+            "--runs=999999",
+            "--md=/dev/null",
+            &dd(data.path()),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no run with id 999999"),
+        "{}",
+        stderr(&o)
+    );
+}
