@@ -123,6 +123,10 @@ main() {
     if [ -n "${CI:-}" ] && [ -z "${CARGO_TARGET_DIR:-}" ]; then
         export CARGO_TARGET_DIR="$HOME/.cache/dbdyno/target"
         mkdir -p "$CARGO_TARGET_DIR"
+        # Keep a CI build small: no incremental state, line tables instead of full
+        # debug info (test binaries linking Tauri and printpdf are ~600 MB otherwise).
+        export CARGO_INCREMENTAL=0
+        export CARGO_PROFILE_DEV_DEBUG=line-tables-only
         info "[ci] cargo build cache: $CARGO_TARGET_DIR"
     fi
     ensure_rust_components
