@@ -139,7 +139,7 @@ descendants() {
 # Session processes still holding a connection to our port (their listener may be gone).
 session_pids() {
     command -v ss >/dev/null || return 0
-    ss -Htnp state established "( sport = :$PORT )" 2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u
+    ss -Htnp state established "( sport = :$PORT )" 2>/dev/null | grep -o 'pid=[0-9]*' | cut -d= -f2 | sort -u || true
 }
 
 do_start() {

@@ -7,7 +7,8 @@
 #   system packages (scripts/deps.sh), Rust toolchain, sandbox MariaDB
 #   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present).
 # Check stages (all run, the script fails at the end if any failed):
-#   cargo fmt --check, cargo clippy -D warnings, cargo test --workspace,
+#   cargo fmt --check, cargo clippy -D warnings, cargo build --workspace --bins,
+#   cargo test --workspace,
 #   ui: npm ci + npm test (when ui/package.json exists),
 #   every executable scripts/test.d/*.sh, in name order.
 #
@@ -140,6 +141,10 @@ main() {
 
     check_stage "cargo fmt" cargo fmt --all --check
     check_stage "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
+    # `cargo test` only builds a package's binaries for that package's own integration
+    # tests; the `dbdyno` binary that tests/ drives lives in another package, so it is
+    # built here (a warm cache makes this a no-op, a cold one does not skip it).
+    check_stage "cargo build" cargo build --workspace --bins
     check_stage "cargo test" cargo test --workspace
 
     if [ -f ui/package.json ]; then

@@ -1,5 +1,5 @@
 //! Writes the TypeScript contract (`ui/src/bindings.ts`) from the app's commands.
-//! `scripts/test.d/10-bindings-fresh.sh` runs it and fails when the file changes.
+//! A unit test in `src/lib.rs` fails when the committed file differs from its output.
 
 fn main() {
     let out = std::env::args()

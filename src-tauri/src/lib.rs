@@ -7,7 +7,7 @@
 //! - [`state`]: the run in progress (one at most) and the last checks.
 //!
 //! The TypeScript contract (`ui/src/bindings.ts`) is generated from [`specta_builder`]
-//! by `cargo run -p dbdyno-app --example export-bindings`; CI fails when it is stale.
+//! by `cargo run -p dbdyno-app --example export-bindings`; a unit test fails when it is stale.
 //!
 //! Non-goals: any figure, estimate, verdict or analysis of its own (the crates compute
 //! them), any file access the page could steer (the save dialog is opened here).
@@ -132,5 +132,23 @@ mod tests {
             let perm = format!("\"allow-{}\"", name.replace('_', "-"));
             assert!(caps.contains(&perm), "capabilities/main.json lacks {perm}");
         }
+    }
+
+    /// The committed TypeScript contract must be what the commands generate. Checked
+    /// here rather than by running the exporter: `cargo run -p dbdyno-app` resolves
+    /// features for one package and rebuilds half the dependency tree in CI.
+    #[test]
+    fn bindings_ts_is_what_the_commands_generate() {
+        let committed =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings.ts");
+        let fresh = std::env::temp_dir().join(format!("dbdyno-bindings-{}.ts", std::process::id()));
+        super::export_bindings(&fresh).expect("export bindings");
+        let generated = std::fs::read_to_string(&fresh).expect("read generated bindings");
+        let _ = std::fs::remove_file(&fresh);
+        let on_disk = std::fs::read_to_string(&committed).unwrap_or_default();
+        assert!(
+            generated == on_disk,
+            "ui/src/bindings.ts is stale: run `cargo run -p dbdyno-app --example export-bindings` and commit it"
+        );
     }
 }
