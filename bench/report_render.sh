@@ -11,7 +11,7 @@ runs=${1:-10}
 page=${2:-a4}
 cargo build -q -p dbdyno-report --example report_bench
 out="$(mktemp -d -t dbdyno-report-bench.XXXXXX)"
-./target/debug/examples/report_bench tests/fixtures/report/three_envs.json \
+"${CARGO_TARGET_DIR:-target}/debug/examples/report_bench" tests/fixtures/report/three_envs.json \
     --baseline=idc --runs="$runs" --page-size="$page" --out="$out"
 pages=$(pdfinfo "$out/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }' || true)
 echo "PDF: ${pages:-?} pages, $(wc -c <"$out/report.pdf") bytes; HTML: $(wc -c <"$out/report.html") bytes"

@@ -96,3 +96,49 @@ fn prepare_loads_sysbench_shape_with_secondary_index() {
     let idx: Vec<String> = c.query("SELECT DISTINCT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA=DATABASE() AND TABLE_NAME='sbtest1' ORDER BY INDEX_NAME = 'PRIMARY' DESC").unwrap();
     assert_eq!(idx, ["PRIMARY", "k_1"]);
 }
+
+/// Restores `local_infile` when the test ends, passed or not: other tests share the server.
+struct LocalInfileOff<'a>(&'a TestSchema);
+
+impl Drop for LocalInfileOff<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .0
+            .sandbox
+            .admin()
+            .query_drop("SET GLOBAL local_infile = 1");
+    }
+}
+
+#[test]
+fn prepare_without_local_infile_falls_back_to_inserts_and_says_so() {
+    let _g = exclusive_server();
+    let s = TestSchema::new("noinfile");
+    s.sandbox
+        .admin()
+        .query_drop("SET GLOBAL local_infile = 0")
+        .unwrap();
+    let _restore = LocalInfileOff(&s);
+    let o = s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=2",
+        "--table-size=45000",
+        "--threads=2",
+        "prepare",
+    ]);
+    let out = ok(&o);
+    assert!(
+        out.contains("does not allow LOAD DATA LOCAL INFILE")
+            || stderr(&o).contains("does not allow LOAD DATA LOCAL INFILE"),
+        "the fallback is announced\nstdout:\n{out}\nstderr:\n{}",
+        stderr(&o)
+    );
+    let mut c = s.conn();
+    for t in ["sbtest1", "sbtest2"] {
+        let (min, max, n): (i64, i64, i64) = c
+            .query_first(format!("SELECT MIN(id), MAX(id), COUNT(*) FROM {t}"))
+            .unwrap()
+            .unwrap();
+        assert_eq!((min, max, n), (1, 45000, 45000), "{t}: every row, once");
+    }
+}

@@ -2,15 +2,19 @@
 //!
 //! sysbench loads one table per thread, so one big table loads on one thread. Here the
 //! rows of every table are cut into chunks that all threads pull from a shared queue,
-//! so the load is parallel across tables and within a table. Rows go in as large
-//! multi-row INSERTs in primary-key order, and the secondary index on `k` is built after
-//! the load (cheaper than maintaining it row by row), as sysbench does.
+//! so the load is parallel across tables and within a table. Rows go in primary-key
+//! order, streamed as `LOAD DATA LOCAL INFILE` from memory (large multi-row INSERTs when
+//! the server forbids it), and the secondary index on `k` is built after the load
+//! (cheaper than maintaining it row by row), as sysbench does.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
+use mysql::LocalInfileHandler;
 
 use super::schema::{self, TableShape};
 use super::PrepareReport;
@@ -181,33 +185,39 @@ fn load_rows(
         let _ = tx.send(c);
     }
     drop(tx);
-    let done = AtomicU64::new(0);
-    let failed = AtomicBool::new(false);
+    let flags = LoadFlags::default();
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads.max(1))
             .map(|worker| {
-                let (rx, done, failed) = (rx.clone(), &done, &failed);
+                let (rx, flags) = (rx.clone(), &flags);
                 scope.spawn(move || -> Result<(), EngineError> {
-                    let r = load_worker(connect, w, worker, &rx, done, failed, cancel);
+                    let r = load_worker(connect, w, worker, &rx, flags, cancel);
                     if r.is_err() {
-                        failed.store(true, Ordering::SeqCst);
+                        flags.failed.store(true, Ordering::SeqCst);
                     }
                     r
                 })
             })
             .collect();
         // The calling thread reports progress while the workers load.
-        while handles.iter().any(|h| !h.is_finished()) {
+        let mut fallback_said = false;
+        let mut report = || {
+            if !fallback_said && flags.inserts_instead.load(Ordering::Relaxed) {
+                fallback_said = true;
+                events.message(
+                    "The server does not allow LOAD DATA LOCAL INFILE (local_infile=OFF): loading with multi-row INSERTs, which is slower",
+                );
+            }
             events.send(EngineEvent::PrepareProgress {
-                rows_done: done.load(Ordering::Relaxed),
+                rows_done: flags.rows_done.load(Ordering::Relaxed),
                 rows_total: total_rows,
             });
+        };
+        while handles.iter().any(|h| !h.is_finished()) {
+            report();
             std::thread::sleep(Duration::from_millis(200));
         }
-        events.send(EngineEvent::PrepareProgress {
-            rows_done: done.load(Ordering::Relaxed),
-            rows_total: total_rows,
-        });
+        report();
         let mut first_err = None;
         for h in handles {
             match h.join() {
@@ -225,25 +235,60 @@ fn load_rows(
     })
 }
 
+/// What the loader threads tell each other and the progress reporter.
+#[derive(Default)]
+struct LoadFlags {
+    rows_done: AtomicU64,
+    /// A loader failed: the others stop at their next chunk.
+    failed: AtomicBool,
+    /// The server refused LOAD DATA LOCAL INFILE: rows went in as INSERTs.
+    inserts_instead: AtomicBool,
+}
+
 fn load_worker(
     connect: &ConnectOptions,
     w: &WorkloadOptions,
     worker: u32,
     rx: &crossbeam_channel::Receiver<Chunk>,
-    done: &AtomicU64,
-    failed: &AtomicBool,
+    flags: &LoadFlags,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
     let mut conn = driver::connect(connect)?;
-    // Session-only settings that make a bulk load cheaper without changing the data.
-    let _ = conn.query_drop("SET SESSION unique_checks=0, foreign_key_checks=0");
-    let mut rng = SbRand::new(&w.rand, 1_000 + worker as u64);
+    let mut rows = RowSource {
+        rng: SbRand::new(&w.rand, 1_000 + worker as u64),
+        table_size: w.table_size,
+        c: String::with_capacity(120),
+        pad: String::with_capacity(60),
+    };
+    let mut loader = Loader::LoadData(LoadDataStream::install(&mut conn));
     let mut sql_buf = String::with_capacity((ROWS_PER_INSERT as usize) * 200 + 64);
-    let mut c = String::with_capacity(120);
-    let mut pad = String::with_capacity(60);
     while let Ok(chunk) = rx.recv() {
-        if cancel.is_cancelled() || failed.load(Ordering::Relaxed) {
+        if cancel.is_cancelled() || flags.failed.load(Ordering::Relaxed) {
             return Ok(());
+        }
+        let context = || format!("loading rows into sbtest{}", chunk.table);
+        if let Loader::LoadData(stream) = &loader {
+            stream.fill(|data| {
+                for id in chunk.first_id..=chunk.last_id {
+                    rows.write_tsv(id, data);
+                }
+            });
+            match conn.query_drop(load_data_sql(chunk.table)) {
+                Ok(()) => {
+                    flags
+                        .rows_done
+                        .fetch_add(chunk.last_id - chunk.first_id + 1, Ordering::Relaxed);
+                    continue;
+                }
+                // Nothing was loaded (the server refused before reading the stream):
+                // this chunk and every next one go in as INSERTs.
+                Err(mysql::Error::MySqlError(me)) if LOCAL_INFILE_REFUSED.contains(&me.code) => {
+                    conn.set_local_infile_handler(None);
+                    flags.inserts_instead.store(true, Ordering::Relaxed);
+                    loader = Loader::Insert;
+                }
+                Err(e) => return Err(driver::query_error(&context(), &e)),
+            }
         }
         let mut id = chunk.first_id;
         while id <= chunk.last_id {
@@ -255,20 +300,104 @@ fn load_worker(
                 chunk.table
             );
             for row in id..=last {
-                let k = rng.default_dist(1, w.table_size);
-                fill_template(&mut rng, C_TEMPLATE, &mut c);
-                fill_template(&mut rng, PAD_TEMPLATE, &mut pad);
-                let sep = if row == id { "" } else { "," };
-                let _ = write!(sql_buf, "{sep}({row},{k},'{c}','{pad}')");
+                if row != id {
+                    sql_buf.push(',');
+                }
+                rows.write_values(row, &mut sql_buf);
             }
-            conn.query_drop(&sql_buf).map_err(|e| {
-                driver::query_error(&format!("loading rows into sbtest{}", chunk.table), &e)
-            })?;
-            done.fetch_add(last - id + 1, Ordering::Relaxed);
+            conn.query_drop(&sql_buf)
+                .map_err(|e| driver::query_error(&context(), &e))?;
+            flags.rows_done.fetch_add(last - id + 1, Ordering::Relaxed);
             id = last + 1;
         }
     }
     Ok(())
+}
+/// How a loader thread sends rows: `LOAD DATA LOCAL INFILE` fed from memory, or
+/// multi-row INSERTs when the server does not allow LOCAL INFILE (MySQL 8's default).
+///
+/// Why LOAD DATA: on a small box the server's per-row cost bounds the load, and
+/// parsing tab-separated rows costs the server less than parsing INSERT … VALUES
+/// (measured with the mariadb client on the sandbox, 200k sbtest rows: 1.55 s against
+/// 2.30 s). The data and the resulting tables are the same either way.
+enum Loader {
+    LoadData(LoadDataStream),
+    Insert,
+}
+
+/// The file name in our `LOAD DATA LOCAL INFILE`: the handler answers only this name,
+/// with rows generated in memory; no file on disk is ever read.
+const STREAM_NAME: &str = "dbdyno-generated-rows";
+
+/// Server errors meaning "LOCAL INFILE is not allowed here": 4166 (MariaDB 10.5+,
+/// local_infile=OFF), 1148 (older MariaDB and MySQL), 3948 (MySQL 8's default).
+const LOCAL_INFILE_REFUSED: [u16; 3] = [4166, 1148, 3948];
+
+fn load_data_sql(table: u32) -> String {
+    format!(
+        "LOAD DATA LOCAL INFILE '{STREAM_NAME}' INTO TABLE sbtest{table} \
+         FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' (id, k, c, pad)"
+    )
+}
+
+/// The rows of one LOAD DATA statement, shared with the connection's infile handler
+/// (the driver wants a `'static` handler, so the buffer lives behind an `Arc`).
+struct LoadDataStream {
+    rows: Arc<Mutex<Vec<u8>>>,
+}
+
+impl LoadDataStream {
+    fn install(conn: &mut mysql::Conn) -> LoadDataStream {
+        let rows = Arc::new(Mutex::new(Vec::with_capacity(CHUNK_ROWS as usize * 200)));
+        let shared = Arc::clone(&rows);
+        conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |name, out| {
+            if name != STREAM_NAME.as_bytes() {
+                // A server asking for any other file gets nothing.
+                return Err(std::io::Error::other("DB Dyno sends no local files"));
+            }
+            let rows = shared
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?;
+            out.write_all(&rows)
+        })));
+        LoadDataStream { rows }
+    }
+
+    fn fill(&self, f: impl FnOnce(&mut Vec<u8>)) {
+        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        rows.clear();
+        f(&mut rows);
+    }
+}
+
+/// sysbench's row generator: `k` from the default distribution, `c` and `pad` from
+/// their digit templates.
+struct RowSource {
+    rng: SbRand,
+    table_size: u64,
+    c: String,
+    pad: String,
+}
+
+impl RowSource {
+    fn next_row(&mut self) -> u64 {
+        let k = self.rng.default_dist(1, self.table_size);
+        fill_template(&mut self.rng, C_TEMPLATE, &mut self.c);
+        fill_template(&mut self.rng, PAD_TEMPLATE, &mut self.pad);
+        k
+    }
+
+    /// One LOAD DATA line: `id\tk\tc\tpad\n` (the values are digits and dashes: no escaping).
+    fn write_tsv(&mut self, id: u64, out: &mut Vec<u8>) {
+        let k = self.next_row();
+        let _ = writeln!(out, "{id}\t{k}\t{}\t{}", self.c, self.pad);
+    }
+
+    /// One INSERT tuple: `(id,k,'c','pad')`.
+    fn write_values(&mut self, id: u64, out: &mut String) {
+        let k = self.next_row();
+        let _ = write!(out, "({id},{k},'{}','{}')", self.c, self.pad);
+    }
 }
 
 fn build_indexes(
