@@ -26,6 +26,9 @@ PACKAGES=(
     # GUI end-to-end tests without a screen: virtual X server (xvfb-run needs xauth)
     # and the WebDriver for WebKitGTK
     xvfb xauth webkit2gtk-driver
+    # ... and the native GTK dialogs it opens (save, open, close confirmation), typed into
+    # with xdotool: WebDriver reaches only the page
+    xdotool
     # report tests: render PDFs to images and text; CJK glyphs for non-Latin labels
     poppler-utils fonts-noto-cjk fonts-droid-fallback fonts-dejavu-core time
     # kernel keyring for the credential store tests

@@ -1,6 +1,7 @@
 //! DB Dyno's desktop app: a thin Tauri shell over the engine crates.
 //!
-//! - [`commands`]: one module per screen (environments, checks, plan, run, history);
+//! - [`commands`]: one module per screen (environments, checks, plan, run, history,
+//!   compare), and the report export through the save dialog;
 //! - [`run`]: the run path: engine thread → events folded into snapshots → a
 //!   `tauri::ipc::Channel`, throttled to four a second;
 //! - [`resolve`]: profile + plan form → the engine's plan, secrets from the keyring;
@@ -27,7 +28,7 @@ use crate::state::AppState;
 /// Every command the page may call; `commands/names.in` lists the same names for the
 /// permissions (a unit test keeps the two equal).
 pub fn specta_builder() -> Builder<tauri::Wry> {
-    use commands::{app_info, checks, environments, history, plan};
+    use commands::{app_info, checks, compare, environments, export, history, plan};
     Builder::<tauri::Wry>::new()
         // One TypeScript name per type: no type here reads differently from how it writes.
         .disable_serde_phases()
@@ -54,6 +55,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             history::list_runs,
             history::get_run,
             history::delete_run,
+            compare::compare_runs,
+            export::export_report,
         ])
 }
 

@@ -122,3 +122,14 @@ pub fn host_access(
         false,
     ))
 }
+
+/// The profile's data disk override as device names (`data_disk = "nvme0n1,nvme1n1"`,
+/// `/dev/` optional), as the CLI reads it; empty: the resolver finds the disk.
+pub fn data_disk(p: &Profile) -> Vec<String> {
+    p.data_disk
+        .iter()
+        .flat_map(|d| d.split(','))
+        .map(|d| d.trim().trim_start_matches("/dev/").to_string())
+        .filter(|d| !d.is_empty())
+        .collect()
+}

@@ -5,13 +5,30 @@
 // The flow: create an environment, store its password in the keyring, test MySQL and
 // SSH (accepting the host key), run the checks and apply two fixes, plan and run a
 // short ladder while the live charts fill, cancel a second run midway and see its
-// finished steps kept, open both in the history. A screenshot of every screen goes
-// to $E2E_OUT.
+// finished steps kept, open both in the history, compare them against a baseline and
+// export the comparison as a PDF through the real save dialog, close the window during
+// a third run (the confirmation: keep running, then cancel and close) and start the app
+// again to find that run cancelled with its finished step, duplicate the environment
+// and import a seed config through the real open dialog. The native dialogs are driven
+// with xdotool (native-dialog.mjs). A screenshot of every screen goes to $E2E_OUT.
 import { after, before, test as nodeTest } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
+import {
+  cancel,
+  openFile,
+  pressButton,
+  requestClose,
+  saveAs,
+  screenShot,
+  waitForNoWindow,
+  waitForWindow,
+  windowsNamed,
+} from "./native-dialog.mjs";
 
 const env = (k) => {
   const v = process.env[k];
@@ -19,6 +36,7 @@ const env = (k) => {
   return v;
 };
 const OUT = env("E2E_OUT");
+const SEED_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/seed/benchmark_config.conf");
 const ENV_NAME = `e2e-${process.pid}`;
 mkdirSync(OUT, { recursive: true });
 
@@ -48,6 +66,16 @@ async function shot(name, { top = true } = {}) {
   await b.saveScreenshot(file);
   return file;
 }
+/** Saves the window with the element `id` scrolled to the top of the screen. */
+async function shotOf(name, id) {
+  const scroll = () =>
+    b.execute((sel) => document.querySelector(sel)?.scrollIntoView({ block: "start" }), `[data-testid="${id}"]`);
+  // Once more after a pause: charts rebuilt for a new theme change the page's height.
+  await scroll();
+  await b.pause(400);
+  await scroll();
+  return shot(name, { top: false });
+}
 async function click(id) {
   const el = await tid(id);
   await el.waitForClickable({ timeout: 15000 });
@@ -56,9 +84,16 @@ async function click(id) {
 async function type(id, value) {
   const el = await tid(id);
   await el.waitForDisplayed({ timeout: 10000 });
-  await el.clearValue();
-  // React listens to input events: clear, then type the new value.
-  if (String(value).length) await el.addValue(String(value));
+  const want = String(value);
+  // React listens to input events: clear, then type the new value. On a busy machine a
+  // re-render can put the old value back between the two ("30" + "3" = "303"), so the
+  // field is read back and typed again until it holds what was asked.
+  for (let i = 0; i < 3; i++) {
+    await el.clearValue();
+    if (want.length) await el.addValue(want);
+    if ((await el.getValue()) === want) return;
+  }
+  throw new Error(`${id}: typed ${want}, the field holds ${await el.getValue()}`);
 }
 async function textOf(id, timeout = 20000) {
   const el = await tid(id);
@@ -82,9 +117,11 @@ const stepStatuses = async () =>
     [...document.querySelectorAll('[data-testid="step-table"] tbody tr')].map((r) => r.getAttribute("data-status")),
   );
 const runStatus = async () => b.execute(() => document.querySelector("main h1 + .badge")?.textContent ?? "");
+const windowsNamedMain = () => windowsNamed("^DB Dyno$");
 const points = async (id) => Number(await (await tid(id)).getAttribute("data-points"));
 
-before(async () => {
+/** Starts the app (tauri-driver launches it) and waits for its first screen. */
+async function openApp() {
   b = await remote({
     hostname: "127.0.0.1",
     port: Number(process.env.TAURI_DRIVER_PORT || 4444),
@@ -97,10 +134,13 @@ before(async () => {
     },
   });
   await (await b.$('[data-testid="nav-environments"]')).waitForDisplayed({ timeout: 60000 });
-});
+}
+
+before(openApp);
 
 after(async () => {
-  if (b) await b.deleteSession();
+  // The last step may have closed the app itself; its session is then gone already.
+  if (b) await b.deleteSession().catch(() => {});
 });
 
 test("environments: create one, store the password, test MySQL and SSH, accept the host key", async () => {
@@ -260,4 +300,155 @@ test("history: both runs are there, the cancelled one keeps its steps", async ()
   await click("nav-run");
   await shot("run-dark");
   await (await tid("theme")).selectByAttribute("value", "light");
+});
+
+/** The runs the Compare (or History) table lists: [id, state] pairs. */
+const listedRuns = async () =>
+  b.execute(() =>
+    [...document.querySelectorAll('[data-testid="runs-table"] tbody tr[data-state]')].map((r) => [
+      Number(r.getAttribute("data-testid").replace("run-", "")),
+      r.getAttribute("data-state"),
+    ]),
+  );
+
+test("compare: both runs against a baseline, curves and matrix, PDF export through the save dialog", async () => {
+  await click("nav-compare");
+  await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
+  const runs = await until("both runs listed", async () => {
+    const r = await listedRuns();
+    return r.length >= 2 && r;
+  });
+  const complete = runs.find(([, s]) => s === "complete")[0];
+  const cancelled = runs.find(([, s]) => s === "cancelled")[0];
+  await click(`pick-run-${cancelled}`);
+  await click(`pick-run-${complete}`);
+  // The complete run is the baseline; the threshold is widened to 10%.
+  await (await tid("compare-baseline")).selectByAttribute("value", String(complete));
+  await type("compare-threshold", 10);
+  // Runs of one environment are named apart by their ids (the report model's names).
+  const base = `${ENV_NAME} #${complete}`;
+  const other = `${ENV_NAME} #${cancelled}`;
+  await until("the summary against the chosen baseline and threshold", async () => {
+    const s = await b.execute(() => document.querySelector('[data-testid="report-summary"]')?.textContent ?? "");
+    return s.includes(`${base} is the baseline`) && s.includes("more than 10%");
+  }, 30000);
+  const rows = await b.execute(() =>
+    [...document.querySelectorAll('[data-testid="matrix-oltp_point_select"] [data-testid="matrix-row"]')].map((r) => [
+      r.getAttribute("data-threads"),
+      r.getAttribute("data-verdict"),
+    ]),
+  );
+  // The baseline ran 1 and 2 threads; the cancelled run's finished step (1 thread) has
+  // a verdict against it.
+  assert.deepEqual(rows.filter(([, v]) => v === "baseline").map(([t]) => t), ["1", "2"], JSON.stringify(rows));
+  assert.ok(rows.some(([t, v]) => t === "1" && (v === "pass" || v === "fail")), JSON.stringify(rows));
+  // Both dyno curves drew (uPlot's canvas) with one legend entry per run.
+  for (const id of ["curve-tps-oltp_point_select", "curve-p95-oltp_point_select"]) {
+    const fig = await tid(id);
+    assert.ok(await (await fig.$("canvas")).isExisting(), `${id} has a canvas`);
+    const legend = await fig.$$(".u-legend .u-series");
+    assert.equal(legend.length, 3, `${id}: threads + 2 runs in the legend`);
+  }
+  await shot("compare");
+  await shotOf("compare-curves-matrix", "scenario-oltp_point_select");
+  await shotOf("compare-analysis", "report-analysis");
+  await (await tid("theme")).selectByAttribute("value", "dark");
+  await shotOf("compare-dark", "scenario-oltp_point_select");
+  await (await tid("theme")).selectByAttribute("value", "light");
+
+  // Export PDF: the real GTK save dialog, typed into with xdotool.
+  const pdf = join(OUT, "compare.pdf");
+  await click("export-pdf");
+  await waitForWindow("^Export PDF report$");
+  await screenShot(join(OUT, "compare-save-dialog.png"));
+  await saveAs("^Export PDF report$", pdf);
+  const saved = await until("the written path", async () => {
+    const r = await b.$('[data-testid="export-result"]');
+    return (await r.isExisting()) && r.getAttribute("data-path");
+  }, 60000);
+  assert.equal(saved, pdf);
+  assert.ok(existsSync(pdf), `${pdf} written`);
+  const text = execFileSync("pdftotext", [pdf, "-"]).toString();
+  for (const want of [base, other, "oltp_point_select"]) {
+    assert.ok(text.includes(want), `the PDF's text names ${want}`);
+  }
+  await shot("compare-exported", { top: false });
+
+  // A cancelled dialog writes nothing and is not an error.
+  const before = readdirSync(OUT).length;
+  await click("export-csv");
+  await cancel("^Export CSV report$");
+  await (await tid("export-cancelled")).waitForDisplayed({ timeout: 15000 });
+  assert.equal(await b.$('[role="alert"]').isExisting(), false, "no error shown");
+  assert.equal(readdirSync(OUT).length, before, "nothing written");
+});
+
+// Last: it closes the app. The close confirmation is a GTK message dialog (Rust opens it
+// when the window is asked to close during a run): Escape keeps the run going; its
+// "Cancel run and close" button cancels the run, keeps the finished step, and closes.
+test("closing the window mid-run asks first, then cancels cleanly", async () => {
+  await planShortLadder({ threads: [1, 2, 4], time: 4, prepare: false });
+  await click("start-run");
+  await until("the first step to finish", async () => (await stepStatuses())[0] === "done", 90000);
+  const main = await waitForWindow("^DB Dyno$");
+  const question = "^Close DB Dyno\\?$";
+
+  await requestClose(main);
+  await cancel(question);
+  await shot("run-kept-after-close-question", { top: false });
+  assert.match(await runStatus(), /running|cooling/, "Keep running: the run goes on");
+  assert.equal((await windowsNamedMain()).length, 1, "the window stays");
+
+  await requestClose(main);
+  await waitForWindow(question);
+  await screenShot(join(OUT, "close-question.png"));
+  // GTK gives the first button, "Cancel run and close", the focus when the question
+  // opens (Tab would move to "Keep running"): Return presses it.
+  await pressButton(question, 0);
+  await waitForNoWindow("^DB Dyno$", 60000);
+  // The driver keeps one session at a time: end the one whose app has gone.
+  await b.deleteSession().catch(() => {});
+  b = null;
+
+  // Started again on the same history: the run is there, cancelled, its first step kept.
+  await openApp();
+  await click("nav-history");
+  await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
+  const runs = await until("three runs", async () => {
+    const r = await listedRuns();
+    return r.length >= 3 && r;
+  });
+  const [newest, state] = runs.reduce((a, r) => (r[0] > a[0] ? r : a));
+  assert.equal(state, "cancelled", JSON.stringify(runs));
+  await (await b.$(`[data-testid="run-${newest}"] td`)).click();
+  await (await tid("run-detail")).waitForDisplayed({ timeout: 15000 });
+  const kept = await stepStatuses();
+  assert.equal(kept[0], "done", kept.join());
+  await shot("history-after-close");
+});
+
+test("environments (app started again): duplicate one inline, import a seed config through the open dialog", async () => {
+  await click("nav-environments");
+  await click(`env-${ENV_NAME}`);
+  await click("env-duplicate");
+  const copy = `${ENV_NAME}-copy`;
+  await type("env-duplicate-name", copy);
+  await click("env-duplicate-confirm");
+  // The copy is listed and opened, with the original's connection.
+  await (await tid(`env-${copy}`)).waitForDisplayed({ timeout: 15000 });
+  await until("the copy opened", async () => (await (await tid("env-name")).getValue()) === copy, 15000);
+  assert.equal(await (await tid("mysql-port")).getValue(), env("DBDYNO_TEST_MYSQL_PORT"));
+  await shot("environments-duplicated", { top: false });
+
+  const seeded = `${ENV_NAME}-seed`;
+  await type("env-import-name", seeded);
+  await click("env-import-pick");
+  await waitForWindow("^Import benchmark_config\\.conf$");
+  await screenShot(join(OUT, "environments-open-dialog.png"));
+  await openFile("^Import benchmark_config\\.conf$", SEED_CONFIG);
+  await (await tid(`env-${seeded}`)).waitForDisplayed({ timeout: 15000 });
+  await until("the imported environment opened", async () => (await (await tid("env-name")).getValue()) === seeded, 15000);
+  assert.equal(await (await tid("mysql-host")).getValue(), "127.0.0.1");
+  assert.equal(await (await tid("mysql-port")).getValue(), "33306");
+  await shot("environments-imported", { top: false });
 });

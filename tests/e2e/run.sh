@@ -55,6 +55,8 @@ if ! command -v tauri-driver >/dev/null 2>&1; then
     cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
 fi
 command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver missing: bash scripts/deps.sh (webkit2gtk-driver)"
+command -v xdotool >/dev/null || die "xdotool missing (it answers the app's native dialogs): bash scripts/deps.sh"
+command -v pdftotext >/dev/null || die "pdftotext missing (it reads the exported PDF back): bash scripts/deps.sh (poppler-utils)"
 (cd tests/e2e && npm ci --no-audit --no-fund >"$OUT/npm-e2e.log" 2>&1) || { tail -30 "$OUT/npm-e2e.log"; die "npm ci in tests/e2e failed"; }
 info "e2e: builds ready in $(fmt_duration $(($(now_s) - t0)))"
 
@@ -66,6 +68,10 @@ eval "$(bash scripts/sshd-sandbox.sh env)"
 TMP="$(mktemp -d -t dbdyno-e2e.XXXXXX)"
 export DBDYNO_DATA_DIR="$TMP/data" DBDYNO_CONFIG_DIR="$TMP/config"
 export E2E_OUT="$OUT" E2E_SCHEMA="$SCHEMA" DBDYNO_APP_BIN="$APP_BIN" TAURI_DRIVER_PORT="$PORT"
+# Closes the window the way a window manager would (tests/e2e/wm-close.c; libX11 comes
+# with the GTK development packages).
+cc -O2 -o "$TMP/wm-close" tests/e2e/wm-close.c -lX11 || die "cannot build tests/e2e/wm-close.c"
+export E2E_WM_CLOSE="$TMP/wm-close"
 bash scripts/sandbox.sh sql -e "DROP DATABASE IF EXISTS $SCHEMA" >/dev/null
 
 # A private X server; -nolisten tcp keeps it off the network.

@@ -1,6 +1,7 @@
 // The shell of the page: the navigation (one entry per screen, in the order a DBA
 // works), the environment in use, the theme switch.
 import { Checks } from "./screens/Checks";
+import { Compare } from "./screens/Compare";
 import { Environments } from "./screens/Environments";
 import { History } from "./screens/History";
 import { Plan } from "./screens/Plan";
@@ -15,6 +16,7 @@ const VIEWS: Record<ScreenId, () => React.JSX.Element> = {
   plan: Plan,
   run: Run,
   history: History,
+  compare: Compare,
 };
 
 export function App() {

@@ -35,7 +35,8 @@ export const commands = {
 	/**
 	 *  Imports a seed toolkit `benchmark_config.conf` chosen in a file dialog (opened by
 	 *  the app, so the page never names a file): a new user profile, and the password, if
-	 *  the file had one, into the keyring.
+	 *  the file had one, into the keyring. The name is checked before the dialog opens, so
+	 *  a taken or invalid name never costs the user a trip through it.
 	 */
 	importSeedConfig: (name: string) => typedError<EnvironmentEntry, AppError>(__TAURI_INVOKE("import_seed_config", { name })),
 	/**
@@ -61,6 +62,12 @@ export const commands = {
 	listRuns: (filter: RunFilter) => typedError<RunRow[], AppError>(__TAURI_INVOKE("list_runs", { filter })),
 	getRun: (id: number) => typedError<RunDetail, AppError>(__TAURI_INVOKE("get_run", { id })),
 	deleteRun: (id: number) => typedError<null, AppError>(__TAURI_INVOKE("delete_run", { id })),
+	compareRuns: (request: CompareRequest) => typedError<CompareView, AppError>(__TAURI_INVOKE("compare_runs", { request })),
+	/**
+	 *  Builds the report, asks where to save it, writes it there. Returns the path written,
+	 *  or nothing when the dialog was cancelled (nothing is written then).
+	 */
+	exportReport: (request: CompareRequest, format: ExportFormat) => typedError<string | null, AppError>(__TAURI_INVOKE("export_report", { request, format })),
 };
 
 /* Types */
@@ -86,6 +93,17 @@ export type AppInfo = {
 	profiles_dir: string | null,
 };
 
+export type CellView = {
+	threads: number,
+	tps: number | null,
+	qps: number | null,
+	p95_ms: number | null,
+	p99_ms: number | null,
+	cpu_pct: number | null,
+	disk_util_pct: number | null,
+	cancelled: boolean,
+};
+
 export type CheckRow = {
 	id: string,
 	title: string,
@@ -107,6 +125,47 @@ export type ChecksView = {
 	data_disks: DataDiskRow[],
 	/**  What could not be found out, and why. */
 	missing: string[],
+};
+
+/**
+ *  One second of this app's CPU (the load generator), a series of its own: its
+ *  readings are taken on another beat than the server's samples.
+ */
+export type ClientPoint = {
+	t_s: number | null,
+	/**  Percent of all client cores. */
+	cpu_pct: number | null,
+};
+
+/**  Which runs to report on, against what. */
+export type CompareRequest = {
+	/**  History ids, in the order picked: one for a run's own report, two or more to compare. */
+	run_ids: number[],
+	/**  The run the others are compared against (default: the first picked). */
+	baseline: number | null,
+	/**
+	 *  A cell fails when TPS falls, or p95 rises, by more than this many percent
+	 *  (default: the report's, 5).
+	 */
+	threshold_pct: number | null,
+};
+
+export type CompareView = {
+	title: string,
+	threshold_pct: number | null,
+	/**  Latency changes under this many ms never fail a cell. */
+	latency_floor_ms: number | null,
+	/**  Index into `envs` of the reference for Δ% and verdicts (none for one run). */
+	baseline: number | null,
+	/**  The runs, baseline first, then in the order picked. */
+	envs: EnvView[],
+	/**  Totals of the verdicts (none for one run). */
+	verdict: VerdictTotals | null,
+	executive_summary: string[],
+	headlines: string[],
+	scenarios: ScenarioView[],
+	cold_starts: string[],
+	warnings: WarningView[],
 };
 
 export type DataDiskRow = {
@@ -134,6 +193,49 @@ export type DatasetEstimate = {
 	free_disk_human: string | null,
 	/**  False when the data (with room for growth) does not fit the free space. */
 	fits_disk: boolean | null,
+};
+
+export type DeltaView = {
+	threads: number,
+	/**  Changes in percent of the baseline's figure (+ is more). */
+	tps_pct: number | null,
+	qps_pct: number | null,
+	p95_pct: number | null,
+	p99_pct: number | null,
+	cpu_pct: number | null,
+	verdict: VerdictName,
+	/**  "PASS", "FAIL" or "n/a", as the reports write it. */
+	verdict_label: string,
+	/**  Why it failed (empty when it passed). */
+	reasons: string[],
+};
+
+export type EnvScenarioView = {
+	/**  Index into `CompareView::envs`. */
+	env: number,
+	/**  Aligned with `ScenarioView::threads`; null where this run did not run it. */
+	cells: (CellView | null)[],
+	/**  Against the baseline, aligned with `threads` (none for the baseline itself). */
+	deltas: DeltaView[] | null,
+	/**  The best thread count (the knee, or the top of the ladder while still scaling). */
+	best_threads: number | null,
+	knee_evidence: string,
+	/**  "CPU-bound", "IO-bound", "Scaling", … */
+	bottleneck: string,
+	bottleneck_evidence: string,
+	advice: string,
+};
+
+export type EnvView = {
+	/**  The history id of the run. */
+	run_id: string,
+	/**  The environment's name (runs of one environment carry their id: "lab #7"). */
+	name: string,
+	is_baseline: boolean,
+	state: string | null,
+	/**  "2026-05-01 14:00:05 UTC". */
+	started: string | null,
+	steps: number,
 };
 
 export type EnvironmentDetail = {
@@ -193,6 +295,8 @@ export type ErrorCode =
 /**  The user closed a dialog without choosing. */
 "dismissed" | "internal";
 
+export type ExportFormat = "pdf" | "html" | "markdown" | "csv";
+
 export type FixResult = {
 	applied_sql: string,
 	/**  What a restart undoes and how to make it permanent. */
@@ -221,6 +325,18 @@ export type LogLine = {
 	t_s: number | null,
 	level: LogLevel,
 	text: string,
+};
+
+/**
+ *  One MySQL status sample (`SHOW GLOBAL STATUS` deltas, the sampler's own excluded).
+ *  No values: a time without samples.
+ */
+export type MysqlPoint = {
+	t_s: number | null,
+	/**  Statements per second as the server counted them (`Questions`). */
+	qps: number | null,
+	/**  Commits and rollbacks per second (`Com_commit + Com_rollback`). */
+	tps: number | null,
 };
 
 export type MysqlTest = {
@@ -336,9 +452,14 @@ export type RunSnapshot = {
 	step_planned_s: number | null,
 	cooldown_left_s: number | null,
 	prepare: PrepareProgress | null,
-	/**  Chart points new since the previous snapshot. */
+	/**
+	 *  Chart points new since the previous snapshot, one series each: the engine's
+	 *  intervals, the server's OS samples, this client's CPU, MySQL's status samples.
+	 */
 	points: LivePoint[],
 	server: ServerPoint[],
+	client: ClientPoint[],
+	mysql: MysqlPoint[],
 	/**  The whole step table. */
 	steps: StepRow[],
 	/**  Log lines new since the previous snapshot. */
@@ -354,17 +475,27 @@ export type RunStateName = "running" | "complete" | "cancelled" | "failed" | "in
 
 export type RunStatus = "running" | "cooling_down" | "cancelling" | "complete" | "cancelled" | "failed";
 
+export type ScenarioView = {
+	scenario: string,
+	/**  Thread counts any run ran for this scenario, ascending: the curves' x values. */
+	threads: number[],
+	/**  One per run, in `CompareView::envs` order. */
+	envs: EnvScenarioView[],
+};
+
 export type SecretSlot = "mysql" | "ssh_password" | "ssh_passphrase";
 
-/**  One second of the server's OS and of this client. */
+/**
+ *  One sample of the server's OS, at the end of its interval on this machine's clock
+ *  (the same instant the step figures use). A point with no values marks a time without
+ *  samples (a lost SSH connection), so the chart breaks there instead of bridging it.
+ */
 export type ServerPoint = {
 	t_s: number | null,
 	/**  Busy CPU of the server, percent of all its cores. */
 	cpu_pct: number | null,
 	/**  Utilisation of the data disk (iostat's %util). */
 	disk_util_pct: number | null,
-	/**  CPU this app (the load generator) used, percent of all client cores. */
-	client_cpu_pct: number | null,
 };
 
 export type SshLogin = "agent" | "key" | "password";
@@ -407,6 +538,23 @@ export type StepStatus = "pending" | "running" | "done" |
 "skipped";
 
 export type Verdict = "skipped" | "pass" | "warn" | "fail";
+
+export type VerdictName = "pass" | "fail" | "missing";
+
+export type VerdictTotals = {
+	compared: number,
+	passed: number,
+	failed: number,
+	missing: number,
+	/**  "env scenario at N threads: reason", one per failed cell. */
+	failures: string[],
+};
+
+export type WarningView = {
+	/**  True for "numbers may be wrong", false for a note worth knowing. */
+	serious: boolean,
+	text: string,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

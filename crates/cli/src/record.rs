@@ -3,7 +3,7 @@
 //! stops a benchmark: the user is told, and the run goes on.
 
 use dbdyno_engine::{EngineError, EngineEvent, Plan, RunOutcome};
-use dbdyno_history::{HistoryWriter, NewRun, RunState};
+use dbdyno_history::{HistoryWriter, NewRun};
 use dbdyno_profile::Profile;
 
 use crate::args_history::HistoryOpts;
@@ -87,24 +87,11 @@ impl Recorder {
         error: Option<&EngineError>,
         monitoring: Option<&MonitoringReport>,
     ) {
-        if let Some(m) = monitoring {
-            match serde_json::to_value(m) {
-                Ok(v) => self.writer.set_monitoring(v),
-                Err(e) => eprintln!("WARNING: history: the monitoring record is not stored: {e}"),
-            }
-            self.writer.add_server_samples(m.server_rows.clone());
-            self.writer.add_mysql_samples(m.mysql_rows.clone());
-        }
-        let (state, failure) = match (error, outcome.cancelled) {
-            (Some(e), _) => (RunState::Failed, Some(e.to_string())),
-            (None, true) => (RunState::Cancelled, None),
-            (None, false) => (RunState::Complete, None),
-        };
-        let id = self.writer.run_id();
-        let report = self.writer.finish(state, failure);
+        let (state, _) = dbdyno_session::final_state(outcome, error);
+        let report = dbdyno_session::finish_recording(self.writer, outcome, error, monitoring);
         let line = format!(
-            "Run id: {id}: {} step(s) recorded, state {state}",
-            report.steps_written
+            "Run id: {}: {} step(s) recorded, state {state}",
+            report.run_id, report.steps_written
         );
         if self.to_stderr {
             eprintln!("{line}");

@@ -147,3 +147,54 @@ impl ReportRun {
         }
     }
 }
+
+/// Names runs that share an environment apart: "lab #7" and "lab #9" (the run's id
+/// appended), so that curves, matrix rows and legends of a comparison of two runs of one
+/// environment can be told apart. Names used once are left as they are.
+pub fn name_apart(runs: &mut [ReportRun]) {
+    let names: Vec<String> = runs.iter().map(|r| r.label().to_string()).collect();
+    for (i, r) in runs.iter_mut().enumerate() {
+        if names.iter().filter(|n| **n == names[i]).count() > 1 {
+            r.env_name = format!("{} #{}", names[i], r.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str, env: &str) -> ReportRun {
+        ReportRun {
+            id: id.into(),
+            env_name: env.into(),
+            labels: BTreeMap::new(),
+            started_at: None,
+            finished_at: None,
+            state: None,
+            command_line: None,
+            tool_version: None,
+            plan: serde_json::Value::Null,
+            environment: EnvironmentFacts::default(),
+            steps: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn runs_of_one_environment_get_their_ids_and_others_keep_their_names() {
+        let mut runs = vec![
+            run("7", "lab"),
+            run("8", "idc"),
+            run("9", "lab"),
+            run("10", ""),
+        ];
+        name_apart(&mut runs);
+        let names: Vec<&str> = runs.iter().map(|r| r.env_name.as_str()).collect();
+        assert_eq!(names, ["lab #7", "idc", "lab #9", ""]);
+        // Two runs of one environment and nothing else: both carry their ids.
+        let mut same = vec![run("1", "e2e"), run("2", "e2e")];
+        name_apart(&mut same);
+        assert_eq!((same[0].label(), same[1].label()), ("e2e #1", "e2e #2"));
+    }
+}

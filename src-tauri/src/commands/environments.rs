@@ -327,16 +327,24 @@ pub async fn save_environment(
 #[specta::specta]
 pub async fn duplicate_environment(name: String, new_name: String) -> AppResult<EnvironmentEntry> {
     blocking(move || {
-        if is_user_profile(&new_name)? {
-            return Err(AppError::invalid(format!(
-                "name: an environment named '{new_name}' exists already"
-            )));
-        }
+        let new_name = free_name(&new_name)?;
         let mut p = resolve::load_profile(&name)?;
-        p.name = new_name.trim().to_string();
+        p.name = new_name;
         write_profile(&p)
     })
     .await
+}
+
+/// `name` trimmed, when it can name a new user profile: valid as a file and keyring
+/// name, and not taken. The message starts with "name:" for the page to show by the input.
+fn free_name(name: &str) -> AppResult<String> {
+    let name = name.trim();
+    if is_user_profile(name)? {
+        return Err(AppError::invalid(format!(
+            "name: an environment named '{name}' exists already"
+        )));
+    }
+    Ok(name.to_string())
 }
 
 /// Deletes a user profile and its keyring entries (the history keeps its runs).
@@ -505,10 +513,12 @@ pub async fn accept_host_key(
 
 /// Imports a seed toolkit `benchmark_config.conf` chosen in a file dialog (opened by
 /// the app, so the page never names a file): a new user profile, and the password, if
-/// the file had one, into the keyring.
+/// the file had one, into the keyring. The name is checked before the dialog opens, so
+/// a taken or invalid name never costs the user a trip through it.
 #[tauri::command]
 #[specta::specta]
 pub async fn import_seed_config(app: AppHandle, name: String) -> AppResult<EnvironmentEntry> {
+    let name = free_name(&name)?;
     let picked = app
         .dialog()
         .file()
@@ -520,11 +530,8 @@ pub async fn import_seed_config(app: AppHandle, name: String) -> AppResult<Envir
         .into_path()
         .map_err(|e| AppError::new(ErrorCode::Io, format!("not a local file: {e}")))?;
     blocking(move || {
-        if is_user_profile(&name)? {
-            return Err(AppError::invalid(format!(
-                "name: an environment named '{name}' exists already"
-            )));
-        }
+        // Taken meanwhile (the dialog can stay open a long time)?
+        let name = free_name(&name)?;
         let text = std::fs::read_to_string(&path)?;
         let file = path
             .file_name()

@@ -3,7 +3,10 @@
 //! listed once more in `names.in`, which `build.rs` turns into permissions.
 
 pub mod checks;
+pub mod compare;
+mod compare_view;
 pub mod environments;
+pub mod export;
 pub mod history;
 pub mod plan;
 pub mod run;

@@ -3,7 +3,8 @@
 
 use dbdyno_engine::CancelToken;
 use dbdyno_history::{HistoryWriter, NewRun};
-use dbdyno_monitor::{Monitor, MonitorConfig};
+use dbdyno_session::run_monitor::StartError;
+use dbdyno_session::RunMonitor;
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
@@ -42,10 +43,13 @@ pub async fn start_run(
     }
     let data_dir = state.data_dir.clone();
     let known_hosts = state.known_hosts_file();
-    let cached_env = state.last_checks.lock().ok().and_then(|c| {
+    // A data disk chosen on the Checks screen for this environment is sampled too.
+    let checked_devices = state.last_checks.lock().ok().and_then(|c| {
         c.as_ref()
             .filter(|c| c.env == env)
-            .map(|c| c.report.environment.clone())
+            .and_then(|c| c.report.environment.data_disks.first().cloned())
+            .filter(|d| d.overridden)
+            .map(|d| d.devices)
     });
     let cancel = CancelToken::new();
     let job = {
@@ -54,19 +58,22 @@ pub async fn start_run(
             let profile = resolve::load_profile(&env)?;
             let plan = resolve::plan(&profile, &form)?;
             let access = resolve::host_access(&profile, &plan.connect, &known_hosts)?;
-            let (monitor, monitor_error) = match access.monitor_target() {
-                Some(target) => match Monitor::start(MonitorConfig::new(target)) {
-                    Ok(m) => (Some(m), None),
-                    Err(e) => (None, Some(e.to_string())),
-                },
-                None => (None, None),
-            };
+            let devices = checked_devices.unwrap_or_else(|| resolve::data_disk(&profile));
+            // The same samplers as the CLI's ladder, started the same way; an SSH
+            // login that fails stops the run before it starts, as it does there.
+            let monitor = RunMonitor::start(&plan, access, &devices).map_err(|e| match e {
+                StartError::Ssh(_) => AppError::new(
+                    ErrorCode::Ssh,
+                    format!("{e}. Test SSH on the Environments screen, or turn SSH off for this environment to run with MySQL-side metrics only"),
+                ),
+                StartError::Monitor(m) => AppError::new(ErrorCode::Ssh, m.to_string()),
+            })?;
             let started = (|| {
                 let mut new = NewRun::new(&profile.name, "ladder (app)").with_plan(&plan)?;
                 new.labels = profile.labels.clone();
                 new.profile = serde_json::to_value(&profile).ok();
-                new.environment = Some(match &cached_env {
-                    Some(e) => serde_json::to_value(e).unwrap_or_default(),
+                new.environment = Some(match &monitor {
+                    Some(m) => serde_json::to_value(m.environment()).unwrap_or_default(),
                     None => dbdyno_history::environment::client_snapshot(&plan.connect.endpoint()),
                 });
                 HistoryWriter::start(&data_dir, new)
@@ -75,19 +82,12 @@ pub async fn start_run(
                 Ok(w) => (Some(w), None),
                 Err(e) => (None, Some(e.to_string())),
             };
-            let data_devices = cached_env
-                .as_ref()
-                .and_then(|e| e.data_disks.first())
-                .map(|d| d.devices.clone())
-                .unwrap_or_default();
             Ok(RunJob {
                 plan,
                 env,
                 recorder,
                 history_error,
                 monitor,
-                monitor_error,
-                data_devices,
                 cancel,
             })
         })

@@ -1,13 +1,16 @@
 //! Drives one run: the engine runs on a thread of its own; this thread receives its
-//! events and the monitor's samples, records them in the history (as the CLI does),
-//! and sends throttled snapshots to the window. Long work never touches the UI thread.
+//! events and what the samplers report, records the run in the history (through the
+//! same `dbdyno_session` functions as the CLI), and sends throttled snapshots to the
+//! window. Long work never touches the UI thread.
 
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{never, select, unbounded, Receiver};
-use dbdyno_engine::{run_plan, CancelToken, EngineEvent, EventSink, Plan};
-use dbdyno_history::{HistoryWriter, RunState, SampleRow};
-use dbdyno_monitor::{Monitor, SamplerEvent, ServerSample};
+use crossbeam_channel::unbounded;
+use dbdyno_checks::timeline::Source;
+use dbdyno_engine::{run_plan, CancelToken, EventSink, Plan};
+use dbdyno_history::HistoryWriter;
+use dbdyno_monitor::ServerSample;
+use dbdyno_session::{finish_recording, RunMonitor, Update};
 use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
 
 use super::live::LiveRun;
@@ -21,10 +24,8 @@ pub struct RunJob {
     pub env: String,
     pub recorder: Option<HistoryWriter>,
     pub history_error: Option<String>,
-    pub monitor: Option<Monitor>,
-    pub monitor_error: Option<String>,
-    /// Kernel names of the data disk, for the disk chart (empty: the busiest disk).
-    pub data_devices: Vec<String>,
+    /// The samplers started for this plan (None: the plan has no measured step).
+    pub monitor: Option<RunMonitor>,
     pub cancel: CancelToken,
 }
 
@@ -35,9 +36,7 @@ pub fn drive(job: RunJob, send: impl Fn(RunSnapshot)) {
         env,
         recorder,
         history_error,
-        monitor,
-        monitor_error,
-        data_devices,
+        mut monitor,
         cancel,
     } = job;
     let start_unix_ms = dbdyno_history::time::now_ms();
@@ -50,9 +49,16 @@ pub fn drive(job: RunJob, send: impl Fn(RunSnapshot)) {
     if let Some(e) = history_error {
         live.note_history(format!("not recorded in the history: {e}"));
     }
-    if let Some(e) = monitor_error {
-        live.monitor_note(LogLevel::Warning, format!("server charts unavailable: {e}"));
-    }
+    let devices: Vec<String> = monitor.as_ref().map_or_else(Vec::new, |m| {
+        live.monitor_note(LogLevel::Info, format!("Server sampled via {}", m.access()));
+        for miss in m.missing() {
+            live.monitor_note(
+                LogLevel::Warning,
+                format!("Missing: {}: {}", miss.what, miss.why),
+            );
+        }
+        m.devices().to_vec()
+    });
     let (tx, rx) = unbounded();
     let sink = EventSink::new(tx);
     let mut client = ClientCpu::new();
@@ -62,20 +68,24 @@ pub fn drive(job: RunJob, send: impl Fn(RunSnapshot)) {
             let plan = &plan;
             scope.spawn(move || run_plan(plan, &sink, &cancel))
         };
-        let samples: Receiver<SamplerEvent> =
-            monitor.as_ref().map_or_else(never, |m| m.events().clone());
         let mut last_send = Instant::now() - SNAPSHOT_EVERY;
         let mut last_client = Instant::now();
         let mut cancel_seen = false;
         loop {
-            select! {
-                recv(rx) -> e => if let Ok(e) = e {
-                    on_event(&mut live, recorder.as_ref(), &e);
-                },
-                recv(samples) -> s => if let Ok(s) = s {
-                    on_sample(&mut live, recorder.as_ref(), &data_devices, s);
-                },
-                default(Duration::from_millis(50)) => {}
+            if let Ok(e) = rx.recv_timeout(Duration::from_millis(50)) {
+                live.apply(&e);
+                if let Some(r) = &recorder {
+                    r.record(&e);
+                }
+                if let Some(m) = monitor.as_mut() {
+                    // No settling: the app shows step figures from the history, and
+                    // waiting here would stall the snapshots.
+                    let polled = m.on_event(&e, Duration::ZERO);
+                    on_updates(&mut live, &devices, polled.updates);
+                }
+            }
+            if let Some(m) = monitor.as_mut() {
+                on_updates(&mut live, &devices, m.poll());
             }
             if cancel.is_cancelled() && !cancel_seen {
                 cancel_seen = true;
@@ -104,17 +114,14 @@ pub fn drive(job: RunJob, send: impl Fn(RunSnapshot)) {
             )
         })
     });
-    if let Some(m) = monitor {
-        m.stop();
-    }
+    let monitoring = monitor.map(|m| {
+        let (report, updates) = m.finish();
+        on_updates(&mut live, &devices, updates);
+        report
+    });
     live.finish(&outcome, error.as_ref());
     if let Some(r) = recorder {
-        let (state, failure) = match (&error, outcome.cancelled) {
-            (Some(e), _) => (RunState::Failed, Some(e.to_string())),
-            (None, true) => (RunState::Cancelled, None),
-            (None, false) => (RunState::Complete, None),
-        };
-        let report = r.finish(state, failure);
+        let report = finish_recording(r, &outcome, error.as_ref(), monitoring.as_ref());
         if !report.errors.is_empty() {
             live.note_history(format!("history: {}", report.errors.join("; ")));
         }
@@ -122,49 +129,34 @@ pub fn drive(job: RunJob, send: impl Fn(RunSnapshot)) {
     send(live.snapshot());
 }
 
-fn on_event(live: &mut LiveRun, recorder: Option<&HistoryWriter>, e: &EngineEvent) {
-    live.apply(e);
-    if let Some(r) = recorder {
-        r.record(e);
-    }
-}
-
-fn on_sample(
-    live: &mut LiveRun,
-    recorder: Option<&HistoryWriter>,
-    devices: &[String],
-    e: SamplerEvent,
-) {
-    match e {
-        SamplerEvent::Sample(s) => {
-            live.server_sample(
-                s.local_unix_ms,
-                s.cpu.map(|c| c.util),
-                disk_util(&s, devices),
-            );
-            if let (Some(r), Ok(json)) = (recorder, serde_json::to_value(&s)) {
-                r.add_server_samples(vec![SampleRow {
-                    step_index: live.current_step(),
-                    unix_ms: s.local_unix_ms,
-                    sample: json,
-                }]);
-            }
-        }
-        SamplerEvent::Disconnected { reason, .. } => {
-            live.monitor_note(LogLevel::Warning, format!("server sampling lost: {reason}"))
-        }
-        SamplerEvent::Gap { from_ms, to_ms, .. } => live.monitor_note(
-            LogLevel::Warning,
-            format!(
-                "no server samples for {:.1} s",
-                (to_ms - from_ms) as f64 / 1000.0
+/// What the samplers said, into the live charts and the log.
+fn on_updates(live: &mut LiveRun, devices: &[String], updates: Vec<Update>) {
+    for u in updates {
+        match u {
+            Update::Os {
+                end_unix_ms,
+                sample,
+            } => live.server_sample(
+                end_unix_ms,
+                sample.cpu.map(|c| c.util),
+                disk_util(&sample, devices),
             ),
-        ),
-        SamplerEvent::Warning(w) => live.monitor_note(LogLevel::Warning, w),
-        SamplerEvent::Stopped { reason: Some(r) } => {
-            live.monitor_note(LogLevel::Warning, format!("server sampling stopped: {r}"))
+            Update::Mysql(s) => {
+                live.mysql_sample(s.local_unix_ms, s.questions_per_s, s.transactions_per_s)
+            }
+            Update::Gap(g) => match g.source {
+                Source::Os => live.server_gap(g.from_ms, g.to_ms),
+                Source::Mysql => live.mysql_gap(g.from_ms, g.to_ms),
+            },
+            Update::Note { warning, text } => live.monitor_note(
+                if warning {
+                    LogLevel::Warning
+                } else {
+                    LogLevel::Info
+                },
+                text,
+            ),
         }
-        _ => {}
     }
 }
 
@@ -211,5 +203,123 @@ impl ClientCpu {
         });
         self.last = Some((now, cpu_ms));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbdyno_checks::HostAccess;
+    use dbdyno_engine::{LadderSpec, RunSettings, Scenario, WorkloadOptions};
+    use dbdyno_history::{BlockingHistory, NewRun, RunState};
+    use std::sync::Mutex;
+
+    /// The app's whole run path against the sandbox MariaDB (on this machine, so the OS
+    /// side comes from /proc): the samplers the CLI starts, their samples in the live
+    /// snapshots and in the history. Skipped, saying so, without the sandbox's variables
+    /// (`scripts/test.sh` always sets them).
+    #[test]
+    fn a_run_is_monitored_and_recorded_as_the_cli_does() {
+        if std::env::var("DBDYNO_TEST_MYSQL_HOST").is_err() {
+            eprintln!("SKIPPED: DBDYNO_TEST_MYSQL_HOST is unset; run `eval \"$(bash scripts/sandbox.sh env)\"` first");
+            return;
+        }
+        let _g = dbdyno_tests::shared_server();
+        let schema = dbdyno_tests::TestSchema::new("app_run");
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            threads: vec![1],
+            settings: RunSettings {
+                time_s: 3,
+                report_interval_s: 1,
+                ..Default::default()
+            },
+            prepare: true,
+            cleanup: true,
+            ..Default::default()
+        };
+        let plan = Plan {
+            connect: schema.connect_options(),
+            workload: WorkloadOptions {
+                tables: 1,
+                table_size: 1000,
+                ..Default::default()
+            },
+            phases: spec.phases(),
+            force: false,
+        };
+        let data = tempfile::tempdir().unwrap();
+        let new = NewRun::new("app-it", "ladder (app)")
+            .with_plan(&plan)
+            .unwrap();
+        let recorder = HistoryWriter::start(data.path(), new).unwrap();
+        let run_id = recorder.run_id();
+        let monitor = RunMonitor::start(&plan, HostAccess::Local, &[])
+            .expect("monitoring starts")
+            .expect("the plan has a step");
+        let snapshots = Mutex::new(Vec::new());
+        drive(
+            RunJob {
+                plan,
+                env: "app-it".into(),
+                recorder: Some(recorder),
+                history_error: None,
+                monitor: Some(monitor),
+                cancel: CancelToken::new(),
+            },
+            |s| snapshots.lock().unwrap().push(s),
+        );
+
+        let snapshots = snapshots.into_inner().unwrap();
+        let last = snapshots.last().unwrap();
+        assert_eq!(
+            last.status,
+            crate::run::snapshot::RunStatus::Complete,
+            "{:?}",
+            last.failure
+        );
+        let server: Vec<_> = snapshots.iter().flat_map(|s| &s.server).collect();
+        let mysql: Vec<_> = snapshots.iter().flat_map(|s| &s.mysql).collect();
+        assert!(server.len() >= 2, "server points: {server:?}");
+        assert!(
+            server.iter().all(|p| p.cpu_pct.is_some()),
+            "every server point has a CPU value: {server:?}"
+        );
+        assert!(
+            server.windows(2).all(|w| w[0].t_s < w[1].t_s),
+            "in time order: {server:?}"
+        );
+        assert!(
+            mysql
+                .iter()
+                .filter(|p| p.qps.is_some_and(|q| q > 100.0))
+                .count()
+                >= 2,
+            "the server counted the load: {mysql:?}"
+        );
+
+        let run = BlockingHistory::open(data.path())
+            .unwrap()
+            .load_run(run_id)
+            .unwrap();
+        assert_eq!(run.state, RunState::Complete);
+        let in_step = |rows: &[dbdyno_history::StoredSample]| {
+            rows.iter().filter(|r| r.step_index == Some(0)).count()
+        };
+        assert!(in_step(&run.mysql_samples) >= 2, "{:?}", run.mysql_samples);
+        assert!(
+            in_step(&run.server_samples) >= 2,
+            "{:?}",
+            run.server_samples
+        );
+        let m = run.monitoring.expect("the monitoring record is stored");
+        assert_eq!(m["os_access"], "this machine (/proc)");
+        let step = &m["steps"][0];
+        assert!(step["mysql"]["samples"].as_u64().unwrap() >= 2, "{step}");
+        assert!(
+            step["mysql"]["questions_per_s_avg"].as_f64().unwrap() > 100.0,
+            "{step}"
+        );
+        assert!(step["os"]["cpu_util_avg"].as_f64().is_some(), "{step}");
     }
 }

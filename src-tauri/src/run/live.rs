@@ -32,6 +32,8 @@ pub struct LiveRun {
     prepare: Option<PrepareProgress>,
     points: Vec<LivePoint>,
     server: Vec<ServerPoint>,
+    client: Vec<ClientPoint>,
+    mysql: Vec<MysqlPoint>,
     log: Vec<LogLine>,
     errors_total: f64,
     reconnects_total: f64,
@@ -91,6 +93,8 @@ impl LiveRun {
             prepare: None,
             points: Vec::new(),
             server: Vec::new(),
+            client: Vec::new(),
+            mysql: Vec::new(),
             log: Vec::new(),
             errors_total: 0.0,
             reconnects_total: 0.0,
@@ -98,10 +102,6 @@ impl LiveRun {
             failure: None,
             history_note: None,
         }
-    }
-
-    pub fn current_step(&self) -> Option<u32> {
-        self.step.map(|s| s as u32)
     }
 
     fn t_of_unix_ms(&self, unix_ms: i64) -> f64 {
@@ -211,39 +211,55 @@ impl LiveRun {
         }
     }
 
-    /// A server sample; `local_unix_ms` is when it arrived here.
+    /// A server OS sample whose interval ended at `end_unix_ms` (this machine's clock).
+    /// Its own series: joining it with readings taken on another beat (this client's
+    /// CPU) left every other point of the chart without a server value.
     pub fn server_sample(
         &mut self,
-        local_unix_ms: i64,
+        end_unix_ms: i64,
         cpu_pct: Option<f64>,
         disk_util_pct: Option<f64>,
     ) {
-        let t_s = self.t_of_unix_ms(local_unix_ms);
+        let t_s = self.t_of_unix_ms(end_unix_ms);
         self.server.push(ServerPoint {
             t_s,
             cpu_pct,
             disk_util_pct,
-            client_cpu_pct: None,
+        });
+    }
+
+    /// A time without server samples: an empty point in its middle breaks the line.
+    pub fn server_gap(&mut self, from_ms: i64, to_ms: i64) {
+        let t_s = self.t_of_unix_ms((from_ms + to_ms) / 2);
+        self.server.push(ServerPoint {
+            t_s,
+            cpu_pct: None,
+            disk_util_pct: None,
+        });
+    }
+
+    /// A MySQL status sample whose interval ended at `end_unix_ms`.
+    pub fn mysql_sample(&mut self, end_unix_ms: i64, qps: f64, tps: f64) {
+        let t_s = self.t_of_unix_ms(end_unix_ms);
+        self.mysql.push(MysqlPoint {
+            t_s,
+            qps: Some(qps),
+            tps: Some(tps),
+        });
+    }
+
+    pub fn mysql_gap(&mut self, from_ms: i64, to_ms: i64) {
+        let t_s = self.t_of_unix_ms((from_ms + to_ms) / 2);
+        self.mysql.push(MysqlPoint {
+            t_s,
+            qps: None,
+            tps: None,
         });
     }
 
     pub fn client_cpu(&mut self, unix_ms: i64, pct: f64) {
         let t_s = self.t_of_unix_ms(unix_ms);
-        // Join the server point of the same second when there is one.
-        match self
-            .server
-            .iter_mut()
-            .rev()
-            .find(|p| (p.t_s - t_s).abs() < 0.5 && p.client_cpu_pct.is_none())
-        {
-            Some(p) => p.client_cpu_pct = Some(pct),
-            None => self.server.push(ServerPoint {
-                t_s,
-                cpu_pct: None,
-                disk_util_pct: None,
-                client_cpu_pct: Some(pct),
-            }),
-        }
+        self.client.push(ClientPoint { t_s, cpu_pct: pct });
     }
 
     pub fn monitor_note(&mut self, level: LogLevel, text: impl Into<String>) {
@@ -328,6 +344,8 @@ impl LiveRun {
             prepare: self.prepare.clone(),
             points: std::mem::take(&mut self.points),
             server: std::mem::take(&mut self.server),
+            client: std::mem::take(&mut self.client),
+            mysql: std::mem::take(&mut self.mysql),
             steps: self.steps.clone(),
             log: std::mem::take(&mut self.log),
             errors_total: self.errors_total,
@@ -467,5 +485,47 @@ mod tests {
         assert_eq!(s.eta_s, None);
         assert!(s.steps.iter().all(|r| r.status == StepStatus::Skipped));
         assert!(s.log.iter().any(|l| l.text.contains("Cancelled")));
+    }
+
+    #[test]
+    fn every_server_chart_point_carries_a_server_reading() {
+        // The server's samples end at .25 s; this client's CPU is read on whole seconds;
+        // snapshots go out in between, as the driver sends them. (Joined into one series,
+        // every other server point had no CPU value, and the chart drew no line.)
+        let mut live = LiveRun::new(&plan(), "sandbox", None, 0);
+        let (mut server, mut client) = (Vec::new(), Vec::new());
+        for sec in 1..=4 {
+            live.server_sample(sec * 1000 + 250, Some(50.0 + sec as f64), Some(5.0));
+            server.extend(live.snapshot().server);
+            live.client_cpu(sec * 1000 + 1000, 10.0);
+            let s = live.snapshot();
+            server.extend(s.server);
+            client.extend(s.client);
+        }
+        let t: Vec<f64> = server.iter().map(|p| p.t_s).collect();
+        assert_eq!(t, [1.25, 2.25, 3.25, 4.25], "one point per server sample");
+        let cpu: Vec<Option<f64>> = server.iter().map(|p| p.cpu_pct).collect();
+        assert_eq!(cpu, [Some(51.0), Some(52.0), Some(53.0), Some(54.0)]);
+        let t: Vec<f64> = client.iter().map(|p| p.t_s).collect();
+        assert_eq!(
+            t,
+            [2.0, 3.0, 4.0, 5.0],
+            "the client's CPU: a series of its own"
+        );
+    }
+
+    #[test]
+    fn a_time_without_samples_is_an_empty_point_between_the_samples() {
+        let mut live = LiveRun::new(&plan(), "sandbox", None, 0);
+        live.server_sample(1_000, Some(40.0), None);
+        live.server_gap(1_000, 7_000);
+        live.server_sample(7_000, Some(42.0), None);
+        live.mysql_sample(1_000, 900.0, 90.0);
+        live.mysql_gap(1_000, 4_000);
+        let s = live.snapshot();
+        let server: Vec<(f64, Option<f64>)> = s.server.iter().map(|p| (p.t_s, p.cpu_pct)).collect();
+        assert_eq!(server, [(1.0, Some(40.0)), (4.0, None), (7.0, Some(42.0))]);
+        assert_eq!(s.mysql[0].qps, Some(900.0));
+        assert_eq!((s.mysql[1].t_s, s.mysql[1].qps), (2.5, None));
     }
 }

@@ -50,7 +50,9 @@ pub struct LivePoint {
     pub reconnects_ps: f64,
 }
 
-/// One second of the server's OS and of this client.
+/// One sample of the server's OS, at the end of its interval on this machine's clock
+/// (the same instant the step figures use). A point with no values marks a time without
+/// samples (a lost SSH connection), so the chart breaks there instead of bridging it.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct ServerPoint {
     pub t_s: f64,
@@ -58,8 +60,26 @@ pub struct ServerPoint {
     pub cpu_pct: Option<f64>,
     /// Utilisation of the data disk (iostat's %util).
     pub disk_util_pct: Option<f64>,
-    /// CPU this app (the load generator) used, percent of all client cores.
-    pub client_cpu_pct: Option<f64>,
+}
+
+/// One second of this app's CPU (the load generator), a series of its own: its
+/// readings are taken on another beat than the server's samples.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ClientPoint {
+    pub t_s: f64,
+    /// Percent of all client cores.
+    pub cpu_pct: f64,
+}
+
+/// One MySQL status sample (`SHOW GLOBAL STATUS` deltas, the sampler's own excluded).
+/// No values: a time without samples.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct MysqlPoint {
+    pub t_s: f64,
+    /// Statements per second as the server counted them (`Questions`).
+    pub qps: Option<f64>,
+    /// Commits and rollbacks per second (`Com_commit + Com_rollback`).
+    pub tps: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
@@ -121,9 +141,12 @@ pub struct RunSnapshot {
     pub step_planned_s: Option<f64>,
     pub cooldown_left_s: Option<f64>,
     pub prepare: Option<PrepareProgress>,
-    /// Chart points new since the previous snapshot.
+    /// Chart points new since the previous snapshot, one series each: the engine's
+    /// intervals, the server's OS samples, this client's CPU, MySQL's status samples.
     pub points: Vec<LivePoint>,
     pub server: Vec<ServerPoint>,
+    pub client: Vec<ClientPoint>,
+    pub mysql: Vec<MysqlPoint>,
     /// The whole step table.
     pub steps: Vec<StepRow>,
     /// Log lines new since the previous snapshot.

@@ -20,13 +20,15 @@ interface Props {
   /** X axis label (seconds since the run started by default). */
   xLabel?: string;
   testId?: string;
+  /** Spans the whole row of a chart grid. */
+  wide?: boolean;
 }
 
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
 }
 
-export function Chart({ title, x, lines, height = 190, xLabel = "s", testId }: Props) {
+export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wide }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = lines.map((l) => l.label).join("|");
@@ -49,9 +51,8 @@ export function Chart({ title, x, lines, height = 190, xLabel = "s", testId }: P
           label: l.label,
           stroke: cssVar(l.color),
           width: 2,
-          // Server and client samples interleave (each point carries one of them): join
-          // across the missing values instead of drawing dots.
-          spanGaps: true,
+          // Each chart gets one series per source (see state/run.ts), so a null is a
+          // time without samples: the line breaks there (uPlot's default).
           value: (_u: uPlot, v: number | null) => (v === null || v === undefined ? "—" : `${v.toFixed(1)}${l.unit ?? ""}`),
         })),
       ],
@@ -74,7 +75,7 @@ export function Chart({ title, x, lines, height = 190, xLabel = "s", testId }: P
   }, [x, lines]);
 
   return (
-    <figure className="chart panel" aria-label={title} data-testid={testId} data-points={x.length} style={{ margin: 0 }}>
+    <figure className={wide ? "chart panel wide" : "chart panel"} aria-label={title} data-testid={testId} data-points={x.length} style={{ margin: 0 }}>
       <figcaption className="title">{title}</figcaption>
       <div ref={box} />
     </figure>

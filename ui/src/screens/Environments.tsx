@@ -1,6 +1,8 @@
 // Environments: list, create, edit, duplicate, delete; secrets into the OS keyring;
-// Test MySQL / Test SSH with results inline and the host key shown for confirmation.
-import { useCallback, useEffect, useState } from "react";
+// Test MySQL / Test SSH with results inline and the host key shown for confirmation;
+// import of a seed benchmark_config.conf. Names are asked inline (NameForm), never with
+// window.prompt.
+import { useCallback, useEffect, useRef, useState } from "react";
 import {
   commands,
   type EnvironmentDetail,
@@ -12,6 +14,7 @@ import {
 } from "../bindings";
 import { call, message } from "../api";
 import { Badge, ErrorNote } from "../components/bits";
+import { NameForm } from "../components/NameForm";
 import { useApp } from "../state/app";
 
 type Editing = { detail: EnvironmentDetail | null; form: EnvironmentForm; previous: string | null };
@@ -22,6 +25,8 @@ export function Environments() {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  // Bumped after an import: a fresh, empty import form.
+  const [importKey, setImportKey] = useState(0);
 
   const refresh = useCallback(async () => {
     try {
@@ -70,17 +75,12 @@ export function Environments() {
     }
   }
 
-  async function duplicate() {
+  // Errors are thrown to the NameForm, which shows them by its input.
+  async function duplicate(name: string) {
     if (!editing) return;
-    const name = window.prompt("Name of the copy", `${editing.form.name}-copy`);
-    if (!name) return;
-    try {
-      const e = await call(commands.duplicateEnvironment(editing.form.name, name));
-      await refresh();
-      await open(e.name);
-    } catch (err) {
-      setError(message(err));
-    }
+    const e = await call(commands.duplicateEnvironment(editing.form.name, name));
+    await refresh();
+    await open(e.name);
   }
 
   async function remove() {
@@ -96,16 +96,12 @@ export function Environments() {
     }
   }
 
-  async function importConfig() {
-    const name = window.prompt("Name of the new environment", "imported");
-    if (!name) return;
-    try {
-      const e = await call(commands.importSeedConfig(name));
-      await refresh();
-      await open(e.name);
-    } catch (err) {
-      if ((err as { code?: string }).code !== "dismissed") setError(message(err));
-    }
+  // Rust checks the name, then opens the native file dialog (the page never names a file).
+  async function importConfig(name: string) {
+    const e = await call(commands.importSeedConfig(name));
+    setImportKey((k) => k + 1);
+    await refresh();
+    await open(e.name);
   }
 
   const current = editing?.detail ? editing.form.name : null;
@@ -115,33 +111,45 @@ export function Environments() {
         <h1>Environments</h1>
         <span className="sub">Where the benchmark connects, and how to watch the server</span>
         <span className="spacer" />
-        <button className="btn" onClick={importConfig}>
-          Import benchmark_config.conf…
-        </button>
         <button className="btn primary" onClick={create}>
           New environment
         </button>
       </div>
       <ErrorNote error={error} />
       <div className="split">
-        <nav className="panel env-list" aria-label="Environments">
-          {list.map((e) => (
-            <button
-              key={`${e.example}-${e.name}`}
-              className="env-item"
-              aria-pressed={current === e.name}
-              onClick={() => void open(e.name)}
-              data-testid={`env-${e.name}`}
-            >
-              <span className="row">
-                <strong>{e.name}</strong>
-                {e.example && <Badge kind="example">example</Badge>}
-                {env === e.name && <Badge kind="running">in use</Badge>}
-              </span>
-              <span className="desc">{e.error ? `Invalid: ${e.error}` : e.description || e.path}</span>
-            </button>
-          ))}
-        </nav>
+        <div className="stack">
+          <nav className="panel env-list" aria-label="Environments">
+            {list.map((e) => (
+              <button
+                key={`${e.example}-${e.name}`}
+                className="env-item"
+                aria-pressed={current === e.name}
+                onClick={() => void open(e.name)}
+                data-testid={`env-${e.name}`}
+              >
+                <span className="row">
+                  <strong>{e.name}</strong>
+                  {e.example && <Badge kind="example">example</Badge>}
+                  {env === e.name && <Badge kind="running">in use</Badge>}
+                </span>
+                <span className="desc">{e.error ? `Invalid: ${e.error}` : e.description || e.path}</span>
+              </button>
+            ))}
+          </nav>
+          <section className="panel" aria-label="Import a seed config">
+            <NameForm
+              key={importKey}
+              label="Import a benchmark_config.conf as a new environment named"
+              confirmLabel="Choose the file…"
+              busyLabel="Choosing…"
+              inputTestId="env-import-name"
+              confirmTestId="env-import-pick"
+              onConfirm={importConfig}
+              onCancel={() => {}}
+              quietCodes={["dismissed"]}
+            />
+          </section>
+        </div>
         {editing ? (
           <EnvironmentEditor
             key={editing.previous ?? (editing.detail ? editing.detail.form.name : "new")}
@@ -185,7 +193,7 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
   editing: Editing;
   onChange: (f: EnvironmentForm) => void;
   onSave: () => void;
-  onDuplicate: () => void;
+  onDuplicate: (name: string) => Promise<void>;
   onDelete: () => void;
   onUse: () => void;
   saved: string | null;
@@ -200,6 +208,8 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
   const [sshTest, setSshTest] = useState<SshTest | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [duplicating, setDuplicating] = useState(false);
+  const duplicateButton = useRef<HTMLButtonElement>(null);
 
   async function run<T>(what: string, p: () => Promise<T>): Promise<T | undefined> {
     setBusy(what);
@@ -293,10 +303,40 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
         <button className="btn primary" onClick={onSave} disabled={readOnly || !f.name.trim()} data-testid="save-env">
           Save
         </button>
-        {d && <button className="btn" onClick={onDuplicate}>Duplicate…</button>}
+        {d && (
+          <button
+            ref={duplicateButton}
+            className="btn"
+            aria-expanded={duplicating}
+            onClick={() => setDuplicating(true)}
+            data-testid="env-duplicate"
+          >
+            Duplicate…
+          </button>
+        )}
         {stored && <button className="btn danger" onClick={onDelete}>Delete</button>}
         {saved && <span className="sub" role="status">{saved}</span>}
       </div>
+      {d && duplicating && (
+        <NameForm
+          label={`Name of the copy of ${f.name}`}
+          initial={`${f.name}-copy`}
+          confirmLabel="Create the copy"
+          busyLabel="Copying…"
+          cancelLabel="Cancel"
+          inputTestId="env-duplicate-name"
+          confirmTestId="env-duplicate-confirm"
+          autoFocus
+          onConfirm={async (name) => {
+            await onDuplicate(name);
+            setDuplicating(false);
+          }}
+          onCancel={() => {
+            setDuplicating(false);
+            duplicateButton.current?.focus();
+          }}
+        />
+      )}
       {stored && (
         <>
           <Secrets

@@ -1,37 +1,18 @@
 // History: every run, filtered by environment, state and date; open one to see its
-// steps and charts.
+// steps and charts, its report (summary, dyno curves, analysis) and export it.
 import { useEffect, useMemo, useState } from "react";
-import { commands, type RunDetail, type RunFilter, type RunRow, type RunStateName } from "../bindings";
+import { commands, type CompareRequest, type CompareView, type RunDetail } from "../bindings";
 import { call, message } from "../api";
 import { Chart } from "../components/Chart";
 import { Badge, ErrorNote, StepTable } from "../components/bits";
-import { duration, num } from "../state/format";
-
-const STATES: RunStateName[] = ["complete", "cancelled", "failed", "interrupted", "running"];
+import { ExportBar } from "../components/ExportBar";
+import { ReportView } from "../components/ReportView";
+import { RunFilters, RunsTable } from "../components/RunsTable";
+import { useRunList } from "../state/runs";
 
 export function History() {
-  const [filter, setFilter] = useState<RunFilter>({ env: null, state: null, from_day: null, to_day: null });
-  const [rows, setRows] = useState<RunRow[]>([]);
-  const [envs, setEnvs] = useState<string[]>([]);
+  const { filter, setFilter, rows, envs, error, setError, reload } = useRunList();
   const [open, setOpen] = useState<RunDetail | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  async function load(f: RunFilter) {
-    try {
-      setRows(await call(commands.listRuns(f)));
-      setError(null);
-    } catch (e) {
-      setError(message(e));
-    }
-  }
-  useEffect(() => {
-    void load(filter);
-  }, [filter]);
-  useEffect(() => {
-    call(commands.listRuns({ env: null, state: null, from_day: null, to_day: null }))
-      .then((all) => setEnvs([...new Set(all.map((r) => r.env))].sort()))
-      .catch(() => {});
-  }, []);
 
   async function show(id: number) {
     try {
@@ -46,7 +27,7 @@ export function History() {
     try {
       await call(commands.deleteRun(id));
       setOpen(null);
-      await load(filter);
+      await reload();
     } catch (e) {
       setError(message(e));
     }
@@ -59,73 +40,11 @@ export function History() {
         <span className="sub">{rows.length} run(s)</span>
       </div>
       <ErrorNote error={error} />
-      <div className="panel fields" role="search" aria-label="Filter runs">
-        <label className="field">
-          <span>Environment</span>
-          <select value={filter.env ?? ""} onChange={(e) => setFilter({ ...filter, env: e.target.value || null })} data-testid="filter-env">
-            <option value="">all</option>
-            {envs.map((e) => <option key={e} value={e}>{e}</option>)}
-          </select>
-        </label>
-        <label className="field">
-          <span>State</span>
-          <select value={filter.state ?? ""} onChange={(e) => setFilter({ ...filter, state: (e.target.value || null) as RunStateName | null })} data-testid="filter-state">
-            <option value="">all</option>
-            {STATES.map((s) => <option key={s} value={s}>{s}</option>)}
-          </select>
-        </label>
-        <label className="field">
-          <span>From (UTC day)</span>
-          <input type="date" value={filter.from_day ?? ""} onChange={(e) => setFilter({ ...filter, from_day: e.target.value || null })} />
-        </label>
-        <label className="field">
-          <span>To (UTC day)</span>
-          <input type="date" value={filter.to_day ?? ""} onChange={(e) => setFilter({ ...filter, to_day: e.target.value || null })} />
-        </label>
-      </div>
+      <RunFilters filter={filter} envs={envs} onChange={setFilter} />
       <section className="panel">
-        <table className="data" aria-label="Runs" data-testid="runs-table">
-          <thead>
-            <tr>
-              <th className="num">Run</th>
-              <th>Environment</th>
-              <th>State</th>
-              <th>Started (UTC)</th>
-              <th className="num">Duration</th>
-              <th className="num">Steps</th>
-              <th>Scenarios</th>
-              <th className="num">Max TPS</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr
-                key={r.id}
-                className="selectable"
-                tabIndex={0}
-                aria-selected={open?.row.id === r.id}
-                onClick={() => show(r.id)}
-                onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && show(r.id)}
-                data-testid={`run-${r.id}`}
-                data-state={r.state}
-              >
-                <td className="num">#{r.id}</td>
-                <td>{r.env}</td>
-                <td><Badge kind={r.state} /></td>
-                <td>{r.started}</td>
-                <td className="num">{duration(r.duration_s)}</td>
-                <td className="num">{r.steps}</td>
-                <td>{r.scenarios.join(", ")}</td>
-                <td className="num">{num(r.max_tps, 1)}</td>
-              </tr>
-            ))}
-            {rows.length === 0 && (
-              <tr><td colSpan={8} className="sub">No runs match.</td></tr>
-            )}
-          </tbody>
-        </table>
+        <RunsTable rows={rows} openId={open?.row.id ?? null} onOpen={show} />
       </section>
-      {open && <RunPanel run={open} onDelete={() => remove(open.row.id)} />}
+      {open && <RunPanel key={open.row.id} run={open} onDelete={() => remove(open.row.id)} />}
     </div>
   );
 }
@@ -137,6 +56,8 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
     () => [{ label: "p95", color: "--chart-3", values: run.points.map((p) => p.latency_ms), unit: " ms" }],
     [run],
   );
+  // The run's own report: one run, so no baseline and no threshold.
+  const request = useMemo<CompareRequest>(() => ({ run_ids: [run.row.id], baseline: null, threshold_pct: null }), [run.row.id]);
   return (
     <section className="panel stack" aria-label={`Run ${run.row.id}`} data-testid="run-detail">
       <div className="row">
@@ -147,6 +68,7 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
         <button className="btn danger" onClick={onDelete}>Delete run</button>
       </div>
       {run.failure && <ErrorNote error={run.failure} />}
+      <ExportBar request={request} label="Export report" />
       <div className="grid-2">
         <Chart title="Throughput per second" x={x} lines={tps} testId="history-chart" />
         <Chart title="Latency p95 (ms)" x={x} lines={latency} />
@@ -158,6 +80,29 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
           <ul>{run.warnings.map((w, i) => <li key={i}>{w}</li>)}</ul>
         </details>
       )}
+      <RunReport request={request} />
     </section>
+  );
+}
+
+/** The run's report as the exports write it, behind a disclosure: History stays a list. */
+function RunReport({ request }: { request: CompareRequest }) {
+  const [view, setView] = useState<CompareView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    call(commands.compareRuns(request))
+      .then((v) => live && setView(v))
+      .catch((e) => live && setError(message(e)));
+    return () => {
+      live = false;
+    };
+  }, [request]);
+  return (
+    <details data-testid="run-report">
+      <summary>Report: summary, dyno curves, matrix and analysis</summary>
+      <ErrorNote error={error} />
+      {view && <ReportView view={view} />}
+    </details>
   );
 }

@@ -1,5 +1,6 @@
-// Run: live per-second charts (TPS/QPS, latency, server CPU and disk, client CPU), the
-// step table filling in, progress with ETA, cool-down, errors and reconnects, Cancel.
+// Run: live per-second charts (TPS/QPS, latency, server CPU and disk, client CPU, and
+// MySQL's own QPS/TPS), the step table filling in, progress with ETA, cool-down, errors
+// and reconnects, Cancel.
 import { useMemo, useState } from "react";
 import { commands } from "../bindings";
 import { call, message } from "../api";
@@ -28,7 +29,14 @@ export function Run() {
     ],
     [run.server],
   );
-  const clientLines = useMemo(() => [{ label: "client CPU", color: "--chart-1", values: run.server.client, unit: "%" }], [run.server]);
+  const clientLines = useMemo(() => [{ label: "client CPU", color: "--chart-1", values: run.client.cpu, unit: "%" }], [run.client]);
+  const mysqlLines = useMemo(
+    () => [
+      { label: "queries/s", color: "--chart-2", values: run.mysql.qps },
+      { label: "transactions/s", color: "--chart-1", values: run.mysql.tps },
+    ],
+    [run.mysql],
+  );
 
   if (!s) {
     return (
@@ -98,7 +106,8 @@ export function Run() {
         <Chart title="Throughput (per second)" x={run.series.t} lines={tpsLines} testId="chart-tps" />
         <Chart title="Latency p95 (ms)" x={run.series.t} lines={latLines} testId="chart-latency" />
         <Chart title="Server CPU and data disk (%)" x={run.server.t} lines={serverLines} testId="chart-server" />
-        <Chart title="Client CPU (% of all cores)" x={run.server.t} lines={clientLines} testId="chart-client" />
+        <Chart title="Client CPU (% of all cores)" x={run.client.t} lines={clientLines} testId="chart-client" />
+        <Chart title="MySQL status, as the server counts it (per second)" x={run.mysql.t} lines={mysqlLines} testId="chart-mysql" wide />
       </div>
       <section className="panel">
         <h2>Steps</h2>

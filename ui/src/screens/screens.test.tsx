@@ -2,8 +2,8 @@ import "../test/mocks";
 import { describe, expect, it, vi, beforeEach } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { ok } from "../test/mocks";
-import { form, preview, snapshot, step } from "../test/fixtures";
+import { fail, ok } from "../test/mocks";
+import { envDetail, envEntry, form, preview, snapshot, step } from "../test/fixtures";
 import { AppProvider, useApp } from "../state/app";
 import { useEffect } from "react";
 
@@ -14,12 +14,17 @@ const commands = vi.hoisted(() => ({
   cancelRun: vi.fn(),
   runChecks: vi.fn(),
   applyFix: vi.fn(),
+  listEnvironments: vi.fn(),
+  getEnvironment: vi.fn(),
+  duplicateEnvironment: vi.fn(),
+  importSeedConfig: vi.fn(),
 }));
 vi.mock("../bindings", () => ({ commands }));
 
 import { Plan } from "./Plan";
 import { Run } from "./Run";
 import { Checks } from "./Checks";
+import { Environments } from "./Environments";
 
 /** Renders `children` inside the app state, with environment `env` chosen and an
  *  optional run snapshot already received. */
@@ -152,5 +157,77 @@ describe("Checks", () => {
     expect(commands.applyFix).toHaveBeenCalledWith("sandbox", "mysql.max_prepared_stmt_count", form, { user: "admin", password: "" });
     expect(await screen.findByTestId("fix-applied")).toHaveTextContent("lost at restart");
     expect(screen.getByTestId("check-mysql.max_prepared_stmt_count")).toHaveAttribute("data-verdict", "pass");
+  });
+});
+
+describe("Environments", () => {
+  beforeEach(() => {
+    commands.listEnvironments.mockImplementation(() => ok([envEntry("sandbox")]));
+    commands.getEnvironment.mockImplementation((name: string) => ok(envDetail(name)));
+  });
+
+  it("duplicates with a name typed inline: Enter confirms and the copy opens", async () => {
+    const user = userEvent.setup();
+    const prompt = vi.spyOn(window, "prompt");
+    commands.duplicateEnvironment.mockImplementation((_: string, name: string) => ok(envEntry(name)));
+    mount(<Environments />);
+    await user.click(await screen.findByTestId("env-duplicate"));
+    const input = screen.getByTestId("env-duplicate-name");
+    expect(input).toHaveValue("sandbox-copy");
+    expect(input).toHaveFocus();
+    expect(input).toHaveAccessibleName("Name of the copy of sandbox");
+    await user.clear(input);
+    await user.type(input, "staging{Enter}");
+    expect(commands.duplicateEnvironment).toHaveBeenCalledWith("sandbox", "staging");
+    await waitFor(() => expect(commands.getEnvironment).toHaveBeenLastCalledWith("staging"));
+    await waitFor(() => expect(screen.queryByTestId("env-duplicate-name")).toBeNull());
+    expect(prompt).not.toHaveBeenCalled();
+  });
+
+  it("shows Rust's refusal by the input, and Escape cancels", async () => {
+    const user = userEvent.setup();
+    commands.duplicateEnvironment.mockImplementation(() => fail("invalid", "name: an environment named 'sandbox-copy' exists already"));
+    mount(<Environments />);
+    await user.click(await screen.findByTestId("env-duplicate"));
+    await user.click(screen.getByTestId("env-duplicate-confirm"));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("exists already");
+    const input = screen.getByTestId("env-duplicate-name");
+    expect(input).toHaveAttribute("aria-invalid", "true");
+    expect(input).toHaveAccessibleDescription("name: an environment named 'sandbox-copy' exists already");
+    await user.type(input, "{Escape}");
+    expect(screen.queryByTestId("env-duplicate-name")).toBeNull();
+    expect(screen.getByTestId("env-duplicate")).toHaveFocus();
+    expect(commands.duplicateEnvironment).toHaveBeenCalledOnce();
+  });
+
+  it("imports under the name typed inline; Rust opens the file dialog", async () => {
+    const user = userEvent.setup();
+    commands.importSeedConfig.mockImplementation((name: string) => ok(envEntry(name)));
+    mount(<Environments />);
+    const input = await screen.findByTestId("env-import-name");
+    expect(input).toHaveAccessibleName();
+    expect(screen.getByTestId("env-import-pick")).toBeDisabled();
+    await user.type(input, "idc{Enter}");
+    expect(commands.importSeedConfig).toHaveBeenCalledWith("idc");
+    await waitFor(() => expect(commands.getEnvironment).toHaveBeenLastCalledWith("idc"));
+    expect(screen.getByTestId("env-import-name")).toHaveValue("");
+  });
+
+  it("import: a refused name is shown by the input, a closed dialog is not an error", async () => {
+    const user = userEvent.setup();
+    commands.importSeedConfig.mockImplementationOnce(() => fail("dismissed", "no file chosen"));
+    commands.importSeedConfig.mockImplementationOnce(() => fail("invalid", "name: ' ' is not allowed"));
+    mount(<Environments />);
+    const input = await screen.findByTestId("env-import-name");
+    await user.type(input, "idc 2");
+    await user.click(screen.getByTestId("env-import-pick"));
+    await waitFor(() => expect(commands.importSeedConfig).toHaveBeenCalledOnce());
+    expect(screen.queryByRole("alert")).toBeNull();
+    await user.click(screen.getByTestId("env-import-pick"));
+    expect(await screen.findByRole("alert")).toHaveTextContent("is not allowed");
+    await user.type(input, "{Escape}");
+    expect(input).toHaveValue("");
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 });

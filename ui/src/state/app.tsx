@@ -4,7 +4,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useReducer,
 import type { PlanForm } from "../bindings";
 import { emptyRun, runReducer, type RunAction, type RunView } from "./run";
 
-export type ScreenId = "environments" | "checks" | "plan" | "run" | "history";
+export type ScreenId = "environments" | "checks" | "plan" | "run" | "history" | "compare";
 export type Theme = "system" | "light" | "dark";
 
 export const SCREENS: { id: ScreenId; label: string; needsEnv: boolean }[] = [
@@ -13,6 +13,7 @@ export const SCREENS: { id: ScreenId; label: string; needsEnv: boolean }[] = [
   { id: "plan", label: "Plan", needsEnv: true },
   { id: "run", label: "Run", needsEnv: false },
   { id: "history", label: "History", needsEnv: false },
+  { id: "compare", label: "Compare", needsEnv: false },
 ];
 
 interface AppState {

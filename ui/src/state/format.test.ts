@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, num } from "./format";
+import { duration, num, signedPct } from "./format";
 
 describe("format", () => {
   it("shows missing figures as a dash", () => {
@@ -11,5 +11,12 @@ describe("format", () => {
     expect(duration(65)).toBe("1m 05s");
     expect(duration(3700)).toBe("1h 01m");
     expect(duration(null)).toBe("—");
+  });
+  it("writes changes with their sign, as the reports do", () => {
+    expect(signedPct(12.34)).toBe("+12.3%");
+    expect(signedPct(-4)).toBe("−4.0%");
+    expect(signedPct(0.01)).toBe("±0.0%");
+    expect(signedPct(-1234.5)).toBe("−1,234.5%");
+    expect(signedPct(null)).toBe("—");
   });
 });

@@ -15,3 +15,11 @@ export function duration(seconds: number | null | undefined): string {
   if (m > 0) return `${m}m ${String(r).padStart(2, "0")}s`;
   return `${r}s`;
 }
+
+/** A change in percent with its sign: "+12.5%", "−3.0%" (the report's minus sign). */
+export function signedPct(v: number | null | undefined, digits = 1): string {
+  if (v === null || v === undefined || Number.isNaN(v)) return "—";
+  const text = num(Math.abs(v), digits);
+  if (Number(text) === 0) return `±${text}%`;
+  return `${v > 0 ? "+" : "−"}${text}%`;
+}

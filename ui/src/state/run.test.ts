@@ -22,15 +22,39 @@ describe("runReducer", () => {
     expect(v.series.t).toEqual([]);
   });
 
-  it("joins server points with gaps as null and caps the log", () => {
+  it("keeps a missing figure as null and caps the log", () => {
     let v = runReducer(emptyRun(), { type: "started", token: 1 });
-    const server = [{ t_s: 1, cpu_pct: 40, disk_util_pct: null, client_cpu_pct: 12 }];
+    const server = [{ t_s: 1, cpu_pct: 40, disk_util_pct: null }];
     const log = Array.from({ length: MAX_LOG_LINES + 10 }, (_, i) => ({ t_s: i, level: "info" as const, text: `line ${i}` }));
     v = runReducer(v, { type: "snapshot", token: 1, snapshot: snapshot({ server, log }) });
     expect(v.server.cpu).toEqual([40]);
     expect(v.server.disk).toEqual([null]);
     expect(v.log).toHaveLength(MAX_LOG_LINES);
     expect(v.log.at(-1)?.text).toBe(`line ${MAX_LOG_LINES + 9}`);
+  });
+
+  it("keeps each source on its own axis: the server CPU line has a value at every point", () => {
+    // Server samples end at .25 s, the client's CPU is read on whole seconds, MySQL's
+    // status in between: each snapshot brings some of each.
+    let v = runReducer(emptyRun(), { type: "started", token: 1 });
+    for (const sec of [1, 2, 3]) {
+      v = runReducer(v, {
+        type: "snapshot",
+        token: 1,
+        snapshot: snapshot({
+          server: [{ t_s: sec + 0.25, cpu_pct: 50 + sec, disk_util_pct: 3 }],
+          client: [{ t_s: sec + 1, cpu_pct: 10 }],
+          mysql: [{ t_s: sec + 0.5, qps: 900, tps: 90 }],
+        }),
+      });
+    }
+    expect(v.server.t).toEqual([1.25, 2.25, 3.25]);
+    expect(v.server.cpu).toEqual([51, 52, 53]);
+    expect(v.client.t).toEqual([2, 3, 4]);
+    expect(v.mysql.qps).toEqual([900, 900, 900]);
+    for (const s of [v.server.t, v.client.t, v.mysql.t]) {
+      expect([...s].sort((a, b) => a - b)).toEqual(s);
+    }
   });
 
   it("a new run starts from empty charts", () => {

@@ -14,11 +14,24 @@ export interface Series {
   latency: (number | null)[];
 }
 
+// One series per source, each on its own x axis: the server's OS samples, this client's
+// CPU and MySQL's status samples are taken on different beats, and joining them left
+// every other point of a line empty. A null y is a real gap (no samples then).
 export interface ServerSeries {
   t: number[];
   cpu: (number | null)[];
   disk: (number | null)[];
-  client: (number | null)[];
+}
+
+export interface ClientSeries {
+  t: number[];
+  cpu: (number | null)[];
+}
+
+export interface MysqlSeries {
+  t: number[];
+  qps: (number | null)[];
+  tps: (number | null)[];
 }
 
 export interface RunView {
@@ -27,6 +40,8 @@ export interface RunView {
   snapshot: RunSnapshot | null;
   series: Series;
   server: ServerSeries;
+  client: ClientSeries;
+  mysql: MysqlSeries;
   log: LogLine[];
 }
 
@@ -34,7 +49,9 @@ export const emptyRun = (token = 0): RunView => ({
   token,
   snapshot: null,
   series: { t: [], tps: [], qps: [], latency: [] },
-  server: { t: [], cpu: [], disk: [], client: [] },
+  server: { t: [], cpu: [], disk: [] },
+  client: { t: [], cpu: [] },
+  mysql: { t: [], qps: [], tps: [] },
   log: [],
 });
 
@@ -65,11 +82,23 @@ export function runReducer(view: RunView, action: RunAction): RunView {
             t: [...view.server.t, ...s.server.map((p) => p.t_s ?? 0)],
             cpu: [...view.server.cpu, ...s.server.map((p) => p.cpu_pct)],
             disk: [...view.server.disk, ...s.server.map((p) => p.disk_util_pct)],
-            client: [...view.server.client, ...s.server.map((p) => p.client_cpu_pct)],
           }
         : view.server;
+      const client = s.client.length
+        ? {
+            t: [...view.client.t, ...s.client.map((p) => p.t_s ?? 0)],
+            cpu: [...view.client.cpu, ...s.client.map((p) => p.cpu_pct)],
+          }
+        : view.client;
+      const mysql = s.mysql.length
+        ? {
+            t: [...view.mysql.t, ...s.mysql.map((p) => p.t_s ?? 0)],
+            qps: [...view.mysql.qps, ...s.mysql.map((p) => p.qps)],
+            tps: [...view.mysql.tps, ...s.mysql.map((p) => p.tps)],
+          }
+        : view.mysql;
       const log = s.log.length ? [...view.log, ...s.log].slice(-MAX_LOG_LINES) : view.log;
-      return { ...view, snapshot: s, series, server, log };
+      return { ...view, snapshot: s, series, server, client, mysql, log };
     }
   }
 }

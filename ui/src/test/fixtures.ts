@@ -1,5 +1,5 @@
 // Snapshots and forms shaped like the Rust side's, for component and state tests.
-import type { PlanForm, PlanPreview, RunSnapshot, StepRow } from "../bindings";
+import type { EnvironmentDetail, EnvironmentEntry, PlanForm, PlanPreview, RunSnapshot, StepRow } from "../bindings";
 
 export const step = (index: number, over: Partial<StepRow> = {}): StepRow => ({
   index,
@@ -35,6 +35,8 @@ export const snapshot = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
   prepare: null,
   points: [],
   server: [],
+  client: [],
+  mysql: [],
   steps: [step(0, { status: "running" }), step(1), step(2)],
   log: [],
   errors_total: 0,
@@ -79,3 +81,40 @@ export const preview: PlanPreview = {
     fits_disk: null,
   },
 };
+
+export const envEntry = (name: string, over: Partial<EnvironmentEntry> = {}): EnvironmentEntry => ({
+  name,
+  example: false,
+  path: `/profiles/${name}.toml`,
+  description: "",
+  labels: [],
+  error: null,
+  ...over,
+});
+
+export const envDetail = (name: string): EnvironmentDetail => ({
+  form: {
+    name,
+    description: "",
+    labels: [],
+    mysql_host: "127.0.0.1",
+    mysql_port: 33306,
+    mysql_socket: null,
+    mysql_user: "sbtest",
+    mysql_db: "sbtest",
+    password_from: "keyring",
+    ssh_enabled: false,
+    ssh_host: "",
+    ssh_port: 22,
+    ssh_user: "root",
+    ssh_login: "agent",
+    ssh_key_path: null,
+    ssh_host_key_fingerprint: null,
+    data_disk: null,
+  },
+  example: false,
+  path: `/profiles/${name}.toml`,
+  has_mysql_password: true,
+  has_ssh_password: false,
+  has_ssh_passphrase: false,
+});

@@ -1,0 +1,247 @@
+//! The samplers of one run: takes the environment snapshot, starts the MySQL status
+//! sampler and the server monitor (SSH or local /proc), learns each step's window from
+//! the engine's events, and stops into the record stored with the run.
+//!
+//! The samplers never stop a benchmark: a lost connection is reported, retried and
+//! recorded as a gap. Only problems found before the first step (an SSH host key or
+//! login that fails) are returned by [`RunMonitor::start`], since the user asked for
+//! figures that would otherwise be missing; the shell decides what to say.
+//!
+//! Non-goals: no aggregation ([`dbdyno_checks::timeline`] does it), no printing, no
+//! decision about whether to monitor at all (the shells' options decide).
+
+use std::time::{Duration, Instant};
+
+use dbdyno_checks::timeline::SampleGap;
+use dbdyno_checks::{
+    EnvironmentSnapshot, HostAccess, Missing, MysqlEvent, MysqlSampler, MysqlSamplerConfig,
+    StepServerFigures, StepWindow, Timeline,
+};
+use dbdyno_engine::{EngineEvent, Plan};
+use dbdyno_history::SampleRow;
+use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, MonitorError, SamplerEvent};
+use serde::Serialize;
+
+use crate::fold::Fold;
+pub use crate::fold::Update;
+
+/// Everything monitoring recorded: `--json`'s key `monitoring`, and the history's
+/// monitoring record.
+#[derive(Debug, Clone, Serialize)]
+pub struct MonitoringReport {
+    pub environment: EnvironmentSnapshot,
+    /// "ssh root@db1:22", "this machine (/proc)" or "none".
+    pub os_access: String,
+    /// The devices sampled as the data disk (empty: every active device).
+    pub devices: Vec<String>,
+    pub steps: Vec<StepServerFigures>,
+    pub gaps: Vec<SampleGap>,
+    /// Metrics this run does not have, and why.
+    pub missing: Vec<Missing>,
+    pub os_samples: usize,
+    pub mysql_samples: usize,
+    /// Every per-second sample for the history's sample tables (not in `--json`):
+    /// the monitor's `ServerSample` and the MySQL status sample, each stamped with the
+    /// end of its interval on this machine's clock and the step whose window holds it.
+    #[serde(skip)]
+    pub server_rows: Vec<SampleRow>,
+    #[serde(skip)]
+    pub mysql_rows: Vec<SampleRow>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The server's OS is to be reached over SSH and cannot be (host key, login, network).
+    #[error("cannot monitor the server over SSH: {0}")]
+    Ssh(String),
+    #[error(transparent)]
+    Monitor(#[from] MonitorError),
+}
+
+/// What the samplers said since the last call and, after a finished step, its figures.
+#[derive(Debug, Default)]
+pub struct Polled {
+    pub updates: Vec<Update>,
+    pub step: Option<StepServerFigures>,
+}
+
+pub struct RunMonitor {
+    environment: EnvironmentSnapshot,
+    access: String,
+    devices: Vec<String>,
+    missing: Vec<Missing>,
+    mysql: Option<MysqlSampler>,
+    os: Option<Monitor>,
+    fold: Fold,
+}
+
+impl RunMonitor {
+    /// Starts monitoring `plan`, or returns `None` when it has no measured step.
+    /// `devices` overrides the data disk (empty: the resolver's answer). A MySQL sampler
+    /// that cannot connect is recorded as missing metrics, not an error: the engine's
+    /// own connection will say what is wrong.
+    pub fn start(
+        plan: &Plan,
+        access: HostAccess,
+        devices: &[String],
+    ) -> Result<Option<RunMonitor>, StartError> {
+        if plan.steps().next().is_none() {
+            return Ok(None);
+        }
+        let (environment, facts) = EnvironmentSnapshot::gather(&plan.connect, &access, devices);
+        if let Some(Err(p)) = &facts.host.ssh {
+            return Err(StartError::Ssh(p.message.clone()));
+        }
+        let devices = environment.monitored_devices();
+        let mut timeline = Timeline::new(Duration::from_secs(1));
+        let mut missing = environment.missing.clone();
+        let mysql = match MysqlSampler::start(MysqlSamplerConfig::new(plan.connect.clone())) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                let why = format!("the status sampler could not connect: {e}");
+                timeline.set_mysql_missing(why.clone());
+                missing.push(Missing::new(
+                    "MySQL status (QPS, hit rate, row locks, fsyncs)",
+                    why,
+                ));
+                None
+            }
+        };
+        let os = match (access.monitor_target(), &access) {
+            (Some(target), _) => {
+                let mut cfg = MonitorConfig::new(target);
+                if !devices.is_empty() {
+                    cfg.rates.disks = DiskSelection::Only(devices.clone());
+                }
+                Some(Monitor::start(cfg)?)
+            }
+            (None, HostAccess::None { why }) => {
+                timeline.set_os_missing(why.clone());
+                missing.push(Missing::new(
+                    "server CPU, disk, memory and network",
+                    why.clone(),
+                ));
+                None
+            }
+            (None, _) => None,
+        };
+        let access_text = access.describe();
+        Ok(Some(RunMonitor {
+            fold: Fold::new(
+                access_text.clone(),
+                matches!(access, HostAccess::Local),
+                timeline,
+            ),
+            environment,
+            access: access_text,
+            devices,
+            missing,
+            mysql,
+            os,
+        }))
+    }
+
+    pub fn environment(&self) -> &EnvironmentSnapshot {
+        &self.environment
+    }
+
+    /// "ssh root@db1:22", "this machine (/proc)" or "none".
+    pub fn access(&self) -> &str {
+        &self.access
+    }
+
+    /// The data disk's devices being sampled (empty: every active device).
+    pub fn devices(&self) -> &[String] {
+        &self.devices
+    }
+
+    /// Metrics this run will not have, and why.
+    pub fn missing(&self) -> &[Missing] {
+        &self.missing
+    }
+
+    /// Since when (local Unix ms) and why the OS sampler has no connection, if so.
+    pub fn os_down(&self) -> Option<(i64, &str)> {
+        self.fold.os_down()
+    }
+
+    /// Everything the samplers sent since the last call. Never blocks.
+    pub fn poll(&mut self) -> Vec<Update> {
+        let os: Vec<SamplerEvent> = self
+            .os
+            .as_ref()
+            .map(|m| m.events().try_iter().collect())
+            .unwrap_or_default();
+        let my: Vec<MysqlEvent> = self
+            .mysql
+            .as_ref()
+            .map(|m| m.events().try_iter().collect())
+            .unwrap_or_default();
+        self.fold_events(os, my)
+    }
+
+    fn fold_events(&mut self, os: Vec<SamplerEvent>, my: Vec<MysqlEvent>) -> Vec<Update> {
+        let mut out = Vec::new();
+        for ev in os {
+            out.extend(self.fold.os(ev));
+        }
+        for ev in my {
+            out.extend(self.fold.mysql(ev));
+        }
+        out
+    }
+
+    /// Call with every engine event. A finished step's window is kept; with a
+    /// `settle` time, this waits up to that long for the samples that end inside the
+    /// step, so its figures are complete when returned (the CLI prints them at once;
+    /// the app passes zero and never stalls its snapshots).
+    pub fn on_event(&mut self, e: &EngineEvent, settle: Duration) -> Polled {
+        let mut updates = self.poll();
+        let step = match e {
+            EngineEvent::StepFinished { step, result } => {
+                let w = StepWindow::from_result(*step, result);
+                let deadline = Instant::now() + settle;
+                while !self.fold.timeline.covers(&w) && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(50));
+                    updates.extend(self.poll());
+                }
+                let f = self.fold.timeline.figures(&w);
+                self.fold.windows.push(w);
+                Some(f)
+            }
+            _ => None,
+        };
+        Polled { updates, step }
+    }
+
+    /// Stops the samplers and returns the record, with what they said last (a gap still
+    /// open is closed, and reported, by the stop).
+    pub fn finish(mut self) -> (MonitoringReport, Vec<Update>) {
+        let os_rx = self.os.as_ref().map(|m| m.events().clone());
+        let my_rx = self.mysql.as_ref().map(|m| m.events().clone());
+        if let Some(m) = self.os.take() {
+            m.stop();
+        }
+        if let Some(m) = self.mysql.take() {
+            m.stop();
+        }
+        let updates = self.fold_events(
+            os_rx.iter().flat_map(|r| r.try_iter()).collect(),
+            my_rx.iter().flat_map(|r| r.try_iter()).collect(),
+        );
+        let f = &self.fold;
+        let report = MonitoringReport {
+            steps: f.windows.iter().map(|w| f.timeline.figures(w)).collect(),
+            gaps: f.timeline.gaps().to_vec(),
+            os_samples: f.timeline.os_samples(),
+            mysql_samples: f.timeline.mysql_samples(),
+            server_rows: f.server_rows(),
+            mysql_rows: f.mysql_rows(),
+            environment: self.environment,
+            os_access: self.access,
+            devices: self.devices,
+            missing: self.missing,
+        };
+        (report, updates)
+    }
+}

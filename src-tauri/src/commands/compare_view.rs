@@ -1,0 +1,280 @@
+//! The Compare screen's view of a [`Report`]: the same figures, deltas, verdicts and
+//! sentences `dbdyno_report::build` computed, reshaped into types the page can read
+//! (specta). Mapping only: nothing here compares, rounds or judges; the exported
+//! PDF / HTML / Markdown / CSV of the same request say the same things.
+
+use dbdyno_report::format;
+use dbdyno_report::model::{
+    Cell, Comparison, DeltaRow, EnvScenario, ScenarioReport, Severity, Verdict,
+};
+use dbdyno_report::Report;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct CompareView {
+    pub title: String,
+    pub threshold_pct: f64,
+    /// Latency changes under this many ms never fail a cell.
+    pub latency_floor_ms: f64,
+    /// Index into `envs` of the reference for Δ% and verdicts (none for one run).
+    pub baseline: Option<u32>,
+    /// The runs, baseline first, then in the order picked.
+    pub envs: Vec<EnvView>,
+    /// Totals of the verdicts (none for one run).
+    pub verdict: Option<VerdictTotals>,
+    pub executive_summary: Vec<String>,
+    pub headlines: Vec<String>,
+    pub scenarios: Vec<ScenarioView>,
+    pub cold_starts: Vec<String>,
+    pub warnings: Vec<WarningView>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct EnvView {
+    /// The history id of the run.
+    pub run_id: String,
+    /// The environment's name (runs of one environment carry their id: "lab #7").
+    pub name: String,
+    pub is_baseline: bool,
+    pub state: Option<String>,
+    /// "2026-05-01 14:00:05 UTC".
+    pub started: Option<String>,
+    pub steps: u32,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct VerdictTotals {
+    pub compared: u32,
+    pub passed: u32,
+    pub failed: u32,
+    pub missing: u32,
+    /// "env scenario at N threads: reason", one per failed cell.
+    pub failures: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct ScenarioView {
+    pub scenario: String,
+    /// Thread counts any run ran for this scenario, ascending: the curves' x values.
+    pub threads: Vec<u32>,
+    /// One per run, in `CompareView::envs` order.
+    pub envs: Vec<EnvScenarioView>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct EnvScenarioView {
+    /// Index into `CompareView::envs`.
+    pub env: u32,
+    /// Aligned with `ScenarioView::threads`; null where this run did not run it.
+    pub cells: Vec<Option<CellView>>,
+    /// Against the baseline, aligned with `threads` (none for the baseline itself).
+    pub deltas: Option<Vec<DeltaView>>,
+    /// The best thread count (the knee, or the top of the ladder while still scaling).
+    pub best_threads: Option<u32>,
+    pub knee_evidence: String,
+    /// "CPU-bound", "IO-bound", "Scaling", …
+    pub bottleneck: String,
+    pub bottleneck_evidence: String,
+    pub advice: String,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct CellView {
+    pub threads: u32,
+    pub tps: f64,
+    pub qps: f64,
+    pub p95_ms: f64,
+    pub p99_ms: Option<f64>,
+    pub cpu_pct: Option<f64>,
+    pub disk_util_pct: Option<f64>,
+    pub cancelled: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictName {
+    Pass,
+    Fail,
+    Missing,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct DeltaView {
+    pub threads: u32,
+    /// Changes in percent of the baseline's figure (+ is more).
+    pub tps_pct: Option<f64>,
+    pub qps_pct: Option<f64>,
+    pub p95_pct: Option<f64>,
+    pub p99_pct: Option<f64>,
+    pub cpu_pct: Option<f64>,
+    pub verdict: VerdictName,
+    /// "PASS", "FAIL" or "n/a", as the reports write it.
+    pub verdict_label: String,
+    /// Why it failed (empty when it passed).
+    pub reasons: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct WarningView {
+    /// True for "numbers may be wrong", false for a note worth knowing.
+    pub serious: bool,
+    pub text: String,
+}
+
+pub fn view(r: &Report) -> CompareView {
+    CompareView {
+        title: r.title.clone(),
+        threshold_pct: r.threshold_pct,
+        latency_floor_ms: r.latency_floor_ms,
+        baseline: r.baseline.map(|b| b as u32),
+        envs: r
+            .envs
+            .iter()
+            .map(|e| EnvView {
+                run_id: e.run_id.clone(),
+                name: e.name.clone(),
+                is_baseline: e.is_baseline,
+                state: e.state.clone(),
+                started: e.started_at.map(format::datetime),
+                steps: e.steps as u32,
+            })
+            .collect(),
+        verdict: r.verdict.as_ref().map(|v| VerdictTotals {
+            compared: v.compared as u32,
+            passed: v.passed as u32,
+            failed: v.failed as u32,
+            missing: v.missing as u32,
+            failures: v.failures.clone(),
+        }),
+        executive_summary: r.executive_summary.clone(),
+        headlines: r.headlines.clone(),
+        scenarios: r.scenarios.iter().map(scenario).collect(),
+        cold_starts: r.cold_starts.iter().map(|c| c.sentence.clone()).collect(),
+        warnings: r
+            .warnings
+            .iter()
+            .map(|w| WarningView {
+                serious: w.severity == Severity::Warning,
+                text: w.text.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn scenario(s: &ScenarioReport) -> ScenarioView {
+    ScenarioView {
+        scenario: s.scenario.to_string(),
+        threads: s.threads.clone(),
+        envs: s
+            .envs
+            .iter()
+            .map(|e| env_scenario(e, s.comparisons.iter().find(|c| c.env == e.env)))
+            .collect(),
+    }
+}
+
+fn env_scenario(e: &EnvScenario, cmp: Option<&Comparison>) -> EnvScenarioView {
+    EnvScenarioView {
+        env: e.env as u32,
+        cells: e.cells.iter().map(|c| c.as_ref().map(cell)).collect(),
+        deltas: cmp.map(|c| c.rows.iter().map(delta).collect()),
+        best_threads: e.knee.best_threads,
+        knee_evidence: e.knee.evidence.clone(),
+        bottleneck: e.bottleneck.class.label().to_string(),
+        bottleneck_evidence: e.bottleneck.evidence.clone(),
+        advice: e.bottleneck.class.advice().to_string(),
+    }
+}
+
+fn cell(c: &Cell) -> CellView {
+    CellView {
+        threads: c.threads,
+        tps: c.tps,
+        qps: c.qps,
+        p95_ms: c.p95_ms,
+        p99_ms: c.p99_ms,
+        cpu_pct: c.cpu_pct,
+        disk_util_pct: c.disk_util_pct,
+        cancelled: c.cancelled,
+    }
+}
+
+fn delta(d: &DeltaRow) -> DeltaView {
+    DeltaView {
+        threads: d.threads,
+        tps_pct: d.tps_pct,
+        qps_pct: d.qps_pct,
+        p95_pct: d.p95_pct,
+        p99_pct: d.p99_pct,
+        cpu_pct: d.cpu_pct,
+        verdict: match d.verdict {
+            Verdict::Pass => VerdictName::Pass,
+            Verdict::Fail => VerdictName::Fail,
+            Verdict::Missing => VerdictName::Missing,
+        },
+        verdict_label: d.verdict.label().to_string(),
+        reasons: d.reasons.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbdyno_report::input::results_doc::runs_from_json;
+    use dbdyno_report::{build, ReportOptions};
+
+    /// The report crate's three synthetic environments (idc, 华为云, ali_cloud).
+    fn three_envs(baseline: &str, threshold_pct: f64) -> Report {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/report/three_envs.json"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let runs = runs_from_json(&text, path, "three_envs").expect("runs");
+        let opts = ReportOptions {
+            baseline: Some(baseline.into()),
+            threshold_pct,
+            ..ReportOptions::default()
+        };
+        build(&runs, &opts).expect("report")
+    }
+
+    #[test]
+    fn the_view_carries_the_reports_figures_deltas_and_verdicts_unchanged() {
+        let r = three_envs("华为云", 5.0);
+        let v = view(&r);
+        assert_eq!(v.envs[0].name, "华为云");
+        assert!(v.envs[0].is_baseline && v.baseline == Some(0));
+        assert_eq!(v.scenarios.len(), r.scenarios.len());
+        let (s, sv) = (&r.scenarios[0], &v.scenarios[0]);
+        assert_eq!(sv.threads, s.threads);
+        // The baseline has no deltas; every other run has one row per thread count.
+        assert!(sv.envs[0].deltas.is_none());
+        for (e, ev) in s.envs.iter().zip(&sv.envs).skip(1) {
+            let rows = &s.comparisons.iter().find(|c| c.env == e.env).unwrap().rows;
+            let deltas = ev.deltas.as_ref().unwrap();
+            assert_eq!(deltas.len(), s.threads.len());
+            for (d, dv) in rows.iter().zip(deltas) {
+                assert_eq!(dv.tps_pct, d.tps_pct);
+                assert_eq!(dv.verdict_label, d.verdict.label());
+            }
+            for (c, cv) in e.cells.iter().zip(&ev.cells) {
+                assert_eq!(c.as_ref().map(|c| c.tps), cv.as_ref().map(|c| c.tps));
+            }
+        }
+        let totals = v.verdict.unwrap();
+        let rt = r.verdict.as_ref().unwrap();
+        assert_eq!(
+            (totals.failed, totals.passed),
+            (rt.failed as u32, rt.passed as u32)
+        );
+        assert_eq!(v.executive_summary, r.executive_summary);
+    }
+
+    #[test]
+    fn the_threshold_decides_the_verdicts_the_screen_shows() {
+        let failed = |t| view(&three_envs("idc", t)).verdict.unwrap().failed;
+        assert!(failed(5.0) > 0, "the fixture regresses against idc at 5%");
+        assert_eq!(failed(500.0), 0);
+    }
+}

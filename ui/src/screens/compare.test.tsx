@@ -1,0 +1,124 @@
+import "../test/mocks";
+import { describe, expect, it, vi, beforeEach } from "vitest";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { ok } from "../test/mocks";
+import { compareView, runRow } from "../test/compare-fixtures";
+import { AppProvider } from "../state/app";
+
+const commands = vi.hoisted(() => ({
+  listRuns: vi.fn(),
+  compareRuns: vi.fn(),
+  exportReport: vi.fn(),
+  getRun: vi.fn(),
+  deleteRun: vi.fn(),
+}));
+vi.mock("../bindings", () => ({ commands }));
+
+import { Compare } from "./Compare";
+import { History } from "./History";
+
+const mount = (ui: React.ReactNode) => render(<AppProvider>{ui}</AppProvider>);
+const rows = [runRow(1, "idc"), runRow(2, "hw_cloud"), runRow(3, "idc")];
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  commands.listRuns.mockImplementation(() => ok(rows));
+  commands.compareRuns.mockImplementation(() => ok(compareView()));
+});
+
+async function pickTwo(user: ReturnType<typeof userEvent.setup>) {
+  await user.click(await screen.findByTestId("pick-run-1"));
+  await user.click(screen.getByTestId("pick-run-2"));
+}
+
+describe("Compare", () => {
+  it("asks Rust for nothing until two runs are ticked", async () => {
+    const user = userEvent.setup();
+    mount(<Compare />);
+    await user.click(await screen.findByTestId("pick-run-1"));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(commands.compareRuns).not.toHaveBeenCalled();
+    expect(screen.getByTestId("compare-baseline")).toBeDisabled();
+    expect(screen.queryByTestId("report-view")).toBeNull();
+  });
+
+  it("sends the ticked runs, the baseline and the threshold, and shows Rust's matrix", async () => {
+    const user = userEvent.setup();
+    mount(<Compare />);
+    await pickTwo(user);
+    await waitFor(() => expect(commands.compareRuns).toHaveBeenCalledWith({ run_ids: [1, 2], baseline: 1, threshold_pct: null }));
+    // The threshold field shows the one Rust applied until it is edited.
+    await waitFor(() => expect(screen.getByTestId("compare-threshold")).toHaveValue(5));
+    await user.selectOptions(screen.getByTestId("compare-baseline"), "2");
+    const threshold = screen.getByTestId("compare-threshold");
+    await user.clear(threshold);
+    await user.type(threshold, "12.5");
+    await waitFor(() =>
+      expect(commands.compareRuns).toHaveBeenLastCalledWith({ run_ids: [1, 2], baseline: 2, threshold_pct: 12.5 }),
+    );
+    const matrix = await screen.findByTestId("matrix-oltp_point_select");
+    const verdicts = within(matrix)
+      .getAllByTestId("matrix-row")
+      .map((r) => r.getAttribute("data-verdict"));
+    expect(verdicts).toEqual(["baseline", "baseline", "pass", "fail"]);
+    const failed = within(matrix).getAllByTestId("matrix-row")[3];
+    expect(failed).toHaveTextContent("−12.0%");
+    expect(failed).toHaveTextContent("FAIL");
+    expect(screen.getByTestId("report-verdict")).toHaveTextContent("FAIL: 1 of 2 cells");
+    expect(screen.getByTestId("executive-summary")).toHaveTextContent("hw_cloud delivers 4% less");
+    expect(screen.getByTestId("curve-tps-oltp_point_select")).toHaveAttribute("data-lines", "2");
+  });
+
+  it("unticking a run below two clears the comparison", async () => {
+    const user = userEvent.setup();
+    mount(<Compare />);
+    await pickTwo(user);
+    await screen.findByTestId("report-view");
+    await user.click(screen.getByTestId("pick-run-2"));
+    await waitFor(() => expect(screen.queryByTestId("report-view")).toBeNull());
+  });
+
+  it("shows Rust's error instead of figures that do not match the settings", async () => {
+    const user = userEvent.setup();
+    mount(<Compare />);
+    await pickTwo(user);
+    await screen.findByTestId("report-view");
+    commands.compareRuns.mockImplementation(() =>
+      Promise.resolve({ status: "error", error: { code: "report", message: "the threshold must be a positive percentage, not 0" } }),
+    );
+    await user.clear(screen.getByTestId("compare-threshold"));
+    await user.type(screen.getByTestId("compare-threshold"), "0");
+    expect(await screen.findByRole("alert")).toHaveTextContent("positive percentage");
+    expect(screen.queryByTestId("report-view")).toBeNull();
+  });
+
+  it("exports through Rust's save dialog and shows the path written, or that nothing was", async () => {
+    const user = userEvent.setup();
+    commands.exportReport.mockImplementationOnce(() => ok("/tmp/out/cmp.pdf")).mockImplementationOnce(() => ok(null));
+    mount(<Compare />);
+    await pickTwo(user);
+    await user.click(await screen.findByTestId("export-pdf"));
+    expect(commands.exportReport).toHaveBeenCalledWith({ run_ids: [1, 2], baseline: 1, threshold_pct: null }, "pdf");
+    expect(await screen.findByTestId("export-result")).toHaveTextContent("/tmp/out/cmp.pdf");
+    await user.click(screen.getByTestId("export-csv"));
+    expect(await screen.findByTestId("export-cancelled")).toHaveTextContent("nothing was written");
+    expect(screen.queryByTestId("export-result")).toBeNull();
+  });
+});
+
+describe("History", () => {
+  it("exports the open run's own report (one run, no baseline)", async () => {
+    const user = userEvent.setup();
+    commands.getRun.mockImplementation(() =>
+      ok({ row: rows[0], failure: null, steps: [], points: [], warnings: [] }),
+    );
+    commands.exportReport.mockImplementation(() => ok("/tmp/run-1.html"));
+    mount(<History />);
+    await user.click(await screen.findByTestId("run-1"));
+    await user.click(await screen.findByTestId("export-html"));
+    expect(commands.exportReport).toHaveBeenCalledWith({ run_ids: [1], baseline: null, threshold_pct: null }, "html");
+    expect(await screen.findByTestId("export-result")).toHaveTextContent("/tmp/run-1.html");
+    expect(commands.compareRuns).toHaveBeenCalledWith({ run_ids: [1], baseline: null, threshold_pct: null });
+  });
+});

@@ -1,0 +1,65 @@
+// A comparison shaped like Rust's CompareView (two runs, one scenario, one failed cell)
+// and history rows, for the Compare and History screen tests.
+import type { CellView, CompareView, DeltaView, RunRow } from "../bindings";
+
+export const runRow = (id: number, env: string): RunRow => ({
+  id,
+  env,
+  state: "complete",
+  command: "ladder",
+  started: `2026-05-0${id} 12:00:00`,
+  duration_s: 30,
+  steps: 2,
+  scenarios: ["oltp_point_select"],
+  max_tps: 1000 * id,
+  labels: [],
+});
+
+const cell = (threads: number, tps: number): CellView => ({
+  threads,
+  tps,
+  qps: tps * 10,
+  p95_ms: 1.5,
+  p99_ms: 2.5,
+  cpu_pct: 40,
+  disk_util_pct: 3,
+  cancelled: false,
+});
+
+const delta = (threads: number, tps_pct: number, failed: boolean): DeltaView => ({
+  threads,
+  tps_pct,
+  qps_pct: tps_pct,
+  p95_pct: 0,
+  p99_pct: 0,
+  cpu_pct: 1,
+  verdict: failed ? "fail" : "pass",
+  verdict_label: failed ? "FAIL" : "PASS",
+  reasons: failed ? [`TPS ${tps_pct}%`] : [],
+});
+
+export const compareView = (): CompareView => ({
+  title: "Benchmark comparison: idc vs hw_cloud",
+  threshold_pct: 5,
+  latency_floor_ms: 0.05,
+  baseline: 0,
+  envs: [
+    { run_id: "1", name: "idc", is_baseline: true, state: "finished", started: "2026-05-01 12:00:00 UTC", steps: 2 },
+    { run_id: "2", name: "hw_cloud", is_baseline: false, state: "finished", started: "2026-05-02 12:00:00 UTC", steps: 2 },
+  ],
+  verdict: { compared: 2, passed: 1, failed: 1, missing: 0, failures: ["hw_cloud oltp_point_select at 2 threads: TPS −12.0%"] },
+  executive_summary: ["This report compares 2 environments.", "hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)."],
+  headlines: ["hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)"],
+  scenarios: [
+    {
+      scenario: "oltp_point_select",
+      threads: [1, 2],
+      envs: [
+        { env: 0, cells: [cell(1, 100), cell(2, 200)], deltas: null, best_threads: 2, knee_evidence: "still rising", bottleneck: "Scaling", bottleneck_evidence: "nothing saturated", advice: "extend the thread ladder" },
+        { env: 1, cells: [cell(1, 104), cell(2, 176)], deltas: [delta(1, 4, false), delta(2, -12, true)], best_threads: 2, knee_evidence: "still rising", bottleneck: "Scaling", bottleneck_evidence: "nothing saturated", advice: "extend the thread ladder" },
+      ],
+    },
+  ],
+  cold_starts: [],
+  warnings: [{ serious: true, text: "the dataset fits in the buffer pool" }],
+});
