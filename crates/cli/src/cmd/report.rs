@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use clap::Args;
 use dbdyno_history::HistoryError;
 use dbdyno_report::input::from_history::report_run;
+use dbdyno_report::input::name_apart;
 use dbdyno_report::input::results_doc::runs_from_json;
 use dbdyno_report::model::parse_timeline;
 use dbdyno_report::render::{write_all, Outputs, PageSize};
@@ -168,6 +169,8 @@ pub fn run(a: &ReportArgs) -> ExitCode {
     if outputs.is_empty() {
         return usage("nothing to write: give --html, --pdf, --md, --csv, --json or --out-dir");
     }
+    // Two runs of one environment get their ids in their names, as in the app's Compare.
+    name_apart(&mut runs);
     let opts = ReportOptions {
         title: a.title.clone(),
         baseline: a.baseline.clone(),
