@@ -225,10 +225,20 @@ async function planShortLadder({ threads, time, prepare }) {
     if ((await box.isSelected()) !== want) await box.click();
   }
   await click("thread-clear");
+  await until("an empty ladder", async () => (await b.$$(".chip")).length === 0, 5000);
   for (const [i, t] of threads.entries()) {
-    await type("thread-input", t);
-    await click("thread-add");
-    await until(`${i + 1} thread count(s)`, async () => (await b.$$(".chip")).length === i + 1, 5000);
+    // Enter in the field, not a click on Add: clearing the ladder brings up a validation
+    // banner a moment later, and the layout shift can make a click miss the button.
+    for (let attempt = 1; ; attempt++) {
+      await type("thread-input", t);
+      await (await tid("thread-input")).addValue("\uE007");
+      try {
+        await until(`${i + 1} thread count(s)`, async () => (await b.$$(".chip")).length === i + 1, 5000);
+        break;
+      } catch (e) {
+        if (attempt === 3) throw e;
+      }
+    }
   }
   await type("time", time);
   await type("warmup", 0);
