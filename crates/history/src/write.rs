@@ -84,15 +84,11 @@ impl History {
         phase: PhaseReport,
         report: &serde_json::Value,
     ) -> Result<(), HistoryError> {
-        let sql = match phase {
-            PhaseReport::Prepare => "UPDATE runs SET prepare_json = ? WHERE id = ?",
-            PhaseReport::Prewarm => "UPDATE runs SET prewarm_json = ? WHERE id = ?",
+        let column = match phase {
+            PhaseReport::Prepare => JsonColumn::Prepare,
+            PhaseReport::Prewarm => JsonColumn::Prewarm,
         };
-        sqlx::query(sql)
-            .bind(report.to_string())
-            .bind(run_id)
-            .execute(&self.pool)
-            .await?;
+        self.set_json(run_id, column, report).await?;
         Ok(())
     }
 
@@ -102,10 +98,7 @@ impl History {
         run_id: i64,
         environment: &serde_json::Value,
     ) -> Result<(), HistoryError> {
-        sqlx::query("UPDATE runs SET environment_json = ? WHERE id = ?")
-            .bind(environment.to_string())
-            .bind(run_id)
-            .execute(&self.pool)
+        self.set_json(run_id, JsonColumn::Environment, environment)
             .await?;
         Ok(())
     }
@@ -116,15 +109,29 @@ impl History {
         run_id: i64,
         monitoring: &serde_json::Value,
     ) -> Result<(), HistoryError> {
-        let r = sqlx::query("UPDATE runs SET monitoring_json = ? WHERE id = ?")
-            .bind(monitoring.to_string())
-            .bind(run_id)
-            .execute(&self.pool)
-            .await?;
-        if r.rows_affected() == 0 {
+        if self
+            .set_json(run_id, JsonColumn::Monitoring, monitoring)
+            .await?
+            == 0
+        {
             return Err(HistoryError::NoSuchRun(run_id));
         }
         Ok(())
+    }
+
+    /// Writes one JSON column of a run; returns the rows changed (0: no such run).
+    async fn set_json(
+        &self,
+        run_id: i64,
+        column: JsonColumn,
+        value: &serde_json::Value,
+    ) -> Result<u64, HistoryError> {
+        let r = sqlx::query(column.update_sql())
+            .bind(value.to_string())
+            .bind(run_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected())
     }
 
     /// Stores per-second server samples (the monitor's `ServerSample` as JSON).
@@ -299,4 +306,25 @@ async fn insert_step(
         .await?;
     }
     Ok(())
+}
+
+/// The JSON columns of `runs` that are filled in after the run starts. The SQL is fixed
+/// per column (no column name is ever formatted into a statement).
+#[derive(Debug, Clone, Copy)]
+enum JsonColumn {
+    Prepare,
+    Prewarm,
+    Environment,
+    Monitoring,
+}
+
+impl JsonColumn {
+    fn update_sql(self) -> &'static str {
+        match self {
+            JsonColumn::Prepare => "UPDATE runs SET prepare_json = ? WHERE id = ?",
+            JsonColumn::Prewarm => "UPDATE runs SET prewarm_json = ? WHERE id = ?",
+            JsonColumn::Environment => "UPDATE runs SET environment_json = ? WHERE id = ?",
+            JsonColumn::Monitoring => "UPDATE runs SET monitoring_json = ? WHERE id = ?",
+        }
+    }
 }
