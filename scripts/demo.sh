@@ -7,7 +7,8 @@
 # 2. builds the `dbdyno` binary (release);
 # 3. starts the sandbox MariaDB (scripts/sandbox.sh) on 127.0.0.1:33306;
 # 4. runs a short thread ladder through the binary: 2 scenarios x 1, 4, 8 threads,
-#    5 s each, on 4 tables of 20,000 rows that it creates and drops itself;
+#    5 s each, on 4 tables of 20,000 rows that it creates and drops itself, in its own
+#    schema (dbdyno_demo);
 # 5. writes a report when this build has `dbdyno report`;
 # 6. opens the desktop app when there is a display (building it if needed), else says how.
 #
@@ -27,6 +28,9 @@ case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$DBDYNO_ROOT/$TARGET_DIR" ;; esac
 BIN="$TARGET_DIR/release/dbdyno"
 RUN_DIR="$DBDYNO_ROOT/.work/demo/$(date +%Y%m%d-%H%M%S)"
 RESULTS_JSON="$RUN_DIR/ladder.json"
+# The demo's own schema: the tests and your own experiments use `sbtest`, so whatever
+# they left there never stops the demo, and the demo never touches it.
+DEMO_DB=dbdyno_demo
 
 # The benchmark, in one place. Filled in by start_sandbox (the port comes from it).
 LADDER_FLAGS=()
@@ -37,7 +41,7 @@ set_ladder_flags() {
         --mysql-host="$DBDYNO_TEST_MYSQL_HOST"
         --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
         --mysql-user="$DBDYNO_TEST_MYSQL_USER"
-        --mysql-db="$DBDYNO_TEST_MYSQL_DB"
+        --mysql-db="$DEMO_DB"
         --tables=4 --table-size=20000
         --scenarios=oltp_point_select,oltp_read_write
         --ladder=1,4,8
@@ -72,6 +76,11 @@ start_sandbox() {
     bash scripts/sandbox.sh start
     eval "$(bash scripts/sandbox.sh env)"
     set_ladder_flags
+    bash scripts/sandbox.sh sql -e "CREATE DATABASE IF NOT EXISTS $DEMO_DB;
+        GRANT ALL ON $DEMO_DB.* TO '$DBDYNO_TEST_MYSQL_USER'@'127.0.0.1', '$DBDYNO_TEST_MYSQL_USER'@'localhost'" >/dev/null
+    # A demo interrupted before its cleanup left its tables: dbdyno's cleanup drops them
+    # (only sbtest tables of sysbench's shape, in the demo's schema).
+    MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD" "$BIN" oltp_read_write "${LADDER_FLAGS[@]:0:4}" --tables=4 cleanup >/dev/null
 }
 
 run_ladder() {
@@ -82,8 +91,8 @@ run_ladder() {
     MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD" "$BIN" ladder "${LADDER_FLAGS[@]}" --json="$RESULTS_JSON" || rc=$?
     if [ "$rc" -eq 3 ]; then
         # Exit 3: dbdyno refused to touch tables it did not create in this run.
-        log "The sandbox's '$DBDYNO_TEST_MYSQL_DB' database already holds tables (tests or an"
-        log "earlier run). If nobody needs them: bash scripts/sandbox.sh reset, then run the demo again."
+        log "The sandbox's '$DEMO_DB' database holds tables the demo did not create (see above)."
+        log "If nobody needs them: bash scripts/sandbox.sh reset, then run the demo again."
     fi
     return "$rc"
 }
