@@ -267,7 +267,40 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
         .as_str()
         .unwrap()
         .contains("stopped before the run ended"));
-    eprintln!("kill -9: {kept} finished steps kept of 8 planned; run marked interrupted");
+    // The monitoring of the finished steps was stored as each step ended, not at the
+    // end the run never reached: the record and the samples inside the kept steps.
+    let id = r["id"].as_i64().unwrap();
+    let stored = BlockingHistory::open(data.path())
+        .unwrap()
+        .load_run(id)
+        .unwrap();
+    let record = stored
+        .monitoring
+        .as_ref()
+        .expect("the monitoring record of the finished steps");
+    assert!(
+        !record["steps"].as_array().unwrap().is_empty(),
+        "per-step server figures: {record}"
+    );
+    for (what, samples) in [
+        ("server", &stored.server_samples),
+        ("MySQL", &stored.mysql_samples),
+    ] {
+        let in_kept_steps = samples
+            .iter()
+            .filter(|x| x.step_index.is_some_and(|i| (i as u64) < kept))
+            .count();
+        assert!(
+            in_kept_steps >= 1,
+            "{what} samples inside the kept steps: {} stored",
+            samples.len()
+        );
+    }
+    eprintln!(
+        "kill -9: {kept} finished steps kept of 8 planned, with {} server and {} MySQL samples; run marked interrupted",
+        stored.server_samples.len(),
+        stored.mysql_samples.len()
+    );
 }
 
 #[test]

@@ -182,13 +182,15 @@ impl Session {
     }
 
     /// Call with every engine event: prints what the samplers said and, after a step,
-    /// its server figures once its samples are in.
-    pub fn on_event(&mut self, e: &EngineEvent) {
+    /// its server figures once its samples are in. Returns then what the history should
+    /// keep at once (see `dbdyno_session::checkpoint`).
+    pub fn on_event(&mut self, e: &EngineEvent) -> Option<MonitoringReport> {
         let polled = self.monitor.on_event(e, SETTLE);
         print_updates(self.out, &polled.updates);
         if let Some(f) = &polled.step {
             self.print_step(f);
         }
+        polled.checkpoint
     }
 
     fn print_step(&self, f: &StepServerFigures) {

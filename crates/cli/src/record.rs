@@ -74,6 +74,14 @@ impl Recorder {
         self.writer.record(e);
     }
 
+    /// After a finished step: the monitoring record and samples so far, so that a run
+    /// killed later keeps them.
+    pub fn checkpoint(&self, monitoring: &MonitoringReport) {
+        if let Some(why) = dbdyno_session::checkpoint(&self.writer, monitoring) {
+            eprintln!("WARNING: {why}");
+        }
+    }
+
     pub fn run_id(&self) -> i64 {
         self.writer.run_id()
     }

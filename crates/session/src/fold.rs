@@ -59,6 +59,9 @@ pub(crate) struct Fold {
     pub(crate) windows: Vec<StepWindow>,
     os_rows: Vec<Kept>,
     mysql_rows: Vec<Kept>,
+    /// How many of `os_rows` / `mysql_rows` were handed to the history already.
+    os_taken: usize,
+    mysql_taken: usize,
 }
 
 impl Fold {
@@ -72,6 +75,8 @@ impl Fold {
             windows: Vec::new(),
             os_rows: Vec::new(),
             mysql_rows: Vec::new(),
+            os_taken: 0,
+            mysql_taken: 0,
         }
     }
 
@@ -204,12 +209,24 @@ impl Fold {
     }
 
     /// The OS samples as history rows, each with the step whose window holds its middle.
-    pub(crate) fn server_rows(&self) -> Vec<SampleRow> {
-        self.rows(&self.os_rows)
-    }
-
-    pub(crate) fn mysql_rows(&self) -> Vec<SampleRow> {
-        self.rows(&self.mysql_rows)
+    /// The server and MySQL rows not handed out yet, up to `until_ms` (the middle of a
+    /// sample before it; `None`: all of them). Samples arrive in time order, so what is
+    /// left is always later than what was taken.
+    pub(crate) fn take_rows(&mut self, until_ms: Option<f64>) -> (Vec<SampleRow>, Vec<SampleRow>) {
+        let due = |rows: &[Kept], from: usize| {
+            from + rows[from..]
+                .iter()
+                .take_while(|k| until_ms.is_none_or(|u| k.mid_ms < u))
+                .count()
+        };
+        let (os_end, my_end) = (
+            due(&self.os_rows, self.os_taken),
+            due(&self.mysql_rows, self.mysql_taken),
+        );
+        let os = self.rows(&self.os_rows[self.os_taken..os_end]);
+        let my = self.rows(&self.mysql_rows[self.mysql_taken..my_end]);
+        (self.os_taken, self.mysql_taken) = (os_end, my_end);
+        (os, my)
     }
 
     fn rows(&self, kept: &[Kept]) -> Vec<SampleRow> {
@@ -295,10 +312,36 @@ mod tests {
             started_unix_ms: 9_000,
             ended_unix_ms: 11_000,
         });
-        let rows = f.server_rows();
+        let (rows, _) = f.take_rows(None);
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].unix_ms, 10_000);
         assert_eq!(rows[0].step_index, Some(0), "middle 9.5 s lies in the step");
+        assert!(f.take_rows(None).0.is_empty(), "a row is handed out once");
+    }
+
+    #[test]
+    fn rows_are_handed_out_once_and_only_up_to_the_finished_steps() {
+        let mut f = ssh_fold();
+        for server_end in [11_000, 12_000, 13_000, 14_000] {
+            f.os(SamplerEvent::Sample(os_sample(
+                server_end,
+                server_end - 1_700,
+                40.0,
+            )));
+        }
+        // On this machine's clock the samples end at 9, 10, 11 and 12 s.
+        let (first, _) = f.take_rows(Some(10_000.0));
+        assert_eq!(
+            first.iter().map(|r| r.unix_ms).collect::<Vec<_>>(),
+            [9_000, 10_000]
+        );
+        let (second, _) = f.take_rows(Some(11_000.0));
+        assert_eq!(
+            second.iter().map(|r| r.unix_ms).collect::<Vec<_>>(),
+            [11_000]
+        );
+        let (rest, _) = f.take_rows(None);
+        assert_eq!(rest.iter().map(|r| r.unix_ms).collect::<Vec<_>>(), [12_000]);
     }
 
     #[test]

@@ -15,5 +15,5 @@ mod fold;
 pub mod record;
 pub mod run_monitor;
 
-pub use record::{final_state, finish_recording};
+pub use record::{checkpoint, final_state, finish_recording};
 pub use run_monitor::{MonitoringReport, Polled, RunMonitor, StartError, Update};

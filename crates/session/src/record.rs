@@ -1,6 +1,7 @@
-//! The end of a run, handed to the history: what monitoring found (the record and
-//! every per-second sample), then the final state. A history that cannot be written
-//! never fails a run: what went wrong comes back in the writer's report.
+//! A run's monitoring handed to the history: after each finished step (checkpoint)
+//! and at the end (the rest of the samples, the final record, then the final state).
+//! A history that cannot be written never fails a run: what went wrong comes back in
+//! the writer's report.
 
 use dbdyno_engine::{EngineError, RunOutcome};
 use dbdyno_history::{HistoryWriter, RunState, WriterReport};
@@ -19,27 +20,41 @@ pub fn final_state(
     }
 }
 
-/// Stores the monitoring record and samples (when monitored), then the final state,
-/// and waits until everything is written.
+/// After each finished step: the monitoring record so far and the samples not stored
+/// yet, so that a run killed later (kill -9, power loss) keeps the server figures and
+/// samples of the steps it finished. Queued to the writer; never blocks the run.
+pub fn checkpoint(writer: &HistoryWriter, monitoring: &MonitoringReport) -> Option<String> {
+    store_monitoring(writer, monitoring)
+}
+
+/// Stores the monitoring record and the samples no checkpoint stored (when
+/// monitored), then the final state, and waits until everything is written.
 pub fn finish_recording(
     writer: HistoryWriter,
     outcome: &RunOutcome,
     error: Option<&EngineError>,
     monitoring: Option<&MonitoringReport>,
 ) -> WriterReport {
-    let mut not_stored = None;
-    if let Some(m) = monitoring {
-        match serde_json::to_value(m) {
-            Ok(v) => writer.set_monitoring(v),
-            Err(e) => not_stored = Some(format!("the monitoring record is not stored: {e}")),
-        }
-        writer.add_server_samples(m.server_rows.clone());
-        writer.add_mysql_samples(m.mysql_rows.clone());
-    }
+    let not_stored = monitoring.and_then(|m| store_monitoring(&writer, m));
     let (state, failure) = final_state(outcome, error);
     let mut report = writer.finish(state, failure);
     report.errors.extend(not_stored);
     report
+}
+
+/// Replaces the run's monitoring record and appends the report's sample rows. Returns
+/// why the record could not be stored, if so.
+fn store_monitoring(writer: &HistoryWriter, m: &MonitoringReport) -> Option<String> {
+    let not_stored = match serde_json::to_value(m) {
+        Ok(v) => {
+            writer.set_monitoring(v);
+            None
+        }
+        Err(e) => Some(format!("the monitoring record is not stored: {e}")),
+    };
+    writer.add_server_samples(m.server_rows.clone());
+    writer.add_mysql_samples(m.mysql_rows.clone());
+    not_stored
 }
 
 #[cfg(test)]

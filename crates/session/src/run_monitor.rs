@@ -40,9 +40,10 @@ pub struct MonitoringReport {
     pub missing: Vec<Missing>,
     pub os_samples: usize,
     pub mysql_samples: usize,
-    /// Every per-second sample for the history's sample tables (not in `--json`):
-    /// the monitor's `ServerSample` and the MySQL status sample, each stamped with the
-    /// end of its interval on this machine's clock and the step whose window holds it.
+    /// Per-second samples for the history's sample tables (not in `--json`), those not
+    /// handed out by an earlier checkpoint: the monitor's `ServerSample` and the MySQL
+    /// status sample, each stamped with the end of its interval on this machine's clock
+    /// and the step whose window holds it.
     #[serde(skip)]
     pub server_rows: Vec<SampleRow>,
     #[serde(skip)]
@@ -63,6 +64,9 @@ pub enum StartError {
 pub struct Polled {
     pub updates: Vec<Update>,
     pub step: Option<StepServerFigures>,
+    /// After a finished step: the record so far and the samples not stored yet, for
+    /// [`crate::record::checkpoint`] (a run killed later keeps them).
+    pub checkpoint: Option<MonitoringReport>,
 }
 
 pub struct RunMonitor {
@@ -211,11 +215,38 @@ impl RunMonitor {
             }
             _ => None,
         };
-        Polled { updates, step }
+        let checkpoint = step.as_ref().map(|_| {
+            let until = self.fold.windows.last().map(|w| w.ended_unix_ms as f64);
+            self.report(until)
+        });
+        Polled {
+            updates,
+            step,
+            checkpoint,
+        }
+    }
+
+    /// The record as it stands, with the samples not handed out yet up to `until_ms`.
+    fn report(&mut self, until_ms: Option<f64>) -> MonitoringReport {
+        let (server_rows, mysql_rows) = self.fold.take_rows(until_ms);
+        let f = &self.fold;
+        MonitoringReport {
+            steps: f.windows.iter().map(|w| f.timeline.figures(w)).collect(),
+            gaps: f.timeline.gaps().to_vec(),
+            os_samples: f.timeline.os_samples(),
+            mysql_samples: f.timeline.mysql_samples(),
+            server_rows,
+            mysql_rows,
+            environment: self.environment.clone(),
+            os_access: self.access.clone(),
+            devices: self.devices.clone(),
+            missing: self.missing.clone(),
+        }
     }
 
     /// Stops the samplers and returns the record, with what they said last (a gap still
-    /// open is closed, and reported, by the stop).
+    /// open is closed, and reported, by the stop). Its sample rows are those no
+    /// checkpoint handed out.
     pub fn finish(mut self) -> (MonitoringReport, Vec<Update>) {
         let os_rx = self.os.as_ref().map(|m| m.events().clone());
         let my_rx = self.mysql.as_ref().map(|m| m.events().clone());
@@ -229,19 +260,7 @@ impl RunMonitor {
             os_rx.iter().flat_map(|r| r.try_iter()).collect(),
             my_rx.iter().flat_map(|r| r.try_iter()).collect(),
         );
-        let f = &self.fold;
-        let report = MonitoringReport {
-            steps: f.windows.iter().map(|w| f.timeline.figures(w)).collect(),
-            gaps: f.timeline.gaps().to_vec(),
-            os_samples: f.timeline.os_samples(),
-            mysql_samples: f.timeline.mysql_samples(),
-            server_rows: f.server_rows(),
-            mysql_rows: f.mysql_rows(),
-            environment: self.environment,
-            os_access: self.access,
-            devices: self.devices,
-            missing: self.missing,
-        };
+        let report = self.report(None);
         (report, updates)
     }
 }

@@ -10,7 +10,7 @@ use dbdyno_checks::timeline::Source;
 use dbdyno_engine::{run_plan, CancelToken, EventSink, Plan};
 use dbdyno_history::HistoryWriter;
 use dbdyno_monitor::ServerSample;
-use dbdyno_session::{finish_recording, RunMonitor, Update};
+use dbdyno_session::{checkpoint, finish_recording, RunMonitor, Update};
 use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
 
 use super::live::LiveRun;
@@ -82,6 +82,13 @@ pub fn drive(job: RunJob, send: impl Fn(RunSnapshot)) {
                     // waiting here would stall the snapshots.
                     let polled = m.on_event(&e, Duration::ZERO);
                     on_updates(&mut live, &devices, polled.updates);
+                    // A finished step's monitoring goes to the history at once: a run
+                    // killed later keeps it.
+                    if let (Some(r), Some(cp)) = (&recorder, &polled.checkpoint) {
+                        if let Some(why) = checkpoint(r, cp) {
+                            live.note_history(format!("history: {why}"));
+                        }
+                    }
                 }
             }
             if let Some(m) = monitor.as_mut() {

@@ -34,8 +34,10 @@ pub fn execute(
             if let Some(r) = &recorder {
                 r.record(e);
             }
-            if let Some(m) = monitoring.as_mut() {
-                m.on_event(e);
+            if let Some(checkpoint) = monitoring.as_mut().and_then(|m| m.on_event(e)) {
+                if let Some(r) = &recorder {
+                    r.checkpoint(&checkpoint);
+                }
             }
         };
         // Drop our copy of the sender's owner only after the engine finishes: iterate
