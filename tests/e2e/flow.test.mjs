@@ -304,6 +304,9 @@ test("history: both runs are there, the cancelled one keeps its steps", async ()
   await (await tid("run-detail")).waitForDisplayed({ timeout: 15000 });
   const kept = await stepStatuses();
   assert.ok(kept.length >= 1 && kept[0] === "done", kept.join());
+  // The run was monitored over SSH: its stored server and MySQL samples are charted.
+  assert.ok((await points("history-chart-server")) >= 1, "server samples of the cancelled run");
+  assert.ok((await points("history-chart-mysql")) >= 1, "MySQL samples of the cancelled run");
   await shot("history");
   await (await tid("theme")).selectByAttribute("value", "dark");
   await shot("history-dark");

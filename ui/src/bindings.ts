@@ -407,6 +407,12 @@ export type RunDetail = {
 	steps: StepRow[],
 	/**  Every interval of every step, on the run's clock (the Run screen's charts). */
 	points: LivePoint[],
+	/**
+	 *  The server's OS samples and MySQL status samples stored with a monitored run,
+	 *  on the same clock (empty when the run was not monitored).
+	 */
+	server: ServerPoint[],
+	mysql: MysqlPoint[],
 	warnings: string[],
 };
 

@@ -1,11 +1,16 @@
 //! History screen: every run (filter by environment, state and date), one run opened
 //! with its step table and intervals, delete.
 
+use dbdyno_checks::timeline::{SampleGap, Source};
+use dbdyno_checks::MysqlSample;
 use dbdyno_history::{BlockingHistory, RunState, StoredRun};
+use dbdyno_monitor::ServerSample;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{blocking, AppResult};
-use crate::run::snapshot::{LivePoint, StepRow, StepStatus};
+use crate::run::snapshot::{
+    data_disk_util, LivePoint, MysqlPoint, ServerPoint, StepRow, StepStatus,
+};
 use crate::state::AppState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -62,6 +67,10 @@ pub struct RunDetail {
     pub steps: Vec<StepRow>,
     /// Every interval of every step, on the run's clock (the Run screen's charts).
     pub points: Vec<LivePoint>,
+    /// The server's OS samples and MySQL status samples stored with a monitored run,
+    /// on the same clock (empty when the run was not monitored).
+    pub server: Vec<ServerPoint>,
+    pub mysql: Vec<MysqlPoint>,
     pub warnings: Vec<String>,
 }
 
@@ -93,7 +102,7 @@ fn row_of(r: &dbdyno_history::RunSummary) -> RunRow {
     }
 }
 
-fn detail(run: &StoredRun) -> RunDetail {
+pub(crate) fn detail(run: &StoredRun) -> RunDetail {
     let max_tps = run
         .results()
         .map(|s| s.tps())
@@ -147,6 +156,7 @@ fn detail(run: &StoredRun) -> RunDetail {
             })
         })
         .collect();
+    let (server, mysql) = sample_series(run);
     RunDetail {
         row: RunRow {
             id: run.id as u32,
@@ -165,8 +175,86 @@ fn detail(run: &StoredRun) -> RunDetail {
         failure: run.failure.clone(),
         steps,
         points,
+        server,
+        mysql,
         warnings: run.warnings.iter().map(|w| w.text.clone()).collect(),
     }
+}
+
+/// The server's and MySQL's per-second samples of a monitored run, on the run's clock,
+/// for the History screen's charts (the Run screen's series, read back).
+fn sample_series(run: &StoredRun) -> (Vec<ServerPoint>, Vec<MysqlPoint>) {
+    let t_of = |unix_ms: i64| (unix_ms - run.started_at_ms) as f64 / 1000.0;
+    // The data disk as the run sampled it (empty: every device, as on the Run screen).
+    let devices: Vec<String> = run
+        .monitoring
+        .as_ref()
+        .and_then(|m| serde_json::from_value(m["devices"].clone()).ok())
+        .unwrap_or_default();
+    let gaps: Vec<SampleGap> = run
+        .monitoring
+        .as_ref()
+        .and_then(|m| serde_json::from_value(m["gaps"].clone()).ok())
+        .unwrap_or_default();
+    // A stored gap becomes an empty point in its middle, as on the Run screen: the line
+    // breaks there instead of bridging the time without samples.
+    let gap_times = |source: Source| -> Vec<(i64, f64)> {
+        gaps.iter()
+            .filter(|g| g.source == source)
+            .map(|g| {
+                let mid = (g.from_ms + g.to_ms) / 2;
+                (mid, t_of(mid))
+            })
+            .collect()
+    };
+    let mut server: Vec<(i64, ServerPoint)> = run
+        .server_samples
+        .iter()
+        .filter_map(|x| {
+            let sample: ServerSample = serde_json::from_value(x.sample.clone()).ok()?;
+            let point = ServerPoint {
+                t_s: t_of(x.unix_ms),
+                cpu_pct: sample.cpu.as_ref().map(|c| c.util),
+                disk_util_pct: data_disk_util(&sample, &devices),
+            };
+            Some((x.unix_ms, point))
+        })
+        .collect();
+    server.extend(gap_times(Source::Os).into_iter().map(|(at, t_s)| {
+        let point = ServerPoint {
+            t_s,
+            cpu_pct: None,
+            disk_util_pct: None,
+        };
+        (at, point)
+    }));
+    let mut mysql: Vec<(i64, MysqlPoint)> = run
+        .mysql_samples
+        .iter()
+        .filter_map(|x| {
+            let sample: MysqlSample = serde_json::from_value(x.sample.clone()).ok()?;
+            let point = MysqlPoint {
+                t_s: t_of(x.unix_ms),
+                qps: Some(sample.questions_per_s),
+                tps: Some(sample.transactions_per_s),
+            };
+            Some((x.unix_ms, point))
+        })
+        .collect();
+    mysql.extend(gap_times(Source::Mysql).into_iter().map(|(at, t_s)| {
+        let point = MysqlPoint {
+            t_s,
+            qps: None,
+            tps: None,
+        };
+        (at, point)
+    }));
+    server.sort_by_key(|(at, _)| *at);
+    mysql.sort_by_key(|(at, _)| *at);
+    (
+        server.into_iter().map(|(_, p)| p).collect(),
+        mysql.into_iter().map(|(_, p)| p).collect(),
+    )
 }
 
 fn keep(r: &dbdyno_history::RunSummary, f: &RunFilter) -> bool {

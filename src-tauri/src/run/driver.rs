@@ -9,12 +9,11 @@ use crossbeam_channel::unbounded;
 use dbdyno_checks::timeline::Source;
 use dbdyno_engine::{run_plan, CancelToken, EventSink, Plan};
 use dbdyno_history::HistoryWriter;
-use dbdyno_monitor::ServerSample;
 use dbdyno_session::{checkpoint, finish_recording, RunMonitor, Update};
 use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
 
 use super::live::LiveRun;
-use super::snapshot::{LogLevel, RunSnapshot};
+use super::snapshot::{data_disk_util, LogLevel, RunSnapshot};
 
 /// At most this many snapshots a second reach the window.
 pub const SNAPSHOT_EVERY: Duration = Duration::from_millis(250);
@@ -146,7 +145,7 @@ fn on_updates(live: &mut LiveRun, devices: &[String], updates: Vec<Update>) {
             } => live.server_sample(
                 end_unix_ms,
                 sample.cpu.map(|c| c.util),
-                disk_util(&sample, devices),
+                data_disk_util(&sample, devices),
             ),
             Update::Mysql(s) => {
                 live.mysql_sample(s.local_unix_ms, s.questions_per_s, s.transactions_per_s)
@@ -165,17 +164,6 @@ fn on_updates(live: &mut LiveRun, devices: &[String], updates: Vec<Update>) {
             ),
         }
     }
-}
-
-/// %util of the data disk (the busiest of its devices), else of the busiest disk.
-fn disk_util(s: &ServerSample, devices: &[String]) -> Option<f64> {
-    s.disks
-        .iter()
-        .filter(|d| devices.is_empty() || devices.contains(&d.name))
-        .map(|d| d.util_pct)
-        .fold(None, |acc: Option<f64>, u| {
-            Some(acc.map_or(u, |a| a.max(u)))
-        })
 }
 
 /// This process's CPU, as a share of all client cores, between two calls.
@@ -318,6 +306,23 @@ mod tests {
             in_step(&run.server_samples) >= 2,
             "{:?}",
             run.server_samples
+        );
+        // The History screen reads the same series back from the stored samples.
+        let shown = crate::commands::history::detail(&run);
+        assert!(
+            shown.server.iter().filter(|p| p.cpu_pct.is_some()).count() >= 2,
+            "history server points: {:?}",
+            shown.server
+        );
+        assert!(
+            shown
+                .mysql
+                .iter()
+                .filter(|p| p.qps.is_some_and(|q| q > 100.0))
+                .count()
+                >= 2,
+            "history MySQL points: {:?}",
+            shown.mysql
         );
         let m = run.monitoring.expect("the monitoring record is stored");
         assert_eq!(m["os_access"], "this machine (/proc)");

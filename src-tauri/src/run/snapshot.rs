@@ -62,6 +62,17 @@ pub struct ServerPoint {
     pub disk_util_pct: Option<f64>,
 }
 
+/// %util of the data disk (the busiest of its devices), else of the busiest disk.
+pub fn data_disk_util(s: &dbdyno_monitor::ServerSample, devices: &[String]) -> Option<f64> {
+    s.disks
+        .iter()
+        .filter(|d| devices.is_empty() || devices.contains(&d.name))
+        .map(|d| d.util_pct)
+        .fold(None, |acc: Option<f64>, u| {
+            Some(acc.map_or(u, |a| a.max(u)))
+        })
+}
+
 /// One second of this app's CPU (the load generator), a series of its own: its
 /// readings are taken on another beat than the server's samples.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]

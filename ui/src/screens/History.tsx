@@ -56,6 +56,27 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
     () => [{ label: "p95", color: "--chart-3", values: run.points.map((p) => p.latency_ms), unit: " ms" }],
     [run],
   );
+  // Monitored runs: the server's and MySQL's samples as the Run screen showed them.
+  const server = useMemo(
+    () => ({
+      x: run.server.map((p) => p.t_s ?? 0),
+      lines: [
+        { label: "server CPU", color: "--chart-4", values: run.server.map((p) => p.cpu_pct), unit: "%" },
+        { label: "data disk util", color: "--chart-2", values: run.server.map((p) => p.disk_util_pct), unit: "%" },
+      ],
+    }),
+    [run],
+  );
+  const mysql = useMemo(
+    () => ({
+      x: run.mysql.map((p) => p.t_s ?? 0),
+      lines: [
+        { label: "queries/s", color: "--chart-2", values: run.mysql.map((p) => p.qps) },
+        { label: "transactions/s", color: "--chart-1", values: run.mysql.map((p) => p.tps) },
+      ],
+    }),
+    [run],
+  );
   // The run's own report: one run, so no baseline and no threshold.
   const request = useMemo<CompareRequest>(() => ({ run_ids: [run.row.id], baseline: null, threshold_pct: null }), [run.row.id]);
   return (
@@ -72,6 +93,12 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
       <div className="grid-2">
         <Chart title="Throughput per second" x={x} lines={tps} testId="history-chart" />
         <Chart title="Latency p95 (ms)" x={x} lines={latency} />
+        {run.server.length > 0 && (
+          <Chart title="Server CPU and data disk (%)" x={server.x} lines={server.lines} testId="history-chart-server" />
+        )}
+        {run.mysql.length > 0 && (
+          <Chart title="MySQL status (per second)" x={mysql.x} lines={mysql.lines} testId="history-chart-mysql" />
+        )}
       </div>
       <StepTable steps={run.steps} caption={`Steps of run ${run.row.id}`} />
       {run.warnings.length > 0 && (

@@ -111,7 +111,7 @@ describe("History", () => {
   it("exports the open run's own report (one run, no baseline)", async () => {
     const user = userEvent.setup();
     commands.getRun.mockImplementation(() =>
-      ok({ row: rows[0], failure: null, steps: [], points: [], warnings: [] }),
+      ok({ row: rows[0], failure: null, steps: [], points: [], server: [], mysql: [], warnings: [] }),
     );
     commands.exportReport.mockImplementation(() => ok("/tmp/run-1.html"));
     mount(<History />);
@@ -120,5 +120,24 @@ describe("History", () => {
     expect(commands.exportReport).toHaveBeenCalledWith({ run_ids: [1], baseline: null, threshold_pct: null }, "html");
     expect(await screen.findByTestId("export-result")).toHaveTextContent("/tmp/run-1.html");
     expect(commands.compareRuns).toHaveBeenCalledWith({ run_ids: [1], baseline: null, threshold_pct: null });
+  });
+
+  it("charts the server and MySQL samples of a monitored run, and none for an unmonitored one", async () => {
+    const user = userEvent.setup();
+    const server = [
+      { t_s: 1, cpu_pct: 40, disk_util_pct: 3 },
+      { t_s: 2, cpu_pct: 55, disk_util_pct: 4 },
+    ];
+    const mysql = [{ t_s: 1, qps: 900, tps: 90 }];
+    commands.getRun.mockImplementation((id: number) =>
+      ok({ row: rows[id - 1], failure: null, steps: [], points: [], server: id === 1 ? server : [], mysql: id === 1 ? mysql : [], warnings: [] }),
+    );
+    mount(<History />);
+    await user.click(await screen.findByTestId("run-1"));
+    expect(await screen.findByTestId("history-chart-server")).toHaveAttribute("data-points", "2");
+    expect(screen.getByTestId("history-chart-mysql")).toHaveAttribute("data-points", "1");
+    await user.click(screen.getByTestId("run-2"));
+    await waitFor(() => expect(screen.queryByTestId("history-chart-server")).toBeNull());
+    expect(screen.queryByTestId("history-chart-mysql")).toBeNull();
   });
 });
