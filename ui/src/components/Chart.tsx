@@ -3,6 +3,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { axisStyle, cssVar, useThemeVersion } from "./chartTheme";
 
 export interface Line {
   label: string;
@@ -24,20 +25,16 @@ interface Props {
   wide?: boolean;
 }
 
-function cssVar(name: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
-}
-
 export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wide }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = lines.map((l) => l.label).join("|");
+  const theme = useThemeVersion();
 
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const grid = { stroke: cssVar("--grid"), width: 1 };
-    const axis = { stroke: cssVar("--muted"), grid, ticks: grid };
+    const axis = axisStyle();
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
       height,
@@ -66,9 +63,9 @@ export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wid
       u.destroy();
       plot.current = null;
     };
-    // Rebuilt only when the set of lines changes; data updates go through setData.
+    // Rebuilt only when the set of lines or the theme changes; data go through setData.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [shape, height, xLabel]);
+  }, [shape, height, xLabel, theme]);
 
   useEffect(() => {
     plot.current?.setData([x, ...lines.map((l) => l.values)] as uPlot.AlignedData);

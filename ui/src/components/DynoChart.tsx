@@ -2,9 +2,10 @@
 // from Chart (seconds on a linear axis): thread ladders double (1, 8, 16 … 128), so the
 // x axis is logarithmic with a tick at each thread count of the ladder, and every
 // measured step is drawn as a point. Values come from Rust's report model as they are.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { axisStyle, cssVar, useThemeVersion } from "./chartTheme";
 
 export interface Curve {
   label: string;
@@ -23,28 +24,6 @@ interface Props {
   testId?: string;
 }
 
-/** Changes whenever the theme does (the switch sets data-theme on <html>; "follow the
- *  system" follows prefers-color-scheme): uPlot takes its colours once, when built. */
-function useThemeVersion(): number {
-  const [v, setV] = useState(0);
-  useEffect(() => {
-    const bump = () => setV((x) => x + 1);
-    const mo = new MutationObserver(bump);
-    mo.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
-    const mq = window.matchMedia?.("(prefers-color-scheme: dark)");
-    mq?.addEventListener?.("change", bump);
-    return () => {
-      mo.disconnect();
-      mq?.removeEventListener?.("change", bump);
-    };
-  }, []);
-  return v;
-}
-
-function cssVar(name: string): string {
-  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || "#888";
-}
-
 export function DynoChart({ title, threads, curves, unit = "", height = 210, testId }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const theme = useThemeVersion();
@@ -54,8 +33,7 @@ export function DynoChart({ title, threads, curves, unit = "", height = 210, tes
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const grid = { stroke: cssVar("--grid"), width: 1 };
-    const axis = { stroke: cssVar("--muted"), grid, ticks: grid };
+    const axis = axisStyle();
     // A log scale needs two distinct, positive thread counts.
     const log = threads.length > 1 && threads[0] > 0;
     const opts: uPlot.Options = {

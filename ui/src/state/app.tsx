@@ -46,11 +46,17 @@ export function AppProvider({ children, initialScreen = "environments" }: { chil
     });
   }, []);
 
+  // <html data-theme> always names the theme in use ("system" is resolved here and
+  // followed when the system's preference changes), so the stylesheet has one dark block.
   useEffect(() => {
     const root = document.documentElement;
-    if (theme === "system") root.removeAttribute("data-theme");
-    else root.setAttribute("data-theme", theme);
+    const mq = window.matchMedia?.("(prefers-color-scheme: dark)");
+    const apply = () => root.setAttribute("data-theme", theme === "system" ? (mq?.matches ? "dark" : "light") : theme);
+    apply();
     localStorage.setItem("theme", theme);
+    if (theme !== "system") return;
+    mq?.addEventListener?.("change", apply);
+    return () => mq?.removeEventListener?.("change", apply);
   }, [theme]);
 
   const value = useMemo(
