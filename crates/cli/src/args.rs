@@ -88,21 +88,8 @@ pub struct LadderArgs {
     pub history: crate::args_history::HistoryOpts,
     #[command(flatten)]
     pub ssh: SshArgs,
-    /// Comma-separated scenarios.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only"
-    )]
-    pub scenarios: Vec<String>,
-    /// Comma-separated thread counts (also spelled --threads, the profile's key).
-    #[arg(
-        long,
-        visible_alias = "threads",
-        value_delimiter = ',',
-        default_value = "1,8,16,32,64,128"
-    )]
-    pub ladder: Vec<u32>,
+    #[command(flatten)]
+    pub shape: LadderShape,
     /// Seconds of pause between steps (lets redo/WAL flushing settle).
     #[arg(long, default_value_t = 0)]
     pub cooldown: u64,
@@ -312,21 +299,8 @@ pub struct CheckArgs {
     pub target: SshTargetArgs,
     #[command(flatten)]
     pub ssh: SshArgs,
-    /// Comma-separated scenarios the plan will run.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only"
-    )]
-    pub scenarios: Vec<String>,
-    /// Comma-separated thread counts the plan will run.
-    #[arg(
-        long,
-        visible_alias = "threads",
-        value_delimiter = ',',
-        default_value = "1,8,16,32,64,128"
-    )]
-    pub ladder: Vec<u32>,
+    #[command(flatten)]
+    pub shape: LadderShape,
     /// The plan will prepare (load) the tables: check room for them instead of their presence.
     #[arg(long)]
     pub prepare: bool,
@@ -458,5 +432,44 @@ mod tests {
         let args =
             normalize_args(["dbdyno", "oltp_read_write", "--tabels=4", "run"].map(String::from));
         assert!(WorkloadCli::try_parse_from(args).is_err());
+    }
+}
+
+/// What a ladder runs: its scenarios and thread counts (`ladder`, and `check` for the
+/// plan it checks).
+#[derive(Debug, Args)]
+pub struct LadderShape {
+    /// Comma-separated scenarios.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only"
+    )]
+    pub scenarios: Vec<String>,
+    /// Comma-separated thread counts (also spelled --threads, the profile's key).
+    #[arg(
+        long,
+        visible_alias = "threads",
+        value_delimiter = ',',
+        default_value = "1,8,16,32,64,128"
+    )]
+    pub ladder: Vec<u32>,
+}
+
+impl LadderShape {
+    /// The scenarios parsed, and the thread counts; at least one of each.
+    pub fn parse(&self) -> anyhow::Result<(Vec<dbdyno_engine::Scenario>, Vec<u32>)> {
+        let scenarios = self
+            .scenarios
+            .iter()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.parse::<dbdyno_engine::Scenario>())
+            .collect::<Result<Vec<_>, _>>()?;
+        if scenarios.is_empty() || self.ladder.is_empty() {
+            anyhow::bail!(
+                "the ladder needs at least one scenario (--scenarios) and one thread count (--ladder)"
+            );
+        }
+        Ok((scenarios, self.ladder.clone()))
     }
 }

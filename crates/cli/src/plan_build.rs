@@ -142,20 +142,10 @@ pub fn workload_plan(cli: &WorkloadCli) -> Result<Plan> {
 }
 
 pub fn ladder_plan(a: &LadderArgs) -> Result<Plan> {
-    let scenarios = a
-        .scenarios
-        .iter()
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.parse::<Scenario>())
-        .collect::<Result<Vec<_>, _>>()?;
-    if scenarios.is_empty() || a.ladder.is_empty() {
-        bail!(
-            "the ladder needs at least one scenario (--scenarios) and one thread count (--ladder)"
-        );
-    }
+    let (scenarios, threads) = a.shape.parse()?;
     let spec = LadderSpec {
         scenarios,
-        threads: a.ladder.clone(),
+        threads,
         settings: run_settings(&a.run, 30, 1),
         cooldown_s: a.cooldown,
         prepare: a.prepare,

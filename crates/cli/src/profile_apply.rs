@@ -182,7 +182,7 @@ mod tests {
         );
         assert_eq!(a.run.time, Some(30));
         assert!(!a.prepare);
-        assert_eq!(a.ladder, [2, 3]);
+        assert_eq!(a.shape.ladder, [2, 3]);
         assert_eq!(
             a.workload_opts.table_size, 10000,
             "the rest comes from the profile"

@@ -4,11 +4,11 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use dbdyno_checks::{
     apply_action, run_suite, CheckAction, CheckStatus, HostAccess, SuiteOptions, SuiteReport,
 };
-use dbdyno_engine::{ConnectOptions, LadderSpec, Plan, Scenario};
+use dbdyno_engine::{ConnectOptions, LadderSpec, Plan};
 
 use crate::args::CheckArgs;
 use crate::exit::{usage_error, EXIT_FAILED};
@@ -69,18 +69,10 @@ pub fn run(a: &CheckArgs) -> ExitCode {
 }
 
 fn prepare(a: &CheckArgs) -> Result<(Plan, SuiteOptions)> {
-    let scenarios = a
-        .scenarios
-        .iter()
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| s.parse::<Scenario>())
-        .collect::<Result<Vec<_>, _>>()?;
-    if scenarios.is_empty() || a.ladder.is_empty() {
-        bail!("the plan needs at least one scenario (--scenarios) and one thread count (--ladder)");
-    }
+    let (scenarios, threads) = a.shape.parse()?;
     let spec = LadderSpec {
         scenarios,
-        threads: a.ladder.clone(),
+        threads,
         prepare: a.prepare,
         cleanup: a.cleanup,
         ..Default::default()
