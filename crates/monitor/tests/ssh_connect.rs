@@ -9,9 +9,7 @@ use std::process::Command;
 
 #[test]
 fn unknown_host_key_reports_fingerprint_then_accept_connects() {
-    let Some(sb) = sandbox("unknown_host_key_reports_fingerprint_then_accept_connects") else {
-        return;
-    };
+    let sb = sandbox("unknown_host_key_reports_fingerprint_then_accept_connects");
     let dir = tempfile::tempdir().expect("tempdir");
     let kh = dir.path().join("data/known_hosts"); // does not exist yet
     let target = sb.target(
@@ -50,9 +48,7 @@ fn unknown_host_key_reports_fingerprint_then_accept_connects() {
 
 #[test]
 fn accept_new_host_key_flag_stores_and_connects() {
-    let Some(sb) = sandbox("accept_new_host_key_flag_stores_and_connects") else {
-        return;
-    };
+    let sb = sandbox("accept_new_host_key_flag_stores_and_connects");
     let dir = tempfile::tempdir().expect("tempdir");
     let kh = dir.path().join("known_hosts");
     let mut target = sb.target(
@@ -75,9 +71,7 @@ fn accept_new_host_key_flag_stores_and_connects() {
 
 #[test]
 fn changed_host_key_is_refused_naming_file_and_line() {
-    let Some(sb) = sandbox("changed_host_key_is_refused_naming_file_and_line") else {
-        return;
-    };
+    let sb = sandbox("changed_host_key_is_refused_naming_file_and_line");
     let dir = tempfile::tempdir().expect("tempdir");
     let other = new_key(dir.path(), "impostor", "");
     let other_pub = std::fs::read_to_string(other.with_extension("pub")).expect("pub");
@@ -124,9 +118,7 @@ fn changed_host_key_is_refused_naming_file_and_line() {
 
 #[test]
 fn hashed_known_hosts_from_ssh_keygen_and_user_file() {
-    let Some(sb) = sandbox("hashed_known_hosts_from_ssh_keygen_and_user_file") else {
-        return;
-    };
+    let sb = sandbox("hashed_known_hosts_from_ssh_keygen_and_user_file");
     let dir = tempfile::tempdir().expect("tempdir");
     // A user's ~/.ssh/known_hosts hashed by OpenSSH itself (HashKnownHosts yes).
     let user_kh = sb.trusted_known_hosts(dir.path());
@@ -172,9 +164,7 @@ fn hashed_known_hosts_from_ssh_keygen_and_user_file() {
 
 #[test]
 fn wrong_key_gives_actionable_error() {
-    let Some(sb) = sandbox("wrong_key_gives_actionable_error") else {
-        return;
-    };
+    let sb = sandbox("wrong_key_gives_actionable_error");
     let dir = tempfile::tempdir().expect("tempdir");
     let stranger = new_key(dir.path(), "stranger", "");
     let kh = sb.trusted_known_hosts(dir.path());
@@ -216,9 +206,7 @@ fn wrong_key_gives_actionable_error() {
 
 #[test]
 fn passphrase_key_works_and_wrong_passphrase_is_explained() {
-    let Some(sb) = sandbox("passphrase_key_works_and_wrong_passphrase_is_explained") else {
-        return;
-    };
+    let sb = sandbox("passphrase_key_works_and_wrong_passphrase_is_explained");
     let dir = tempfile::tempdir().expect("tempdir");
     let kh = sb.trusted_known_hosts(dir.path());
     let good = sb.target(
@@ -256,9 +244,7 @@ fn passphrase_key_works_and_wrong_passphrase_is_explained() {
 
 #[test]
 fn password_login_and_wrong_password() {
-    let Some(sb) = sandbox("password_login_and_wrong_password") else {
-        return;
-    };
+    let sb = sandbox("password_login_and_wrong_password");
     let (Some(user), Some(pw)) = (sb.pw_user.clone(), sb.password.clone()) else {
         eprintln!("SKIPPED password_login_and_wrong_password: the sandbox has no password user (not started as root)");
         return;
@@ -277,9 +263,7 @@ fn password_login_and_wrong_password() {
 
 #[test]
 fn nothing_listening_is_a_connect_error() {
-    let Some(sb) = sandbox("nothing_listening_is_a_connect_error") else {
-        return;
-    };
+    let sb = sandbox("nothing_listening_is_a_connect_error");
     let dir = tempfile::tempdir().expect("tempdir");
     let kh = sb.trusted_known_hosts(dir.path());
     let mut t = sb.target(
@@ -300,9 +284,7 @@ fn nothing_listening_is_a_connect_error() {
 
 #[test]
 fn clock_offset_and_commands() {
-    let Some(sb) = sandbox("clock_offset_and_commands") else {
-        return;
-    };
+    let sb = sandbox("clock_offset_and_commands");
     let dir = tempfile::tempdir().expect("tempdir");
     let conn = ssh::connect(&sb.key_target(dir.path())).expect("connect");
     let clock = conn.clock_sync(5).expect("clock sync");
@@ -339,9 +321,7 @@ fn clock_offset_and_commands() {
 
 #[test]
 fn remote_disk_resolution_matches_local() {
-    let Some(sb) = sandbox("remote_disk_resolution_matches_local") else {
-        return;
-    };
+    let sb = sandbox("remote_disk_resolution_matches_local");
     let dir = tempfile::tempdir().expect("tempdir");
     let conn = ssh::connect(&sb.key_target(dir.path())).expect("connect");
     for path in ["/", "/tmp"] {

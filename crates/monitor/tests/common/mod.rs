@@ -27,13 +27,13 @@ fn var(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} must be set with DBDYNO_TEST_SSH_HOST (eval \"$(scripts/sshd-sandbox.sh env)\")"))
 }
 
-/// The sandbox described by the environment, or `None` (with a printed reason).
-pub fn sandbox(test: &str) -> Option<Sandbox> {
+/// The sandbox described by the environment. A test without it fails, saying how to
+/// start it (`scripts/test.sh` always does): a skipped test would pass for nothing.
+pub fn sandbox(test: &str) -> Sandbox {
     let Ok(host) = std::env::var("DBDYNO_TEST_SSH_HOST") else {
-        eprintln!(
-            "SKIPPED {test}: DBDYNO_TEST_SSH_HOST is unset; run `scripts/sshd-sandbox.sh start && eval \"$(scripts/sshd-sandbox.sh env)\"` first"
+        panic!(
+            "{test}: DBDYNO_TEST_SSH_HOST is unset; run `scripts/sshd-sandbox.sh start && eval \"$(scripts/sshd-sandbox.sh env)\"` first"
         );
-        return None;
     };
     let pubkey = var("DBDYNO_TEST_SSH_HOST_PUBKEY");
     let mut parts = pubkey.split_whitespace();
@@ -42,7 +42,7 @@ pub fn sandbox(test: &str) -> Option<Sandbox> {
         _ => None,
     }
     .expect("DBDYNO_TEST_SSH_HOST_PUBKEY is 'type base64'");
-    Some(Sandbox {
+    Sandbox {
         host,
         port: var("DBDYNO_TEST_SSH_PORT")
             .parse()
@@ -55,7 +55,7 @@ pub fn sandbox(test: &str) -> Option<Sandbox> {
         password: std::env::var("DBDYNO_TEST_SSH_PASSWORD").ok(),
         host_key,
         host_pubkey_line: pubkey,
-    })
+    }
 }
 
 impl Sandbox {
