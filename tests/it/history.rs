@@ -352,6 +352,8 @@ fn concurrent_writers_lose_no_write() {
                         "sysbench",
                         f.to_str().unwrap(),
                         "--env=importer",
+                        // The same file on purpose: every import is a write.
+                        "--force",
                         &d,
                     ])
                     .output()

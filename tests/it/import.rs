@@ -371,3 +371,254 @@ fn import_config_writes_a_profile_and_moves_the_password_to_the_keyring() {
     );
     assert_eq!(store.get(&name, kind).unwrap(), None);
 }
+
+fn import_out(data: &Path, args: &[&str]) -> std::process::Output {
+    let d = format!("--data-dir={}", data.display());
+    let mut all = vec!["import", "sysbench"];
+    all.extend_from_slice(args);
+    all.push(&d);
+    dbdyno_cmd().args(&all).output().unwrap()
+}
+
+/// What a log does not print is unknown, not 0: a --percentile=99 capture has no p95,
+/// a killed run's log (interval lines only) has no totals. JSON says null, text "—"
+/// or leaves the figure out, and the history stores NULL.
+#[test]
+fn figures_a_log_does_not_print_stay_unknown_everywhere() {
+    let data = tempfile::tempdir().unwrap();
+    let out = ok(&import_out(
+        data.path(),
+        &[
+            fixture("read_only_p99.txt").to_str().unwrap(),
+            fixture("oltp_read_only_killed.txt").to_str().unwrap(),
+            "--env=unknowns",
+            "--json",
+        ],
+    ));
+    let imported: Value = serde_json::from_str(&out).unwrap();
+    let (p99_id, killed_id) = (
+        imported[0]["id"].as_i64().unwrap(),
+        imported[1]["id"].as_i64().unwrap(),
+    );
+
+    let p99 = run_json(
+        data.path(),
+        &["runs", "show", &p99_id.to_string(), "--json"],
+    );
+    let lat = &p99["steps"][0]["result"]["latency"];
+    assert_eq!(lat["p99_ms"].as_f64(), Some(11.04));
+    for unknown in ["p50_ms", "p90_ms", "p95_ms", "p999_ms"] {
+        assert!(lat[unknown].is_null(), "{unknown}: {lat}");
+    }
+    let d = format!("--data-dir={}", data.path().display());
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &p99_id.to_string(), &d])
+        .output()
+        .unwrap());
+    assert!(!text.contains("p95:"), "no made-up p95 line: {text}");
+    assert!(text.contains("p99:"), "{text}");
+
+    // The report's headline names the percentile it has and says "—" for the other.
+    let rep = tempfile::tempdir().unwrap();
+    let md = rep.path().join("r.md");
+    ok(&dbdyno_cmd()
+        .args([
+            "report",
+            &format!("--runs={p99_id}"),
+            &format!("--md={}", md.display()),
+            &d,
+        ])
+        .output()
+        .unwrap());
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(!md.contains("p95 0.00"), "{md}");
+    assert!(md.contains("(p95 — ms)"), "{md}");
+
+    // Killed run: interval lines only.
+    let list = run_json(data.path(), &["runs", "list", "--json"]);
+    let killed = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"].as_i64() == Some(killed_id))
+        .unwrap();
+    assert!(killed["max_tps"].is_null(), "{killed}");
+    assert_eq!(killed["state"], "interrupted");
+    let text = ok(&dbdyno_cmd().args(["runs", "list", &d]).output().unwrap());
+    let line = text
+        .lines()
+        .find(|l| l.contains("oltp_read_only_killed.txt"))
+        .unwrap();
+    assert!(!line.contains("0.00"), "{line}");
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &killed_id.to_string(), &d])
+        .output()
+        .unwrap());
+    assert!(text.contains("[ 3s ] thds: 2 tps: 812.23"), "{text}");
+    assert!(
+        !text.contains("transactions:"),
+        "no summary of zeros: {text}"
+    );
+    assert!(text.contains("no summary in the source"), "{text}");
+}
+
+/// A reads-only mix could be any of several scripts: no silent guess.
+#[test]
+fn an_ambiguous_statement_mix_needs_scenario_and_a_guess_is_announced_and_stored() {
+    let data = tempfile::tempdir().unwrap();
+    let capture = fixture("reads_only_histogram_capture.txt");
+    let o = import_out(data.path(), &[capture.to_str().unwrap(), "--env=mix"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("reads only") && e.contains("select_random_points") && e.contains("--scenario"),
+        "{e}"
+    );
+    assert_eq!(
+        run_json(data.path(), &["runs", "list", "--json"]),
+        Value::Array(vec![])
+    );
+
+    let out = ok(&import_out(
+        data.path(),
+        &[
+            capture.to_str().unwrap(),
+            "--env=mix",
+            "--scenario=select_random_points",
+            "--json",
+        ],
+    ));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["scenarios"][0], "select_random_points");
+
+    // read + other is oltp_read_only's mix: imported, but the guess is said and kept.
+    let o = import_out(
+        data.path(),
+        &[
+            fixture("read_only_p99.txt").to_str().unwrap(),
+            "--env=mix",
+            "--json",
+        ],
+    );
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "scenario guessed as oltp_read_only from the query mix; pass --scenario to name it"
+        ),
+        "{e}"
+    );
+    let v: Value = serde_json::from_str(&ok(&o)).unwrap();
+    let run = run_json(
+        data.path(),
+        &["runs", "show", &v[0]["id"].to_string(), "--json"],
+    );
+    assert_eq!(
+        run["environment"]["import"]["scenario_from"],
+        serde_json::json!(["guessed from the read/write/other mix"])
+    );
+}
+
+/// The same content twice is refused (whatever the file is called), unless --force;
+/// the date comes from --started-at or, said so, from the file time; steps and
+/// intervals get consistent wall-clock times.
+#[test]
+fn duplicate_imports_are_refused_and_times_are_consistent() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copied.log");
+    std::fs::copy(fixture("shell_loop_read_only_1_4.log"), &copy).unwrap();
+    let orig = fixture("shell_loop_read_only_1_4.log");
+
+    let o = import_out(
+        data.path(),
+        &[
+            orig.to_str().unwrap(),
+            "--env=dup",
+            "--started-at=2025-03-04 05:06:07",
+            "--json",
+        ],
+    );
+    let v: Value = serde_json::from_str(&ok(&o)).unwrap();
+    let id = v[0]["id"].as_i64().unwrap();
+    assert_eq!(v[0]["started_at"], "2025-03-04T05:06:07Z");
+    let o = import_out(data.path(), &[copy.to_str().unwrap(), "--env=dup"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("already imported as run {id}")) && e.contains("--force"),
+        "{e}"
+    );
+    // --force imports it again; without --started-at the date is the file's, and said so.
+    let o = import_out(
+        data.path(),
+        &[copy.to_str().unwrap(), "--env=dup", "--force", "--json"],
+    );
+    assert!(
+        stderr(&o).contains("start time taken from the file's modification time"),
+        "{}",
+        stderr(&o)
+    );
+    let v: Value = serde_json::from_str(&ok(&o)).unwrap();
+    let second = run_json(
+        data.path(),
+        &["runs", "show", &v[0]["id"].to_string(), "--json"],
+    );
+    assert_eq!(
+        second["environment"]["import"]["started_at_from"],
+        "the file's modification time minus the run time"
+    );
+    assert_eq!(
+        run_json(data.path(), &["runs", "list", "--json"])
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    let run = run_json(data.path(), &["runs", "show", &id.to_string(), "--json"]);
+    assert_eq!(
+        run["environment"]["import"]["started_at_from"],
+        "--started-at"
+    );
+    let start = 1_741_064_767_000i64; // 2025-03-04T05:06:07Z
+    let steps = run["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    let mut at = start;
+    for s in steps {
+        let r = &s["result"];
+        let (a, b) = (
+            r["started_unix_ms"].as_i64().unwrap(),
+            r["ended_unix_ms"].as_i64().unwrap(),
+        );
+        assert_eq!(a, at, "each step starts where the previous one ended");
+        assert_eq!(
+            b - a,
+            (r["total_time_s"].as_f64().unwrap() * 1000.0).round() as i64
+        );
+        for i in r["intervals"].as_array().unwrap() {
+            let end = i["end_unix_ms"].as_i64().unwrap();
+            assert_eq!(
+                end,
+                a + (i["elapsed_s"].as_f64().unwrap() * 1000.0).round() as i64
+            );
+        }
+        at = b;
+    }
+    assert_eq!(run["ended_at_ms"].as_i64(), Some(at));
+
+    let o = import_out(
+        data.path(),
+        &[
+            orig.to_str().unwrap(),
+            "--env=dup",
+            "--force",
+            "--started-at=last tuesday",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--started-at: 'last tuesday' is not a date and time"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -127,11 +127,21 @@ pub enum ImportCommand {
         /// Environment the runs belong to.
         #[arg(long, required = true)]
         env: String,
-        /// The scenario, when neither the file name nor the statement mix tells it.
+        /// The scenario, when the file name does not tell it. Without it the statement
+        /// mix is used where it is unambiguous (with a note); a reads-only mix is not
+        /// (oltp_point_select, select_random_points, ...), so it must be given.
         #[arg(long)]
         scenario: Option<String>,
         #[arg(long, value_delimiter = ',')]
         labels: Vec<String>,
+        /// When the (first) run in the file started: RFC 3339 (2026-11-29T23:25:33Z) or
+        /// 'YYYY-MM-DD HH:MM:SS' (UTC). Without it, the file's modification time minus the
+        /// run time is used, and the run records that its date came from the file time.
+        #[arg(long)]
+        started_at: Option<String>,
+        /// Import even when a file with the same content is already in the history.
+        #[arg(long)]
+        force: bool,
         #[arg(long, env = "DBDYNO_DATA_DIR")]
         data_dir: Option<PathBuf>,
         /// Print the imported runs as a JSON array.

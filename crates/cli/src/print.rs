@@ -99,14 +99,14 @@ impl Printer {
                 Style::Ladder => {
                     let _ = writeln!(
                         out,
-                        "{} threads={} tps={:.2} qps={:.2} p{}={:.2}ms p99={:.2}ms errors={} reconnects={} client_cpu={:.0}%{}",
+                        "{} threads={} tps={:.2} qps={:.2} p{}={:.2}ms p99={}ms errors={} reconnects={} client_cpu={:.0}%{}",
                         result.scenario,
                         result.threads,
                         result.tps(),
                         result.qps(),
                         trim_pct(result.percentile),
                         result.latency_pct_ms,
-                        result.latency.p99_ms,
+                        opt_ms(result.latency.p99_ms),
                         result.ignored_errors,
                         result.reconnects,
                         result.client_cpu.percent_of_machine,
@@ -150,13 +150,13 @@ impl Printer {
         );
         for r in &self.ladder_rows {
             println!(
-                "{:<24} {:>7} {:>12.2} {:>12.2} {:>10.2} {:>10.2} {:>8}",
+                "{:<24} {:>7} {:>12.2} {:>12.2} {:>10} {:>10} {:>8}",
                 r.scenario.name(),
                 r.threads,
                 r.tps(),
                 r.qps(),
-                r.latency.p95_ms,
-                r.latency.p99_ms,
+                opt_ms(r.latency.p95_ms),
+                opt_ms(r.latency.p99_ms),
                 r.ignored_errors
             );
         }
@@ -169,4 +169,9 @@ fn trim_pct(p: f64) -> String {
     } else {
         format!("{p}")
     }
+}
+
+/// A percentile that may be unknown: "—" rather than a made-up 0.00.
+fn opt_ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"))
 }

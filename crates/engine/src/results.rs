@@ -80,11 +80,14 @@ pub struct LatencySummary {
     pub min_ms: f64,
     pub avg_ms: f64,
     pub max_ms: f64,
-    pub p50_ms: f64,
-    pub p90_ms: f64,
-    pub p95_ms: f64,
-    pub p99_ms: f64,
-    pub p999_ms: f64,
+    /// Percentiles; None when the source did not give them (an imported sysbench log
+    /// prints only its `--percentile` figure, or none with "percentile stats: disabled").
+    /// The engine always fills them.
+    pub p50_ms: Option<f64>,
+    pub p90_ms: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub p999_ms: Option<f64>,
     /// Sum of all latencies, as sysbench prints it.
     pub sum_ms: f64,
 }
@@ -204,6 +207,28 @@ impl StepResult {
             Some(p) => p.qps,
             None => per_sec(self.queries.total(), self.total_time_s),
         }
+    }
+
+    /// False for a step whose totals are unknown: an imported log cut off before its
+    /// summary has interval lines only, and its 0 transactions in 0 s mean "not printed".
+    pub fn has_totals(&self) -> bool {
+        self.printed.is_some() || self.total_time_s > 0.0
+    }
+
+    /// [`Self::tps`], or None when the totals are unknown ([`Self::has_totals`]).
+    pub fn known_tps(&self) -> Option<f64> {
+        self.has_totals().then(|| self.tps())
+    }
+
+    /// [`Self::qps`], or None when the totals are unknown.
+    pub fn known_qps(&self) -> Option<f64> {
+        self.has_totals().then(|| self.qps())
+    }
+
+    /// The latency at [`Self::percentile`], or None when it is unknown (no summary, or
+    /// "percentile stats: disabled").
+    pub fn known_latency_pct_ms(&self) -> Option<f64> {
+        (self.has_totals() && self.percentile > 0.0).then_some(self.latency_pct_ms)
     }
 }
 

@@ -40,6 +40,10 @@ impl BlockingHistory {
         self.rt.block_on(self.history.delete_run(id))
     }
 
+    pub fn find_imports(&self, sha256: &str) -> Result<Vec<(i64, String)>, HistoryError> {
+        self.rt.block_on(self.history.find_imports(sha256))
+    }
+
     pub fn insert_finished_run(
         &self,
         new: &NewRun,

@@ -92,6 +92,16 @@ pub struct NewRun {
     pub environment: Option<serde_json::Value>,
     /// Unix ms; None means now.
     pub started_at_ms: Option<i64>,
+    /// The file an imported run was read from (only [`crate::History::insert_finished_run`]
+    /// stores it), so that importing the same file again can be refused.
+    pub import_file: Option<ImportedFile>,
+}
+
+/// Identity of an imported file: its content's SHA-256 (hex) and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedFile {
+    pub sha256: String,
+    pub name: String,
 }
 
 impl NewRun {
@@ -134,7 +144,7 @@ pub struct RunSummary {
     pub labels: Vec<String>,
     /// Distinct scenarios of the stored steps, in step order.
     pub scenarios: Vec<String>,
-    /// Highest step TPS (None without steps).
+    /// Highest known step TPS (None without steps, or when no step's TPS is known).
     pub max_tps: Option<f64>,
 }
 

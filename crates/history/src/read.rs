@@ -40,14 +40,17 @@ impl History {
         let mut per_run: std::collections::HashMap<i64, (u32, Vec<String>, Option<f64>)> =
             std::collections::HashMap::new();
         for r in step_rows {
-            let (run_id, scenario, tps): (i64, String, f64) =
+            // NULL: the step's TPS is unknown (a log without its summary).
+            let (run_id, scenario, tps): (i64, String, Option<f64>) =
                 (r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
             let e = per_run.entry(run_id).or_default();
             e.0 += 1;
             if !e.1.contains(&scenario) {
                 e.1.push(scenario);
             }
-            e.2 = Some(e.2.map_or(tps, |m: f64| m.max(tps)));
+            if let Some(tps) = tps {
+                e.2 = Some(e.2.map_or(tps, |m: f64| m.max(tps)));
+            }
         }
         rows.into_iter()
             .map(|row| {
@@ -206,6 +209,19 @@ impl History {
                 })
             })
             .collect()
+    }
+
+    /// Runs imported from a file with this content (SHA-256, hex), oldest first, with the
+    /// file name they were imported from.
+    pub async fn find_imports(&self, sha256: &str) -> Result<Vec<(i64, String)>, HistoryError> {
+        Ok(
+            sqlx::query_as(
+                "SELECT run_id, file FROM import_files WHERE sha256 = ? ORDER BY run_id",
+            )
+            .bind(sha256)
+            .fetch_all(&self.pool)
+            .await?,
+        )
     }
 
     /// Deletes a run and everything stored with it.

@@ -241,3 +241,95 @@ fn the_database_is_in_wal_mode() {
         .unwrap();
     assert_eq!(mode, "wal");
 }
+
+/// A history written by the previous schema (figures NOT NULL, 0 for "not printed")
+/// migrates without losing a step or an interval: rebuilding `steps` must not cascade
+/// into `intervals`.
+#[test]
+fn version_2_database_migrates_keeping_every_step_and_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = rt();
+    let s = step("intervals", Scenario::OltpReadWrite);
+    rt.block_on(async {
+        let path = dir.path().join(crate::DB_FILE_NAME);
+        let opts = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .foreign_keys(true);
+        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+        let mut old = sqlx::migrate::Migrator::new(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/migrations"
+        )))
+        .await
+        .unwrap();
+        old.migrations = std::borrow::Cow::Owned(
+            old.migrations
+                .iter()
+                .filter(|m| m.version < 20261201000000)
+                .cloned()
+                .collect(),
+        );
+        old.run(&pool).await.unwrap();
+        sqlx::query("INSERT INTO runs (env, source, command, state, started_at_ms, tool_version) VALUES ('old', 'import', 'import sysbench', 'complete', 5, '0.1.0')")
+            .execute(&pool).await.unwrap();
+        let mut stored = s.clone();
+        stored.intervals.clear();
+        sqlx::query("INSERT INTO steps VALUES (1, 0, 'oltp_read_write', 2, 0, 0, 1.5, 30.0, 9.0, 9.0, 0.0, ?, '')")
+            .bind(serde_json::to_string(&stored).unwrap())
+            .execute(&pool).await.unwrap();
+        for (seq, i) in s.intervals.iter().enumerate() {
+            sqlx::query("INSERT INTO intervals VALUES (1, 0, ?, ?, ?, 0, 2, ?, ?, 0, 0, 0, ?, 95, 0, 0)")
+                .bind(seq as i64).bind(i.elapsed_s).bind(i.duration_s).bind(i.tps).bind(i.qps).bind(i.latency_ms)
+                .execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+
+        let h = History::open(dir.path()).await.unwrap();
+        let run = h.load_run(1).await.unwrap();
+        assert_eq!(run.steps.len(), 1);
+        assert_eq!(run.steps[0].result.intervals.len(), s.intervals.len());
+        assert_eq!(h.list_runs(None).await.unwrap()[0].max_tps, Some(1.5));
+        // The rebuilt table takes NULL figures and still cascades deletes.
+        let mut cut = s.clone();
+        cut.printed = None;
+        cut.total_time_s = 0.0;
+        let id = h.create_run(&NewRun::new("new", "import")).await.unwrap();
+        h.record_step(id, 0, &cut).await.unwrap();
+        let row: (Option<f64>, Option<f64>) =
+            sqlx::query_as("SELECT tps, p99_ms FROM steps WHERE run_id = ?")
+                .bind(id)
+                .fetch_one(&h.pool)
+                .await
+                .unwrap();
+        assert_eq!(row, (None, None), "unknown figures are NULL");
+        h.delete_run(1).await.unwrap();
+        let left: (i64,) = sqlx::query_as("SELECT count(*) FROM intervals WHERE run_id = 1")
+            .fetch_one(&h.pool)
+            .await
+            .unwrap();
+        assert_eq!(left.0, 0);
+    });
+}
+
+#[test]
+fn imported_files_are_found_by_content_and_forgotten_with_their_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = BlockingHistory::open(dir.path()).unwrap();
+    let mut new = NewRun::new("a", "import sysbench x.log");
+    new.import_file = Some(crate::ImportedFile {
+        sha256: "ab".repeat(32),
+        name: "x.log".into(),
+    });
+    let s = step("intervals", Scenario::OltpReadWrite);
+    let id = h
+        .insert_finished_run(&new, &[s], RunState::Complete, None)
+        .unwrap();
+    assert_eq!(
+        h.find_imports(&"ab".repeat(32)).unwrap(),
+        [(id, "x.log".to_string())]
+    );
+    assert!(h.find_imports(&"cd".repeat(32)).unwrap().is_empty());
+    h.delete_run(id).unwrap();
+    assert!(h.find_imports(&"ab".repeat(32)).unwrap().is_empty());
+}

@@ -189,6 +189,14 @@ impl History {
         for (i, s) in steps.iter().enumerate() {
             insert_step(&mut tx, id, i as u32, s).await?;
         }
+        if let Some(f) = &new.import_file {
+            sqlx::query("INSERT INTO import_files (run_id, sha256, file) VALUES (?, ?, ?)")
+                .bind(id)
+                .bind(&f.sha256)
+                .bind(&f.name)
+                .execute(&mut *tx)
+                .await?;
+        }
         sqlx::query("UPDATE runs SET ended_at_ms = ? WHERE id = ?")
             .bind(ended_at_ms)
             .bind(id)
@@ -266,9 +274,9 @@ async fn insert_step(
     .bind(result.threads)
     .bind(result.started_unix_ms)
     .bind(result.ended_unix_ms)
-    .bind(result.tps())
-    .bind(result.qps())
-    .bind(result.latency_pct_ms)
+    .bind(result.known_tps())
+    .bind(result.known_qps())
+    .bind(result.known_latency_pct_ms())
     .bind(result.latency.p95_ms)
     .bind(result.latency.p99_ms)
     .bind(json)

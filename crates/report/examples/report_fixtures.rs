@@ -166,7 +166,7 @@ fn make_step(s: &StepSpec) -> ReportStep {
     let hist = histogram(s.p95_ms, tx.max(400));
     let mut latency: LatencySummary = hist.summary();
     if let Some(p99) = s.p99_ms {
-        latency.p99_ms = p99;
+        latency.p99_ms = Some(p99);
     }
     let steady = find_steady_window(&intervals, whole_tps);
     let per_second: Vec<ServerSecond> = (0..STEP_S as u32)
@@ -204,7 +204,7 @@ fn make_step(s: &StepSpec) -> ReportStep {
             ignored_errors: s.errors,
             reconnects: 0,
             percentile: 95.0,
-            latency_pct_ms: latency.p95_ms,
+            latency_pct_ms: latency.p95_ms.unwrap_or_default(),
             latency,
             per_class: Vec::new(),
             fairness: Fairness {
@@ -648,7 +648,7 @@ fn seed_000() -> Vec<ReportRun> {
                 seed: i as u64,
             });
             // The seed's figures are whole-step figures: pin them exactly.
-            step.result.latency.p95_ms = p95;
+            step.result.latency.p95_ms = Some(p95);
             step.result.latency_pct_ms = p95;
             if let Some(s) = step.server.as_mut() {
                 s.cpu_pct_avg = cpu;
@@ -745,11 +745,11 @@ fn seed_003() -> Vec<ReportRun> {
             min_ms: 5.61,
             avg_ms: 26.01,
             max_ms: 838.69,
-            p50_ms: 21.0,
-            p90_ms: 45.0,
-            p95_ms: 57.87,
-            p99_ms: 120.0,
-            p999_ms: 400.0,
+            p50_ms: Some(21.0),
+            p90_ms: Some(45.0),
+            p95_ms: Some(57.87),
+            p99_ms: Some(120.0),
+            p999_ms: Some(400.0),
             sum_ms: 120_018.85,
         },
         per_class: Vec::new(),

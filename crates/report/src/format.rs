@@ -62,6 +62,11 @@ pub fn ms(v: f64) -> String {
     }
 }
 
+/// Milliseconds that may be unknown (an imported log printed another percentile): "—".
+pub fn ms_opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".into(), ms)
+}
+
 /// A utilisation in percent: "12.9%".
 pub fn pct(v: f64) -> String {
     if !v.is_finite() {

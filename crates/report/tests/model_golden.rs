@@ -33,7 +33,7 @@ fn seed_000_matrix_reads_as_the_seed_describes() {
     assert_eq!(cells.len(), 2);
     assert_eq!(format::rate(cells[0].qps), "17,109");
     assert_eq!(format::rate(cells[1].qps), "321,410");
-    assert_eq!(cells[1].p95_ms, 0.41);
+    assert_eq!(cells[1].p95_ms, Some(0.41));
     assert_eq!(cells[1].cpu_pct, Some(12.9));
     assert_eq!(cells[1].disk_util_pct, Some(0.1));
     assert_eq!(cells[1].samples, Some(30));
@@ -53,7 +53,7 @@ fn seed_000_matrix_reads_as_the_seed_describes() {
     let top = e.present().last().unwrap();
     assert_eq!(format::rate(top.qps), "139,564");
     assert_eq!(format::rate(top.tps), "23,261");
-    assert_eq!(top.p95_ms, 1.83);
+    assert_eq!(top.p95_ms, Some(1.83));
     // Still scaling: IO at 52.3% is below the seed's 90%+ "IO starvation", but it is the
     // resource that grows fastest, and the report names it.
     assert_eq!(e.bottleneck.class, BottleneckClass::Scaling);

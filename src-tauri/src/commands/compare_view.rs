@@ -83,7 +83,7 @@ pub struct CellView {
     pub threads: u32,
     pub tps: f64,
     pub qps: f64,
-    pub p95_ms: f64,
+    pub p95_ms: Option<f64>,
     pub p99_ms: Option<f64>,
     pub cpu_pct: Option<f64>,
     pub disk_util_pct: Option<f64>,

@@ -128,10 +128,10 @@ pub(crate) fn detail(run: &StoredRun) -> RunDetail {
                 } else {
                     StepStatus::Done
                 },
-                tps: Some(r.tps()),
-                qps: Some(r.qps()),
-                p95_ms: Some(r.latency.p95_ms),
-                p99_ms: Some(r.latency.p99_ms),
+                tps: r.known_tps(),
+                qps: r.known_qps(),
+                p95_ms: r.latency.p95_ms,
+                p99_ms: r.latency.p99_ms,
                 avg_ms: Some(r.latency.avg_ms),
                 errors: Some(r.ignored_errors as f64),
                 reconnects: Some(r.reconnects as f64),

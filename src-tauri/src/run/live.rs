@@ -364,8 +364,8 @@ fn fill_row(row: &mut StepRow, r: &StepResult) {
     };
     row.tps = Some(r.tps());
     row.qps = Some(r.qps());
-    row.p95_ms = Some(r.latency.p95_ms);
-    row.p99_ms = Some(r.latency.p99_ms);
+    row.p95_ms = r.latency.p95_ms;
+    row.p99_ms = r.latency.p99_ms;
     row.avg_ms = Some(r.latency.avg_ms);
     row.errors = Some(r.ignored_errors as f64);
     row.reconnects = Some(r.reconnects as f64);

@@ -139,6 +139,11 @@ fn show_text(run: &StoredRun) -> String {
             s.push_str(&sysbench_text::format_interval(i));
             s.push('\n');
         }
+        if !r.has_totals() {
+            // A log cut off before sysbench's summary: printing one would show zeros.
+            s.push_str("(no summary in the source: totals, rates and latency are unknown)\n");
+            continue;
+        }
         // Imports without a --histogram block have none to print.
         let hist = if r.histogram.is_empty() {
             None

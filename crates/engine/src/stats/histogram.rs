@@ -117,11 +117,11 @@ impl LatencyHistogram {
             min_ms: self.min_us as f64 / 1000.0,
             avg_ms: sum_ms / count as f64,
             max_ms: self.max_us as f64 / 1000.0,
-            p50_ms: self.value_at_percentile_ms(50.0),
-            p90_ms: self.value_at_percentile_ms(90.0),
-            p95_ms: self.value_at_percentile_ms(95.0),
-            p99_ms: self.value_at_percentile_ms(99.0),
-            p999_ms: self.value_at_percentile_ms(99.9),
+            p50_ms: Some(self.value_at_percentile_ms(50.0)),
+            p90_ms: Some(self.value_at_percentile_ms(90.0)),
+            p95_ms: Some(self.value_at_percentile_ms(95.0)),
+            p99_ms: Some(self.value_at_percentile_ms(99.0)),
+            p999_ms: Some(self.value_at_percentile_ms(99.9)),
             sum_ms,
         }
     }
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(s.max_ms, 838.69);
         assert!((s.sum_ms - 870.31).abs() < 1e-9, "{}", s.sum_ms);
         assert!((s.avg_ms - 290.103_333).abs() < 1e-3, "{}", s.avg_ms);
-        assert!(s.p999_ms <= s.max_ms);
+        assert!(s.p999_ms.unwrap() <= s.max_ms);
     }
 
     #[test]
@@ -250,7 +250,7 @@ mod tests {
             );
         }
         let s = h.summary();
-        assert!((s.p50_ms - 50.0).abs() < 0.05);
+        assert!((s.p50_ms.unwrap() - 50.0).abs() < 0.05);
         assert_eq!(s.min_ms, 0.001);
         assert_eq!(s.max_ms, 100.0);
     }

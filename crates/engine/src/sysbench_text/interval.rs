@@ -12,15 +12,22 @@ use crate::results::IntervalRecord;
 /// %4.2f/%4.2f/%4.2f) lat (ms,%u%%): %4.2f err/s: %4.2f reconn/s: %4.2f"`. `%4.2f` never
 /// pads (a figure with two decimals is at least 4 wide), so `{:.2}` is the same.
 pub fn format_interval(r: &IntervalRecord) -> String {
+    // Queries ran but no split is stored: the line came from a layout without
+    // "(r/w/o: ...)" (seed 003's short lines). Leave the split out rather than print zeros.
+    let split = if r.qps > 0.0 && r.reads_ps == 0.0 && r.writes_ps == 0.0 && r.other_ps == 0.0 {
+        String::new()
+    } else {
+        format!(
+            " (r/w/o: {:.2}/{:.2}/{:.2})",
+            r.reads_ps, r.writes_ps, r.other_ps
+        )
+    };
     format!(
-        "[ {:.0}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+        "[ {:.0}s ] thds: {} tps: {:.2} qps: {:.2}{split} lat (ms,{}%): {:.2} err/s: {:.2} reconn/s: {:.2}",
         r.elapsed_s,
         r.threads,
         r.tps,
         r.qps,
-        r.reads_ps,
-        r.writes_ps,
-        r.other_ps,
         whole_or_decimal(r.percentile),
         r.latency_ms,
         r.errors_ps,
@@ -209,6 +216,16 @@ mod tests {
         );
         assert_eq!((r.percentile, r.latency_ms), (95.0, 7.43));
         assert_eq!(format_interval(&r), line);
+    }
+
+    #[test]
+    fn short_layout_without_split_prints_no_made_up_zeros() {
+        // Seed 003's section 4.1 prints lines without "(r/w/o: ...)".
+        let r = parse("[ 10s ] thds: 2 tps: 23.30  qps: 469.31   lat(95%): 272.27ms");
+        assert_eq!((r.tps, r.qps), (23.30, 469.31));
+        let s = format_interval(&r);
+        assert!(!s.contains("r/w/o"), "{s}");
+        assert!(s.contains("qps: 469.31 lat (ms,95%): 272.27"), "{s}");
     }
 
     #[test]

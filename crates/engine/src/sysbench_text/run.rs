@@ -104,7 +104,7 @@ impl ParsedRun {
         };
         let mut set = |p: f64, ms: f64| {
             if let Some(slot) = percentile_slot(&mut latency, p) {
-                *slot = ms;
+                *slot = Some(ms);
             }
         };
         // Least to most authoritative: buckets, our own printed block, sysbench's line.
@@ -159,7 +159,7 @@ impl ParsedRun {
 }
 
 /// The field of `LatencySummary` that holds percentile `p`, if it has one.
-fn percentile_slot(l: &mut LatencySummary, p: f64) -> Option<&mut f64> {
+fn percentile_slot(l: &mut LatencySummary, p: f64) -> Option<&mut Option<f64>> {
     if p == 50.0 {
         Some(&mut l.p50_ms)
     } else if p == 90.0 {

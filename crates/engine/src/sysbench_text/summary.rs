@@ -145,12 +145,14 @@ fn percentiles(out: &mut String, r: &StepResult) {
         ("p99.9:", l.p999_ms),
     ];
     // Imported runs know only some percentiles: print those, never a made-up 0.00.
-    if rows.iter().all(|(_, v)| *v == 0.0) {
+    if rows.iter().all(|(_, v)| v.is_none()) {
         return;
     }
     line(out, "Latency percentiles (ms):");
-    for (label, v) in rows.into_iter().filter(|(_, v)| *v != 0.0) {
-        latency_line(out, &format!("{label:>13}"), v);
+    for (label, v) in rows {
+        if let Some(v) = v {
+            latency_line(out, &format!("{label:>13}"), v);
+        }
     }
     line(out, "");
 }
@@ -208,17 +210,22 @@ fn per_class(out: &mut String, r: &StepResult) {
         line(
             out,
             &format!(
-                "    {:<20}{:>12}{:>11.2}{:>11.2}{:>11.2}{:>11.2}",
+                "    {:<20}{:>12}{:>11.2}{:>11}{:>11}{:>11.2}",
                 c.class.label(),
                 l.count,
                 l.avg_ms,
-                l.p95_ms,
-                l.p99_ms,
+                opt_ms(l.p95_ms),
+                opt_ms(l.p99_ms),
                 l.max_ms
             ),
         );
     }
     line(out, "");
+}
+
+/// A figure that may be unknown: "—" rather than a made-up 0.00.
+fn opt_ms(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"))
 }
 
 fn client_cpu(out: &mut String, r: &StepResult) {
@@ -272,7 +279,7 @@ mod tests {
                 min_ms: 5.61,
                 avg_ms: 26.01,
                 max_ms: 838.69,
-                p95_ms: 57.87,
+                p95_ms: Some(57.87),
                 sum_ms: 120018.85,
                 ..Default::default()
             },
@@ -326,7 +333,7 @@ mod tests {
     fn sysbench_part_matches_seed_003() {
         let mut r = seed_003_step();
         // Only p95 is known, so no percentile block: the whole text is sysbench's.
-        r.latency.p95_ms = 0.0;
+        r.latency.p95_ms = None;
         let ours = format_summary(&r, None);
         assert_same_layout(&ours, include_str!("fixtures/seed_003_oltp_read_write.txt"));
         // The rates are ours: count / printed total time.
@@ -396,10 +403,10 @@ mod tests {
     fn extras_follow_and_do_not_disturb_grep() {
         let mut r = seed_003_step();
         r.latency = LatencySummary {
-            p50_ms: 20.1,
-            p90_ms: 40.2,
-            p99_ms: 120.5,
-            p999_ms: 700.25,
+            p50_ms: Some(20.1),
+            p90_ms: Some(40.2),
+            p99_ms: Some(120.5),
+            p999_ms: Some(700.25),
             ..r.latency
         };
         r.intervals = vec![
@@ -439,8 +446,8 @@ mod tests {
             latency: LatencySummary {
                 count: 46150,
                 avg_ms: 0.52,
-                p95_ms: 0.91,
-                p99_ms: 1.2,
+                p95_ms: Some(0.91),
+                p99_ms: Some(1.2),
                 max_ms: 8.31,
                 ..Default::default()
             },
@@ -505,7 +512,7 @@ Client CPU (dbdyno itself):
     #[test]
     fn unknown_percentiles_are_left_out() {
         let mut r = seed_003_step();
-        r.latency.p99_ms = 120.5;
+        r.latency.p99_ms = Some(120.5);
         let s = format_summary(&r, None);
         let block = &s[s.find("Latency percentiles (ms):").unwrap()..];
         assert_eq!(

@@ -121,7 +121,7 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
                 p95: chart(
                     format!("{}: p95 latency by threads", s.scenario),
                     "p95 ms",
-                    series_of(&|c| Some(c.p95_ms)),
+                    series_of(&|c| c.p95_ms),
                 ),
                 efficiency: has_eff.then(|| {
                     chart(

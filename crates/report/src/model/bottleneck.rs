@@ -203,10 +203,9 @@ pub fn classify(scenario: Scenario, cells: &[&Cell], knee: &Knee) -> Bottleneck 
                 ),
             );
         }
-        let growth = if first.p95_ms > 0.0 {
-            top.p95_ms / first.p95_ms
-        } else {
-            0.0
+        let growth = match (first.p95_ms, top.p95_ms) {
+            (Some(a), Some(b)) if a > 0.0 => b / a,
+            _ => 0.0,
         };
         let low = cpu.unwrap_or(0.0) < LOW_PCT && disk.unwrap_or(0.0) < LOW_PCT;
         if growth >= LATENCY_EXPLOSION && low {
@@ -224,8 +223,8 @@ pub fn classify(scenario: Scenario, cells: &[&Cell], knee: &Knee) -> Bottleneck 
                     format::times(growth),
                     first.threads,
                     top.threads,
-                    format::ms(first.p95_ms),
-                    format::ms(top.p95_ms),
+                    format::ms_opt(first.p95_ms),
+                    format::ms_opt(top.p95_ms),
                     resources
                 ),
             );

@@ -59,22 +59,15 @@ pub fn grid(runs: &[&ReportRun]) -> Vec<ScenarioGrid> {
 pub fn cell(step: &ReportStep) -> Cell {
     let r = &step.result;
     let lat = &r.latency;
-    // Runs imported from sysbench text have no histogram: fall back on the headline
-    // percentile when it is the one asked for.
-    let p95_ms = if lat.count > 0 || lat.p95_ms > 0.0 {
-        lat.p95_ms
-    } else if (r.percentile - 95.0).abs() < 1e-9 {
-        r.latency_pct_ms
-    } else {
-        0.0
+    // Runs imported from sysbench text know only the printed percentile: fall back on
+    // the headline figure when it is the one asked for, else the figure is unknown.
+    let headline = |p: f64| {
+        ((r.percentile - p).abs() < 1e-9)
+            .then(|| r.known_latency_pct_ms())
+            .flatten()
     };
-    let p99_ms = if lat.count > 0 || lat.p99_ms > 0.0 {
-        Some(lat.p99_ms)
-    } else if (r.percentile - 99.0).abs() < 1e-9 {
-        Some(r.latency_pct_ms)
-    } else {
-        None
-    };
+    let p95_ms = lat.p95_ms.or_else(|| headline(95.0));
+    let p99_ms = lat.p99_ms.or_else(|| headline(99.0));
     let server = step.server.as_ref();
     let cpu_pct = server.map(|s| s.cpu_pct_avg);
     let qps = r.qps();

@@ -97,7 +97,7 @@ pub fn compare_scenario(
                             _ => None,
                         };
                         let tps_pct = pct_change(b.tps, n.tps);
-                        let p95_pct = opt(Some(b.p95_ms), Some(n.p95_ms));
+                        let p95_pct = opt(b.p95_ms, n.p95_ms);
                         let mut reasons = Vec::new();
                         if tps_pct < -opts.threshold_pct {
                             reasons.push(format!(
@@ -107,15 +107,14 @@ pub fn compare_scenario(
                                 format::rate(n.tps)
                             ));
                         }
-                        if let Some(p) = p95_pct {
-                            if p > opts.threshold_pct
-                                && n.p95_ms - b.p95_ms >= opts.latency_floor_ms
+                        if let (Some(p), Some(bp), Some(np)) = (p95_pct, b.p95_ms, n.p95_ms) {
+                            if p > opts.threshold_pct && np - bp >= opts.latency_floor_ms
                             {
                                 reasons.push(format!(
                                     "p95 {} ({} → {} ms)",
                                     format::delta_pct(p),
-                                    format::ms(b.p95_ms),
-                                    format::ms(n.p95_ms)
+                                    format::ms(bp),
+                                    format::ms(np)
                                 ));
                             }
                         }

@@ -82,8 +82,8 @@ pub fn find_knee(cells: &[&Cell]) -> Knee {
                     format::delta_pct(gain),
                     prev.threads,
                     top.threads,
-                    format::ms(prev.p95_ms),
-                    format::ms(top.p95_ms),
+                    format::ms_opt(prev.p95_ms),
+                    format::ms_opt(top.p95_ms),
                     top.threads
                 ),
             }
@@ -103,9 +103,12 @@ fn found_evidence(knee: &Cell, top: &Cell, best_after: f64) -> String {
         knee.threads,
         format::rate(knee.tps),
         top.threads,
-        format::ms(knee.p95_ms),
-        format::ms(top.p95_ms),
-        format::delta_pct(pct_change(knee.p95_ms, top.p95_ms)),
+        format::ms_opt(knee.p95_ms),
+        format::ms_opt(top.p95_ms),
+        match (knee.p95_ms, top.p95_ms) {
+            (Some(a), Some(b)) => format::delta_pct(pct_change(a, b)),
+            _ => "—".into(),
+        },
     )
 }
 
@@ -127,7 +130,7 @@ mod tests {
             threads,
             tps,
             qps: tps * 20.0,
-            p95_ms: p95,
+            p95_ms: Some(p95),
             p99_ms: None,
             cpu_pct: None,
             disk_util_pct: None,

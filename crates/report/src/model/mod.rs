@@ -200,7 +200,7 @@ pub struct Peak {
     pub threads: u32,
     pub tps: f64,
     pub qps: f64,
-    pub p95_ms: f64,
+    pub p95_ms: Option<f64>,
 }
 
 /// One step's figures: a cell of the performance matrix.
@@ -209,7 +209,8 @@ pub struct Cell {
     pub threads: u32,
     pub tps: f64,
     pub qps: f64,
-    pub p95_ms: f64,
+    /// None when unknown (an imported log that printed another percentile).
+    pub p95_ms: Option<f64>,
     pub p99_ms: Option<f64>,
     /// Server CPU busy %, data-disk utilisation %, I/O wait %, over the step's window.
     pub cpu_pct: Option<f64>,

@@ -99,7 +99,7 @@ fn single_headline(s: &ScenarioReport) -> Option<String> {
         format::rate(p.tps),
         format::rate(p.qps),
         p.threads,
-        format::ms(p.p95_ms),
+        format::ms_opt(p.p95_ms),
     ))
 }
 

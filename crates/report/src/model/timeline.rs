@@ -195,9 +195,10 @@ pub fn distribution(env: usize, h: &LatencyHistogram) -> LatencySeries {
         env,
         count: total,
         buckets,
-        p50_ms: s.p50_ms,
-        p95_ms: s.p95_ms,
-        p99_ms: s.p99_ms,
+        // A histogram's summary has every percentile.
+        p50_ms: s.p50_ms.unwrap_or_default(),
+        p95_ms: s.p95_ms.unwrap_or_default(),
+        p99_ms: s.p99_ms.unwrap_or_default(),
         max_ms: s.max_ms,
     }
 }

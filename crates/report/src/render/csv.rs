@@ -79,7 +79,7 @@ fn row(
         c.threads.to_string(),
         f(c.tps),
         f(c.qps),
-        f(c.p95_ms),
+        of(c.p95_ms),
         of(c.p99_ms),
         of(c.cpu_pct),
         of(c.disk_util_pct),

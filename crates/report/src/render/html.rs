@@ -262,7 +262,7 @@ fn scenario(
                 if is_knee { " ★" } else { "" },
                 format::rate(cell.tps),
                 format::rate(cell.qps),
-                format::ms(cell.p95_ms),
+                opt(cell.p95_ms, format::ms),
                 opt(cell.p99_ms, format::ms),
                 opt(cell.cpu_pct, format::pct),
                 opt(cell.disk_util_pct, format::pct),

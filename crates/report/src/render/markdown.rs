@@ -127,7 +127,7 @@ fn matrix(o: &mut String, r: &Report) {
                     c.threads,
                     format::rate(c.tps),
                     format::rate(c.qps),
-                    format::ms(c.p95_ms),
+                    opt(c.p95_ms, format::ms),
                     opt(c.p99_ms, format::ms),
                     opt(c.cpu_pct, format::pct),
                     opt(c.disk_util_pct, format::pct),
@@ -191,7 +191,7 @@ fn latency(o: &mut String, r: &Report) {
         for (i, t) in s.threads.iter().enumerate() {
             let _ = write!(o, "| {} | {} |", s.scenario, t);
             for e in &s.envs {
-                let v = e.cells[i].as_ref().map(|c| format::ms(c.p95_ms));
+                let v = e.cells[i].as_ref().and_then(|c| c.p95_ms.map(format::ms));
                 let _ = write!(o, " {} |", v.unwrap_or_else(|| "—".into()));
             }
             o.push('\n');

@@ -408,7 +408,7 @@ fn scenario(
                     ),
                     CellText::coloured(format::rate(cell.tps), INK, style),
                     CellText::coloured(format::rate(cell.qps), INK, style),
-                    CellText::plain(format::ms(cell.p95_ms)),
+                    CellText::plain(opt(cell.p95_ms, format::ms)),
                     CellText::plain(opt(cell.p99_ms, format::ms)),
                     CellText::plain(opt(cell.cpu_pct, format::pct)),
                     CellText::plain(opt(cell.disk_util_pct, format::pct)),
