@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use dbdyno_tests::*;
+use mysql::prelude::Queryable;
 use serde_json::Value;
 
 fn dd(dir: &Path) -> String {
@@ -187,4 +188,139 @@ fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
         "{}",
         stderr(&o)
     );
+}
+
+/// The appendix shows the command line as typed, and a password given on it appears in
+/// no output: not in the history, the results file, or any report format.
+#[test]
+fn the_recorded_command_line_reaches_the_report_without_its_secret() {
+    let _g = shared_server();
+    let s = TestSchema::new("report_cmdline");
+    // A user of its own whose password is unique, so that finding it anywhere is a leak.
+    let secret = format!("UNIQUE-SECRET-{}", std::process::id());
+    let user = format!("it_cmdline_{}", std::process::id());
+    let mut admin = s.sandbox.admin();
+    for host in ["127.0.0.1", "localhost"] {
+        admin
+            .query_drop(format!("DROP USER IF EXISTS '{user}'@'{host}'"))
+            .unwrap();
+        admin
+            .query_drop(format!(
+                "CREATE USER '{user}'@'{host}' IDENTIFIED BY '{secret}'"
+            ))
+            .unwrap();
+        admin
+            .query_drop(format!("GRANT ALL ON `{}`.* TO '{user}'@'{host}'", s.name))
+            .unwrap();
+    }
+    let data = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let f = |name: &str| out_dir.path().join(name);
+    let json = f("run.json");
+    let o = dbdyno_cmd()
+        .args([
+            "ladder".to_string(),
+            "--scenarios=oltp_point_select".into(),
+            "--ladder=1".into(),
+            "--time=1".into(),
+            "--tables=1".into(),
+            "--table-size=100".into(),
+            "--prepare".into(),
+            "--env=it-cmdline".into(),
+            format!("--mysql-host={}", s.sandbox.host),
+            format!("--mysql-port={}", s.sandbox.port),
+            format!("--mysql-db={}", s.name),
+            format!("--mysql-user={user}"),
+            format!("--mysql-password={secret}"),
+            format!("--json={}", json.display()),
+            dd(data.path()),
+        ])
+        .output()
+        .unwrap();
+    let out = ok(&o);
+    let id = run_id(&out);
+    for host in ["127.0.0.1", "localhost"] {
+        let _ = admin.query_drop(format!("DROP USER IF EXISTS '{user}'@'{host}'"));
+    }
+
+    let run = show(data.path(), id);
+    let command = run["command"].as_str().unwrap();
+    assert!(
+        command.starts_with("dbdyno ladder ")
+            && command.contains("--ladder=1")
+            && command.contains("--mysql-password=***"),
+        "{command}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["command_line"].as_str(), Some(command), "{doc}");
+    // The results file carries the per-second samples too, so a report made from it
+    // charts the server's CPU and disk under the timeline's QPS.
+    let samples = doc["monitoring"]["server_samples"]
+        .as_array()
+        .expect("server_samples");
+    assert!(
+        samples
+            .iter()
+            .any(|x| x["step_index"] == 0 && x["sample"]["cpu"]["util"].is_number()),
+        "{samples:?}"
+    );
+    assert!(!doc["monitoring"]["mysql_samples"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    ok(&dbdyno_cmd()
+        .args([
+            "report".to_string(),
+            format!("--runs={id}"),
+            format!("--html={}", f("r.html").display()),
+            format!("--md={}", f("r.md").display()),
+            format!("--json={}", f("r.json").display()),
+            format!("--pdf={}", f("r.pdf").display()),
+            dd(data.path()),
+        ])
+        .output()
+        .unwrap());
+    ok(&dbdyno_cmd()
+        .args([
+            "report".to_string(),
+            format!("--input={}", json.display()),
+            format!("--md={}", f("from-json.md").display()),
+            format!("--json={}", f("from-json.json").display()),
+        ])
+        .output()
+        .unwrap());
+    let model: Value =
+        serde_json::from_str(&std::fs::read_to_string(f("from-json.json")).unwrap()).unwrap();
+    let server = model["timeline"][0]["server"].as_array().expect("timeline");
+    assert!(
+        !server.is_empty() && server.iter().all(|p| p["cpu_pct"].is_number()),
+        "the timeline of a results file has server seconds: {}",
+        model["timeline"]
+    );
+    let pdf_text = Command::new("pdftotext")
+        .args([f("r.pdf").to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext (poppler-utils)");
+    let pdf_text = String::from_utf8_lossy(&pdf_text.stdout).to_string();
+    let mut texts = vec![
+        ("runs show", serde_json::to_string(&run).unwrap()),
+        ("--json", std::fs::read_to_string(&json).unwrap()),
+        ("pdf", pdf_text.clone()),
+        ("stdout", out),
+    ];
+    for name in ["r.html", "r.md", "r.json", "from-json.md", "from-json.json"] {
+        texts.push((name, std::fs::read_to_string(f(name)).unwrap()));
+    }
+    for (name, text) in &texts {
+        assert!(!text.contains(&secret), "{name} holds the password");
+    }
+    for name in ["r.html", "r.md", "from-json.md"] {
+        let text = std::fs::read_to_string(f(name)).unwrap();
+        assert!(
+            text.contains("--mysql-password=***") && text.contains("--ladder=1"),
+            "{name} shows the recorded command line:\n{text}"
+        );
+    }
+    assert!(pdf_text.contains("--ladder=1"), "{pdf_text}");
 }

@@ -4,6 +4,7 @@
 mod args;
 mod args_history;
 mod cmd;
+mod cmdline;
 mod exit;
 mod monitoring;
 mod plan_build;

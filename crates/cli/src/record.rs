@@ -37,6 +37,10 @@ impl Recorder {
         }
         let started = (|| {
             let dir = dbdyno_history::paths::resolve_data_dir(opts.data_dir.as_deref())?;
+            // The command line as typed (secrets redacted), so that a report can show how
+            // the run was made; `command` ("ladder") when the process has no arguments.
+            let line = crate::cmdline::current();
+            let command = if line == "dbdyno" { command } else { &line };
             let mut new = NewRun::new(env_name(opts, profile, plan), command).with_plan(plan)?;
             if let Some(p) = profile {
                 new.labels = p.labels.clone();

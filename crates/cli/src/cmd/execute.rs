@@ -26,6 +26,9 @@ pub fn execute(
     install_ctrlc(&cancel);
     let (tx, rx) = crossbeam_channel::unbounded();
     let sink = EventSink::new(tx);
+    // Every per-second sample, for the `--json` document: checkpoints hand rows out once
+    // (to the history), so they are gathered here as they pass.
+    let mut samples = Samples::default();
     let (outcome, error) = std::thread::scope(|scope| {
         let engine = scope.spawn(|| run_plan(plan, &sink, &cancel));
         let mut printer = Printer::new(style, print_intervals);
@@ -35,6 +38,9 @@ pub fn execute(
                 r.record(e);
             }
             if let Some(checkpoint) = monitoring.as_mut().and_then(|m| m.on_event(e)) {
+                if json.is_some() {
+                    samples.add(&checkpoint);
+                }
                 if let Some(r) = &recorder {
                     r.checkpoint(&checkpoint);
                 }
@@ -61,7 +67,10 @@ pub fn execute(
         r.finish(&outcome, error.as_ref(), monitoring.as_ref());
     }
     if let Some(path) = json {
-        if let Err(e) = write_json(path, plan, &outcome, command, monitoring.as_ref()) {
+        if let Some(m) = &monitoring {
+            samples.add(m);
+        }
+        if let Err(e) = write_json(path, plan, &outcome, command, monitoring.as_ref(), &samples) {
             eprintln!("FATAL: {e:#}");
             return ExitCode::from(EXIT_FAILED);
         }
@@ -102,6 +111,22 @@ fn install_ctrlc(cancel: &CancelToken) {
     });
 }
 
+/// The per-second server (OS) and MySQL samples of a monitored run, in the history's
+/// shape (`step_index`, `unix_ms`, `sample`).
+#[derive(Default)]
+struct Samples {
+    server: Vec<serde_json::Value>,
+    mysql: Vec<serde_json::Value>,
+}
+
+impl Samples {
+    fn add(&mut self, m: &crate::monitoring::MonitoringReport) {
+        let row = |r: &dbdyno_history::SampleRow| serde_json::json!({"step_index": r.step_index, "unix_ms": r.unix_ms, "sample": r.sample});
+        self.server.extend(m.server_rows.iter().map(row));
+        self.mysql.extend(m.mysql_rows.iter().map(row));
+    }
+}
+
 /// The `--json` document (docs/json-schema.md): versioned, self-describing, no secrets.
 fn write_json(
     path: &str,
@@ -109,12 +134,25 @@ fn write_json(
     outcome: &RunOutcome,
     command: &str,
     monitoring: Option<&crate::monitoring::MonitoringReport>,
+    samples: &Samples,
 ) -> anyhow::Result<()> {
+    // The monitoring record with its per-second samples, which a report's timeline
+    // charts (server CPU and disk under the QPS line).
+    let monitoring = monitoring.map(|m| {
+        let mut v = serde_json::to_value(m).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("server_samples".into(), samples.server.clone().into());
+            o.insert("mysql_samples".into(), samples.mysql.clone().into());
+        }
+        v
+    });
     let doc = serde_json::json!({
         "schema_version": RESULTS_SCHEMA_VERSION,
         "tool": "dbdyno",
         "tool_version": env!("CARGO_PKG_VERSION"),
         "command": command,
+        // As typed, with secret values redacted (a report's appendix shows it).
+        "command_line": crate::cmdline::current(),
         "plan": plan,
         "outcome": outcome,
         // Environment snapshot and per-step server figures (null when not monitored).

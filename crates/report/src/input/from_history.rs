@@ -6,8 +6,8 @@
 use dbdyno_history::{RunState, StoredRun};
 use serde_json::Value;
 
-use super::results_doc::assemble;
-use super::{ReportRun, ServerSecond};
+use super::results_doc::{assemble, per_second_from_samples};
+use super::ReportRun;
 
 /// The run as a report reads it. Its id is the history id (what `--baseline` names).
 pub fn report_run(run: &StoredRun) -> ReportRun {
@@ -39,7 +39,7 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
         }
         .to_string(),
     );
-    r.command_line = Some(format!("dbdyno {}", run.command));
+    r.command_line = Some(command_line(&run.command));
     r.tool_version = Some(run.tool_version.clone());
     if r.environment.client_cores.is_none() {
         r.environment.client_cores = run
@@ -58,50 +58,25 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
     r
 }
 
-/// Each step's server seconds from the stored samples (the monitor's `ServerSample`):
-/// busy CPU and the busiest disk's utilisation and IOPS, `t_s` after the step started.
-fn fill_per_second(r: &mut ReportRun, run: &StoredRun) {
-    for (i, step) in r.steps.iter_mut().enumerate() {
-        let Some(server) = step.server.as_mut() else {
-            continue;
-        };
-        let start = step.result.started_unix_ms;
-        server.per_second = run
-            .server_samples
-            .iter()
-            .filter(|s| s.step_index == Some(i as u32))
-            .map(|s| {
-                let disk = s
-                    .sample
-                    .get("disks")
-                    .and_then(Value::as_array)
-                    .and_then(|d| {
-                        d.iter().max_by(|a, b| {
-                            let u = |x: &Value| {
-                                x.get("util_pct").and_then(Value::as_f64).unwrap_or(0.0)
-                            };
-                            u(a).total_cmp(&u(b))
-                        })
-                    });
-                let df = |k: &str| {
-                    disk.and_then(|d| d.get(k))
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0)
-                };
-                ServerSecond {
-                    t_s: (s.unix_ms - start) as f64 / 1000.0,
-                    cpu_pct: s
-                        .sample
-                        .pointer("/cpu/util")
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0),
-                    disk_util_pct: df("util_pct"),
-                    r_s: df("r_per_s"),
-                    w_s: df("w_per_s"),
-                }
-            })
-            .collect();
+/// The history's `command` as a command line: runs recorded since the command line is
+/// kept hold it whole (secrets redacted by the CLI); older ones hold the subcommand only
+/// ("ladder"), which is shown as `dbdyno ladder`.
+fn command_line(command: &str) -> String {
+    if command == "dbdyno" || command.starts_with("dbdyno ") {
+        command.to_string()
+    } else {
+        format!("dbdyno {command}")
     }
+}
+
+/// Each step's server seconds from the stored samples (the monitor's `ServerSample`).
+fn fill_per_second(r: &mut ReportRun, run: &StoredRun) {
+    per_second_from_samples(
+        &mut r.steps,
+        run.server_samples
+            .iter()
+            .map(|s| (s.step_index, s.unix_ms, &s.sample)),
+    );
 }
 
 #[cfg(test)]
@@ -159,6 +134,20 @@ mod tests {
             ["not measured: disk utilisation (no SSH access)"]
         );
         assert_eq!(r.finished_at, Some(9_000));
+    }
+
+    #[test]
+    fn the_recorded_command_line_is_shown_whole_and_an_old_subcommand_prefixed() {
+        let mut run = stored(None);
+        assert_eq!(
+            report_run(&run).command_line.as_deref(),
+            Some("dbdyno ladder")
+        );
+        run.command = "dbdyno ladder --ladder=1,2 --mysql-password=***".into();
+        assert_eq!(
+            report_run(&run).command_line.as_deref(),
+            Some("dbdyno ladder --ladder=1,2 --mysql-password=***")
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::{EnvironmentFacts, MysqlFigures, ReportRun, ReportStep, ServerFigures};
+use super::{EnvironmentFacts, MysqlFigures, ReportRun, ReportStep, ServerFigures, ServerSecond};
 use crate::error::ReportError;
 use dbdyno_engine::StepResult;
 
@@ -107,10 +107,17 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
         .unwrap_or_else(|| env_name.to_string());
     run.env_name = env_name.to_string();
     run.state = Some(state.to_string());
+    // `command_line` (as typed, secrets redacted) is written since it was added;
+    // older documents only name the subcommand.
     run.command_line = doc
-        .get("command")
+        .get("command_line")
         .and_then(Value::as_str)
-        .map(|c| format!("dbdyno {c}"));
+        .map(str::to_string)
+        .or_else(|| {
+            doc.get("command")
+                .and_then(Value::as_str)
+                .map(|c| format!("dbdyno {c}"))
+        });
     run.tool_version = doc
         .get("tool_version")
         .and_then(Value::as_str)
@@ -143,6 +150,22 @@ pub fn assemble(
     if let Some(m) = monitoring {
         monitoring_facts(&mut environment, m);
         monitoring_steps(&mut steps, m);
+        // The `--json` document carries the per-second samples (the history keeps them
+        // in tables of their own, read by `from_history`).
+        if let Some(rows) = m.get("server_samples").and_then(Value::as_array) {
+            per_second_from_samples(
+                &mut steps,
+                rows.iter().filter_map(|r| {
+                    Some((
+                        r.get("step_index")
+                            .and_then(Value::as_u64)
+                            .map(|i| i as u32),
+                        r.get("unix_ms")?.as_i64()?,
+                        r.get("sample")?,
+                    ))
+                }),
+            );
+        }
     }
     if environment.dataset_gb_estimate.is_none() {
         environment.dataset_gb_estimate = dataset_gb_from_plan(&plan);
@@ -297,6 +320,51 @@ fn monitoring_steps(steps: &mut [ReportStep], m: &Value) {
     }
 }
 
+/// Each step's server seconds from per-second samples (the monitor's `ServerSample`,
+/// with the index of the step whose window holds it): busy CPU and the busiest disk's
+/// utilisation and IOPS, `t_s` after the step's measurement started. Steps without
+/// server figures are left alone.
+pub fn per_second_from_samples<'a>(
+    steps: &mut [ReportStep],
+    samples: impl Iterator<Item = (Option<u32>, i64, &'a Value)>,
+) {
+    let samples: Vec<(Option<u32>, i64, &Value)> = samples.collect();
+    for (i, step) in steps.iter_mut().enumerate() {
+        let Some(server) = step.server.as_mut() else {
+            continue;
+        };
+        let start = step.result.started_unix_ms;
+        server.per_second = samples
+            .iter()
+            .filter(|(idx, _, _)| *idx == Some(i as u32))
+            .map(|&(_, unix_ms, sample)| {
+                let disk = sample.get("disks").and_then(Value::as_array).and_then(|d| {
+                    d.iter().max_by(|a, b| {
+                        let u =
+                            |x: &Value| x.get("util_pct").and_then(Value::as_f64).unwrap_or(0.0);
+                        u(a).total_cmp(&u(b))
+                    })
+                });
+                let df = |k: &str| {
+                    disk.and_then(|d| d.get(k))
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0)
+                };
+                ServerSecond {
+                    t_s: (unix_ms - start) as f64 / 1000.0,
+                    cpu_pct: sample
+                        .pointer("/cpu/util")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0),
+                    disk_util_pct: df("util_pct"),
+                    r_s: df("r_per_s"),
+                    w_s: df("w_per_s"),
+                }
+            })
+            .collect();
+    }
+}
+
 /// One `monitoring.missing` entry in words.
 fn missing_words(v: &Value) -> Option<String> {
     match v {
@@ -376,6 +444,44 @@ mod tests {
         assert_eq!(
             r.warnings,
             ["not measured: disk utilisation (no SSH access)"]
+        );
+    }
+
+    #[test]
+    fn per_second_samples_of_the_document_become_the_steps_server_seconds() {
+        // A real step result from a fixture, its window moved to 10 s after the epoch.
+        let fixture: Vec<ReportRun> = serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/report/seed_000.json"
+        ))
+        .unwrap();
+        let mut result = fixture[0].steps[0].result.clone();
+        result.started_unix_ms = 10_000;
+        let doc = serde_json::json!({
+            "plan": {},
+            "outcome": {"steps": [result], "cancelled": false},
+            "monitoring": {
+                "steps": [{"step": 0, "expected_samples": 2, "os": {"cpu_util_avg": 40.0, "samples": 2}}],
+                "server_samples": [
+                    {"step_index": 0, "unix_ms": 11_000, "sample": {"cpu": {"util": 30.0}, "disks": [
+                        {"name": "sda", "util_pct": 5.0, "r_per_s": 1.0, "w_per_s": 9.0},
+                        {"name": "nvme0n1", "util_pct": 60.0, "r_per_s": 100.0, "w_per_s": 50.0}]}},
+                    {"step_index": 0, "unix_ms": 12_000, "sample": {"cpu": {"util": 50.0}, "disks": []}},
+                    {"step_index": null, "unix_ms": 13_000, "sample": {"cpu": {"util": 99.0}}}
+                ],
+                "mysql_samples": []
+            }
+        });
+        let r = from_results_doc(&doc, "lab").unwrap();
+        let secs = &r.steps[0].server.as_ref().unwrap().per_second;
+        assert_eq!(secs.len(), 2, "{secs:?}");
+        assert_eq!((secs[0].t_s, secs[0].cpu_pct), (1.0, 30.0));
+        assert_eq!(
+            (secs[0].disk_util_pct, secs[0].r_s, secs[0].w_s),
+            (60.0, 100.0, 50.0)
+        );
+        assert_eq!(
+            (secs[1].t_s, secs[1].cpu_pct, secs[1].disk_util_pct),
+            (2.0, 50.0, 0.0)
         );
     }
 
