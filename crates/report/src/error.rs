@@ -26,7 +26,7 @@ pub enum ReportError {
     #[error("--threshold must be a positive percentage (got {0})")]
     BadThreshold(f64),
 
-    #[error("no font with CJK coverage found for the PDF; install one (Debian: apt-get install fonts-noto-cjk or fonts-droid-fallback) or point DBDYNO_REPORT_FONT at a .ttf/.otf/.ttc file. Looked in: {looked}")]
+    #[error("no font with CJK coverage found for the PDF. Install one (Debian/Ubuntu: apt-get install fonts-noto-cjk; Fedora: dnf install google-noto-sans-cjk-fonts; macOS and Windows ship PingFang and Microsoft YaHei), or set DBDYNO_REPORT_FONT to a .ttf, .otf or .ttc file (append #N for face N of a collection). Looked in: {looked}")]
     FontNotFound { looked: String },
 
     #[error("font {path}: {detail}")]
@@ -34,6 +34,9 @@ pub enum ReportError {
 
     #[error("chart could not be converted for the PDF: {0}")]
     Chart(String),
+
+    #[error("the PDF could not be serialised: {0}")]
+    Pdf(String),
 
     #[error("writing {path}: {source}")]
     Write {

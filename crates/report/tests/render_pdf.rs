@@ -67,6 +67,16 @@ fn render_and_check(size: PageSize, dir: &Path) -> (String, usize) {
         PageSize::Letter => "612 x 792 pts (letter)",
     };
     assert!(info.contains(want), "{info}");
+    // Metadata tells the truth: the report's own date (support::opts pins 2025-06-15
+    // 15:06:40 UTC), PDF 1.4 for the transparency groups of the charts, no PDF/X claim.
+    assert!(bytes.starts_with(b"%PDF-1.4"), "{:?}", &bytes[..9]);
+    let version = info.lines().find_map(|l| l.strip_prefix("PDF version:"));
+    assert_eq!(version.map(str::trim), Some("1.4"), "{info}");
+    for date in ["CreationDate:", "ModDate:"] {
+        let line = info.lines().find(|l| l.starts_with(date)).unwrap_or("");
+        assert!(line.contains("2025") && line.contains("Jun 15"), "{info}");
+    }
+    assert!(!info.contains("PDF subtype"), "{info}");
 
     // Every page to an image; poppler must not complain about anything.
     let prefix = dir.join("page");

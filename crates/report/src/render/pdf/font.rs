@@ -37,7 +37,8 @@ const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 const DEJAVU_BOLD: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 const DEJAVU_MONO: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
 
-/// Standard locations, best first (Debian/Ubuntu, then Fedora and Arch layouts).
+/// Standard locations, best first (Debian/Ubuntu, then Fedora and Arch layouts, then
+/// macOS and Windows).
 /// Face 2 of the Noto CJK collections is Simplified Chinese, face 7 its monospaced twin.
 pub const CANDIDATES: &[Candidate] = &[
     Candidate {
@@ -75,6 +76,56 @@ pub const CANDIDATES: &[Candidate] = &[
     },
     Candidate {
         regular: ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", 0),
+        bold: None,
+        mono: None,
+        fallback: None,
+    },
+    // macOS: PingFang (10.11+), Hiragino Sans GB, STHeiti, then Arial Unicode (Office).
+    Candidate {
+        regular: ("/System/Library/Fonts/PingFang.ttc", 0),
+        bold: None,
+        mono: Some(("/System/Library/Fonts/Menlo.ttc", 0)),
+        fallback: None,
+    },
+    Candidate {
+        regular: ("/System/Library/Fonts/Hiragino Sans GB.ttc", 0),
+        bold: Some(("/System/Library/Fonts/Hiragino Sans GB.ttc", 1)),
+        mono: Some(("/System/Library/Fonts/Menlo.ttc", 0)),
+        fallback: None,
+    },
+    Candidate {
+        regular: ("/System/Library/Fonts/STHeiti Light.ttc", 0),
+        bold: Some(("/System/Library/Fonts/STHeiti Medium.ttc", 0)),
+        mono: Some(("/System/Library/Fonts/Menlo.ttc", 0)),
+        fallback: None,
+    },
+    Candidate {
+        regular: ("/System/Library/Fonts/Supplemental/Arial Unicode.ttf", 0),
+        bold: None,
+        mono: None,
+        fallback: None,
+    },
+    Candidate {
+        regular: ("/Library/Fonts/Arial Unicode.ttf", 0),
+        bold: None,
+        mono: None,
+        fallback: None,
+    },
+    // Windows: Microsoft YaHei (Vista+), SimSun, Arial Unicode MS.
+    Candidate {
+        regular: (r"C:\Windows\Fonts\msyh.ttc", 0),
+        bold: Some((r"C:\Windows\Fonts\msyhbd.ttc", 0)),
+        mono: Some((r"C:\Windows\Fonts\consola.ttf", 0)),
+        fallback: None,
+    },
+    Candidate {
+        regular: (r"C:\Windows\Fonts\simsun.ttc", 0),
+        bold: None,
+        mono: Some((r"C:\Windows\Fonts\consola.ttf", 0)),
+        fallback: None,
+    },
+    Candidate {
+        regular: (r"C:\Windows\Fonts\arialuni.ttf", 0),
         bold: None,
         mono: None,
         fallback: None,
@@ -234,15 +285,16 @@ pub struct Run<'a> {
 impl Fonts {
     /// Reads the faces and adds them to `doc` (subset when the document is saved).
     pub fn load(files: FontFiles, doc: &mut PdfDocument) -> Result<Fonts, ReportError> {
-        let mut cache: HashMap<PathBuf, Vec<u8>> = HashMap::new();
-        let mut read = |p: &Path| -> Result<Vec<u8>, ReportError> {
+        // Faces of one collection (a 20 MB .ttc) share one read of the file.
+        let mut cache: HashMap<PathBuf, std::rc::Rc<Vec<u8>>> = HashMap::new();
+        let mut read = |p: &Path| -> Result<std::rc::Rc<Vec<u8>>, ReportError> {
             if let Some(b) = cache.get(p) {
                 return Ok(b.clone());
             }
-            let b = std::fs::read(p).map_err(|e| ReportError::Font {
+            let b = std::rc::Rc::new(std::fs::read(p).map_err(|e| ReportError::Font {
                 path: p.to_path_buf(),
                 detail: e.to_string(),
-            })?;
+            })?);
             cache.insert(p.to_path_buf(), b.clone());
             Ok(b)
         };
@@ -268,7 +320,7 @@ impl Fonts {
         // Bold and mono are optional: a face that does not load is left out, not an error.
         let optional =
             |f: &Option<(PathBuf, usize)>,
-             read: &mut dyn FnMut(&Path) -> Result<Vec<u8>, ReportError>| {
+             read: &mut dyn FnMut(&Path) -> Result<std::rc::Rc<Vec<u8>>, ReportError>| {
                 f.as_ref()
                     .and_then(|(p, i)| read(p).ok().and_then(|b| Face::load(&b, *i, p).ok()))
             };
@@ -348,6 +400,31 @@ impl Fonts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn macos_and_windows_fonts_are_candidates_and_the_error_says_what_to_do() {
+        let regular: Vec<&str> = CANDIDATES.iter().map(|c| c.regular.0).collect();
+        for want in [
+            "/System/Library/Fonts/PingFang.ttc",
+            "/System/Library/Fonts/Hiragino Sans GB.ttc",
+            "/System/Library/Fonts/STHeiti Light.ttc",
+            "/Library/Fonts/Arial Unicode.ttf",
+            r"C:\Windows\Fonts\msyh.ttc",
+            r"C:\Windows\Fonts\simsun.ttc",
+            r"C:\Windows\Fonts\arialuni.ttf",
+        ] {
+            assert!(regular.contains(&want), "{want} is not a candidate");
+        }
+        let e = ReportError::FontNotFound { looked: "x".into() }.to_string();
+        for want in [
+            "fonts-noto-cjk",
+            "DBDYNO_REPORT_FONT",
+            "PingFang",
+            "Microsoft YaHei",
+        ] {
+            assert!(e.contains(want), "{e}");
+        }
+    }
 
     #[test]
     fn collection_index_is_read_from_the_path() {

@@ -80,6 +80,12 @@ pub fn render(r: &Report, opts: &PdfOptions) -> Result<Vec<u8>, ReportError> {
     doc.metadata.info.creator = format!("DB Dyno {}", r.tool_version);
     doc.metadata.info.producer = "DB Dyno (printpdf)".to_string();
     doc.metadata.info.subject = "Database benchmark report".to_string();
+    // printpdf defaults every date to 1970-01-01: the report's own time is the truth.
+    if let Ok(t) = printpdf::OffsetDateTime::from_unix_timestamp(r.generated_at_ms / 1000) {
+        doc.metadata.info.creation_date = t;
+        doc.metadata.info.modification_date = t;
+        doc.metadata.info.metadata_date = t;
+    }
     let fonts = font::Fonts::load(files, &mut doc)?;
 
     let (wmm, hmm) = opts.page_size.mm();
@@ -100,12 +106,34 @@ pub fn render(r: &Report, opts: &PdfOptions) -> Result<Vec<u8>, ReportError> {
         .map(|ops| PdfPage::new(Mm(wmm), Mm(hmm), ops))
         .collect();
     let mut warnings = Vec::new();
-    let bytes = doc.with_pages(pages).save(
-        &PdfSaveOptions {
-            subset_fonts: true,
-            ..Default::default()
-        },
-        &mut warnings,
-    );
+    let save = PdfSaveOptions {
+        subset_fonts: true,
+        ..Default::default()
+    };
+    let mut pdf = doc
+        .with_pages(pages)
+        .to_lopdf_document(&save, &mut warnings);
+    // What printpdf 0.12 writes that the file is not: it heads every file `%PDF-1.3`,
+    // though the chart forms are transparency groups (1.4), and writes an empty
+    // `GTS_PDFXVersion` (and `Identifier`) into the document information, which viewers
+    // read as a PDF/X claim. The report makes no conformance claim.
+    pdf.version = PDF_VERSION.to_string();
+    let info = pdf.trailer.get(b"Info").and_then(|o| o.as_reference()).ok();
+    if let Some(dict) = info
+        .and_then(|id| pdf.get_object_mut(id).ok())
+        .and_then(|o| o.as_dict_mut().ok())
+    {
+        dict.remove(b"GTS_PDFXVersion");
+        dict.remove(b"Identifier");
+    }
+    if save.optimize {
+        pdf.compress();
+    }
+    let mut bytes = Vec::new();
+    pdf.save_to(&mut bytes)
+        .map_err(|e| ReportError::Pdf(e.to_string()))?;
     Ok(bytes)
 }
+
+/// The PDF version this file needs: SVG forms are transparency groups (PDF 1.4).
+pub const PDF_VERSION: &str = "1.4";
