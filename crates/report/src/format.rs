@@ -100,20 +100,30 @@ pub fn pct_words(v: f64) -> String {
     }
 }
 
-/// A size in GB: "40 GB", "0.5 GB".
-pub fn gb(v: f64) -> String {
+/// Bytes in a GiB. Every size in a report is binary (GiB, MiB), as the server and the
+/// kernel count memory and as `innodb_buffer_pool_size` is set, so that a 256 MiB buffer
+/// pool reads "256 MiB" and size ratios are not skewed by mixing 10^9 and 2^30.
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// A size given in GiB, in binary units: "37 GiB", "1.5 GiB", "256 MiB".
+pub fn gib(v: f64) -> String {
     if !v.is_finite() {
         return "—".into();
     }
     if v >= 10.0 {
-        format!("{v:.0} GB")
+        format!("{v:.0} GiB")
     } else if v >= 1.0 {
-        format!("{v:.1} GB")
-    } else if v >= 0.001 {
-        format!("{:.0} MB", v * 1000.0)
+        format!("{v:.1} GiB")
+    } else if v * 1024.0 >= 1.0 {
+        format!("{:.0} MiB", v * 1024.0)
     } else {
-        "< 1 MB".into()
+        "< 1 MiB".into()
     }
+}
+
+/// A size given in bytes, in binary units ([`gib`]).
+pub fn bytes(b: f64) -> String {
+    gib(b / GIB)
 }
 
 /// A ratio: "18.8×".
@@ -176,6 +186,16 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_are_binary_throughout() {
+        assert_eq!(bytes(268_435_456.0), "256 MiB");
+        assert_eq!(gib(0.25), "256 MiB");
+        assert_eq!(gib(1.5), "1.5 GiB");
+        assert_eq!(bytes(4e10), "37 GiB");
+        assert_eq!(bytes(50_331_648.0), "48 MiB");
+        assert_eq!(gib(1e-6), "< 1 MiB");
+    }
 
     #[test]
     fn rates_follow_their_size() {

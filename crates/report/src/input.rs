@@ -55,7 +55,8 @@ pub struct ReportRun {
     pub warnings: Vec<String>,
 }
 
-/// The facts of the server (and client) a run measured. All optional.
+/// The facts of the server (and client) a run measured. All optional. Sizes (`*_gb`)
+/// are binary: GiB, 2^30 bytes, as the server counts its buffer pool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EnvironmentFacts {

@@ -212,7 +212,7 @@ fn three_environments_against_idc() {
     assert!(
         has(
             Severity::Note,
-            "ali_cloud: the dataset (40 GB) fits in the buffer pool (48 GB)"
+            "ali_cloud: the dataset (40 GiB) fits in the buffer pool (48 GiB)"
         ),
         "{:#?}",
         r.warnings

@@ -234,7 +234,22 @@ fn monitoring_facts(e: &mut EnvironmentFacts, m: &Value) {
         var("innodb_buffer_pool_size")?
             .parse::<f64>()
             .ok()
-            .map(|b| b / (1024.0 * 1024.0 * 1024.0))
+            .map(|b| b / crate::format::GIB)
+    });
+    // The data disk's size: its block devices' sizes, else its filesystem's.
+    e.disk_size_gb = e.disk_size_gb.or_else(|| {
+        let d = env.pointer("/data_disks/0")?;
+        let devices: f64 = d
+            .get("device_bytes")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_f64).sum())
+            .unwrap_or(0.0);
+        let bytes = if devices > 0.0 {
+            devices
+        } else {
+            d.pointer("/filesystem/total_bytes")?.as_f64()?
+        };
+        Some(bytes / crate::format::GIB)
     });
     e.flush_log_at_trx_commit = e
         .flush_log_at_trx_commit
@@ -387,11 +402,12 @@ fn missing_words(v: &Value) -> Option<String> {
     }
 }
 
-/// Dataset size the plan asks for, from `workload.tables` × `workload.table_size`.
+/// Dataset size the plan asks for, in GiB (as the buffer pool is counted), from
+/// `workload.tables` × `workload.table_size`.
 pub fn dataset_gb_from_plan(plan: &Value) -> Option<f64> {
     let tables = plan.pointer("/workload/tables")?.as_f64()?;
     let rows = plan.pointer("/workload/table_size")?.as_f64()?;
-    Some(tables * rows * BYTES_PER_ROW_ESTIMATE / 1e9)
+    Some(tables * rows * BYTES_PER_ROW_ESTIMATE / crate::format::GIB)
 }
 
 #[cfg(test)]
@@ -399,10 +415,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_000_dataset_is_about_40_gb() {
+    fn seed_000_dataset_is_about_40_gb_that_is_37_gib() {
+        // 16 × 10M rows × 250 bytes = 4e10 bytes, "about 40 GB" in the seed's decimal
+        // words; the report counts in GiB like the buffer pool it is compared with.
         let plan = serde_json::json!({"workload": {"tables": 16, "table_size": 10_000_000}});
-        let gb = dataset_gb_from_plan(&plan).unwrap();
-        assert!((gb - 40.0).abs() < 0.01, "{gb}");
+        let gib = dataset_gb_from_plan(&plan).unwrap();
+        assert!((gib - 37.2529).abs() < 0.001, "{gib}");
+        assert_eq!(crate::format::gib(gib), "37 GiB");
     }
 
     #[test]
@@ -423,7 +442,7 @@ mod tests {
                     "os": {"cpu_model": "AMD EPYC", "cpus": 16, "mem_total_mb": 65536.0, "kernel": "6.1"},
                     "server": {"version": "10.11.6-MariaDB", "flavour": "mariadb"},
                     "variables": {"innodb_buffer_pool_size": "268435456", "sync_binlog": "0", "log_bin": "OFF", "innodb_io_capacity": "200"},
-                    "data_disks": [{"devices": ["nvme0n1"], "mount_point": "/", "fs_type": "ext4"}],
+                    "data_disks": [{"devices": ["nvme0n1"], "device_bytes": [536870912000u64], "mount_point": "/", "fs_type": "ext4"}],
                     "client": {"cores": 2}
                 },
                 "steps": [],
@@ -435,6 +454,7 @@ mod tests {
         assert_eq!(e.cpu_model.as_deref(), Some("AMD EPYC"));
         assert_eq!(e.memory_gb, Some(64.0));
         assert_eq!(e.buffer_pool_gb, Some(0.25));
+        assert_eq!(e.disk_size_gb, Some(500.0));
         assert_eq!(e.log_bin, Some(false));
         assert_eq!(e.data_disk.as_deref(), Some("nvme0n1 (/, ext4)"));
         assert_eq!(

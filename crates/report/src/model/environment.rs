@@ -31,16 +31,18 @@ pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
     add("CPU cores", true, &|r| {
         r.environment.cores.map(|c| c.to_string())
     });
-    add("Memory", true, &|r| r.environment.memory_gb.map(format::gb));
+    add("Memory", true, &|r| {
+        r.environment.memory_gb.map(format::gib)
+    });
     add("Kernel", true, &|r| r.environment.kernel.clone());
     add("Data disk", true, &|r| r.environment.data_disk.clone());
     add("Disk size", true, &|r| {
-        r.environment.disk_size_gb.map(format::gb)
+        r.environment.disk_size_gb.map(format::gib)
     });
     add("Database", true, &|r| r.environment.flavour.clone());
     add("Version", true, &|r| r.environment.mysql_version.clone());
     add("Buffer pool", true, &|r| {
-        r.environment.buffer_pool_gb.map(format::gb)
+        r.environment.buffer_pool_gb.map(format::gib)
     });
     add("innodb_flush_log_at_trx_commit", true, &|r| {
         r.environment.flush_log_at_trx_commit.map(|v| v.to_string())
@@ -58,7 +60,7 @@ pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
     });
     add("Dataset", true, &|r| dataset_words(&r.plan));
     add("Dataset size (estimate)", true, &|r| {
-        r.environment.dataset_gb_estimate.map(format::gb)
+        r.environment.dataset_gb_estimate.map(format::gib)
     });
     add("Dataset / buffer pool", true, &|r| {
         let e = &r.environment;
@@ -81,7 +83,9 @@ pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
         .flat_map(|r| r.environment.extra.keys())
         .collect();
     for key in extra {
-        add(key, true, &|r| r.environment.extra.get(key).cloned());
+        add(key, true, &|r| {
+            r.environment.extra.get(key).map(|v| server_value(key, v))
+        });
     }
     let labels: BTreeSet<&String> = runs.iter().flat_map(|r| r.labels.keys()).collect();
     for key in labels {
@@ -90,6 +94,18 @@ pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
         });
     }
     rows
+}
+
+/// A server variable as a person reads it: sizes (`innodb_log_file_size`,
+/// `innodb_redo_log_capacity`, …) given in bytes become "48 MiB"; anything else as the
+/// server printed it.
+pub fn server_value(name: &str, value: &str) -> String {
+    // innodb_io_capacity is IOPS, not a size: only the redo log's capacity is bytes.
+    let is_size = name.ends_with("_size") || name == "innodb_redo_log_capacity";
+    match value.trim().parse::<u64>() {
+        Ok(b) if is_size && b >= 1024 => format::bytes(b as f64),
+        _ => value.to_string(),
+    }
 }
 
 /// "16 tables × 10,000,000 rows" from the plan's workload.
@@ -114,5 +130,21 @@ pub fn step_seconds(plan: &Value) -> Option<String> {
         (Some(a), Some(b)) if a == b => Some(format!("{a} s")),
         (Some(a), Some(b)) => Some(format!("{a}–{b} s")),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_sizes_read_in_binary_units_and_other_values_as_printed() {
+        assert_eq!(server_value("innodb_log_file_size", "50331648"), "48 MiB");
+        assert_eq!(
+            server_value("innodb_redo_log_capacity", "104857600"),
+            "100 MiB"
+        );
+        assert_eq!(server_value("innodb_io_capacity", "4000"), "4000");
+        assert_eq!(server_value("innodb_flush_method", "O_DIRECT"), "O_DIRECT");
     }
 }

@@ -154,8 +154,8 @@ pub fn collect(
                     Some(env),
                     format!(
                         "{name}: the dataset ({}) {fits} the buffer pool ({}): reads were served mostly from memory, so these numbers measure CPU and memory rather than storage; for a storage (IO) test use a dataset at least 1.5× the buffer pool",
-                        format::gb(d),
-                        format::gb(b)
+                        format::gib(d),
+                        format::gib(b)
                     ),
                 );
             }
