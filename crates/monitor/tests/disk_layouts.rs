@@ -70,13 +70,20 @@ fn every_layout_resolves_as_expected() {
     let all = layouts();
     let names: Vec<&str> = all.iter().map(|l| l.name.as_str()).collect();
     for required in [
+        // Captured on real kernels by capture.sh (see the README).
+        "loop-whole-disk",
+        "loop-partition",
+        "lvm-on-partition",
+        "lvm-over-md-raid1",
+        "md-raid1",
+        "dm-crypt",
+        "lvm-multi-pv",
+        "vda-whole-disk",
+        // Synthetic: device names no test machine here has.
         "plain-disk",
         "partition-sda",
         "nvme-partition",
-        "lvm-on-partition",
-        "lvm-over-md-raid1",
         "xvda",
-        "vda-whole-disk",
         "overlay",
     ] {
         assert!(
@@ -110,6 +117,46 @@ fn every_layout_resolves_as_expected() {
                 "{}: no step contains {phrase:?}: {:#?}",
                 l.name,
                 d.chain
+            );
+        }
+    }
+}
+
+/// The README says of every fixture whether it is a real capture (its expected.json then
+/// records the kernel and distribution it came from) or synthetic.
+#[test]
+fn readme_says_which_fixtures_are_real_captures() {
+    let readme = std::fs::read_to_string(fixtures_dir().join("README.md")).expect("README.md");
+    let (real, synthetic) = readme
+        .split_once("## Synthetic fixtures")
+        .expect("README has a Synthetic fixtures section");
+    let real = real
+        .split_once("## Real captures")
+        .expect("README has a Real captures section")
+        .1;
+    for l in layouts() {
+        let row = format!("| `{}` |", l.name);
+        let captured = l.expected["captured"].as_str().unwrap_or("");
+        if l.name == "vda-whole-disk" || !captured.is_empty() {
+            assert!(
+                real.contains(&row),
+                "{} not listed as a real capture",
+                l.name
+            );
+        } else {
+            assert!(
+                synthetic.contains(&row),
+                "{} not listed as synthetic",
+                l.name
+            );
+        }
+        if !captured.is_empty() {
+            let kernel = captured.split_whitespace().next().unwrap_or_default();
+            let line = real.lines().find(|x| x.starts_with(&row)).unwrap_or("");
+            assert!(
+                line.contains(kernel),
+                "{}: README row does not name kernel {kernel}: {line}",
+                l.name
             );
         }
     }
@@ -156,12 +203,15 @@ fn mountinfo_alone_and_nothing_at_all() {
     }
     let d = disk::resolve(&DiskFacts::parse(&script_output(&s))).expect("mountinfo suffices");
     assert_eq!(
-        (d.mount_point.as_str(), d.devices.clone()),
+        (Some(d.mount_point.as_str()), d.devices.clone()),
         (
-            "/var/lib/mysql",
-            vec!["dm-2".to_string(), "sda".to_string()]
+            l.expected["mount_point"].as_str(),
+            strings(&l.expected["devices"])
         )
     );
+    // The capture's LV on a partition: two devices, the dm device first.
+    assert_eq!(d.devices.len(), 2, "{:?}", d.devices);
+    assert!(d.devices[0].starts_with("dm-"), "{:?}", d.devices);
     assert!(d.chain[0].contains("/proc/self/mountinfo"), "{:?}", d.chain);
 
     let err = disk::resolve(&DiskFacts::parse("==> path <==\n/var/lib/mysql\nexists\n"))

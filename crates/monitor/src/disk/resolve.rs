@@ -485,4 +485,60 @@ mod tests {
         assert_eq!(p("dm-0"), None);
         assert_eq!(p("mmcblk0"), None);
     }
+
+    /// Loop devices stand for disks in tests and images: `loopN` is a whole disk
+    /// (lsblk says TYPE="loop", not "disk") and `loopNpM` its partition, found from
+    /// lsblk, from sysfs, or from the names alone.
+    #[test]
+    fn loop_devices_are_disks_and_loopnpm_their_partitions() {
+        let p = |n: &str| partition_parent_by_name(n);
+        assert_eq!(p("loop0p1").as_deref(), Some("loop0"));
+        assert_eq!(p("loop12p3").as_deref(), Some("loop12"));
+        assert_eq!(p("loop0"), None);
+        assert_eq!(p("loop12"), None);
+
+        let diskstats = "   7      12 loop12 9 0 9 0 9 0 9 0 0 9 9\n 259       3 loop12p3 9 0 9 0 9 0 9 0 0 9 9\n   7       7 loop7 9 0 9 0 9 0 9 0 0 9 9\n";
+        let lsblk = "NAME=\"loop12\" KNAME=\"loop12\" PKNAME=\"\" TYPE=\"loop\" MOUNTPOINT=\"\" SIZE=\"1G\"\nNAME=\"loop12p3\" KNAME=\"loop12p3\" PKNAME=\"loop12\" TYPE=\"part\" MOUNTPOINT=\"/data\" SIZE=\"1G\"\nNAME=\"loop7\" KNAME=\"loop7\" PKNAME=\"\" TYPE=\"loop\" MOUNTPOINT=\"/srv\" SIZE=\"1G\"\n";
+        let sysfs = "/sys/class/block/loop12p3/partition:3\n";
+        let sysclass = "lrwxrwxrwx 1 root root 0 Jan  1 00:00 loop12p3 -> ../../devices/virtual/block/loop12/loop12p3\n";
+        let facts = |source: &str, mount: &str, lsblk: &str, sysfs: &str, sysclass: &str| {
+            DiskFacts::parse(&format!(
+                "==> path <==\n{mount}/db\nexists\n==> findmnt <==\n{source} {mount} ext4\n==> lsblk <==\n{lsblk}==> sysfs <==\n{sysfs}==> sysclass <==\n{sysclass}==> diskstats <==\n{diskstats}"
+            ))
+        };
+        for (label, f) in [
+            (
+                "lsblk and sysfs",
+                facts("/dev/loop12p3", "/data", lsblk, sysfs, sysclass),
+            ),
+            (
+                "sysfs only",
+                facts("/dev/loop12p3", "/data", "", sysfs, sysclass),
+            ),
+            ("lsblk only", facts("/dev/loop12p3", "/data", lsblk, "", "")),
+            ("names only", facts("/dev/loop12p3", "/data", "", "", "")),
+        ] {
+            let d = resolve(&f).expect("resolves");
+            assert_eq!(d.devices, vec!["loop12"], "{label}: {:#?}", d.chain);
+            assert!(
+                d.chain
+                    .iter()
+                    .any(|c| c.starts_with("loop12p3 is partition") && c.contains("of loop12;")),
+                "{label}: {:#?}",
+                d.chain
+            );
+        }
+        for (label, f) in [
+            ("lsblk", facts("/dev/loop7", "/srv", lsblk, "", "")),
+            ("names only", facts("/dev/loop7", "/srv", "", "", "")),
+        ] {
+            let d = resolve(&f).expect("resolves");
+            assert_eq!(d.devices, vec!["loop7"], "{label}: {:#?}", d.chain);
+            assert!(
+                d.chain.iter().any(|c| c == "loop7 is a whole disk"),
+                "{label}: {:#?}",
+                d.chain
+            );
+        }
+    }
 }
