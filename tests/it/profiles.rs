@@ -77,7 +77,7 @@ fn every_validation_error_names_file_line_and_field() {
         (
             "wrong_type.toml",
             GOOD.replace("time = 5", "time = \"five\""),
-            "wrong_type.toml:6: plan.time: expected u64, found a string",
+            "wrong_type.toml:6: plan.time: expected a whole number, found text",
         ),
     ];
     for (file, text, want) in &cases {
@@ -85,6 +85,74 @@ fn every_validation_error_names_file_line_and_field() {
         assert_eq!(code, Some(2), "{file}: {err}");
         assert!(err.contains(want), "{file}: expected «{want}» in:\n{err}");
     }
+}
+
+/// Every problem of a file at once, each as file:line: field: message, in plain words.
+#[test]
+fn every_problem_of_a_file_is_reported_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &[&str]); 4] = [
+        (
+            "unknown.toml",
+            "schema_version = 1\nname = \"u\"\n\n[mysql]\nhots = \"db1\"\n\n[plan]\nthread = 4\n",
+            &[
+                "unknown.toml:5: mysql.hots: unknown key `hots` (did you mean `host`?)",
+                "unknown.toml:8: plan.thread: unknown key `thread` (did you mean `threads`?)",
+            ],
+        ),
+        (
+            "negatives.toml",
+            "schema_version = 1\nname = \"n\"\n\n[plan]\nwarmup = -1\ncooldown = -3\ntime = 1.5\n\n[mysql]\nport = 70000\n",
+            &[
+                "negatives.toml:5: plan.warmup: must not be negative (got -1)",
+                "negatives.toml:6: plan.cooldown: must not be negative (got -3)",
+                "negatives.toml:7: plan.time: expected a whole number, found a decimal number",
+                "negatives.toml:10: mysql.port: expected a port number (1-65535), got 70000",
+            ],
+        ),
+        (
+            "scenarios.toml",
+            "schema_version = 1\nname = \"s\"\n\n[plan]\nthreads = [1, 0]\nscenarios = [\"oltp_read_only\", \"oltp_nope\"]\n\n[workload]\nrand_pareto_h = 2.0\nmysql_storage_engine = \"x;y\"\n",
+            &[
+                "scenarios.toml:5: plan.threads[1]: threads must be at least 1 (got 0)",
+                "scenarios.toml:6: plan.scenarios[1]:",
+                "scenarios.toml:9: workload.rand_pareto_h:",
+                "scenarios.toml:10: workload.mysql_storage_engine:",
+            ],
+        ),
+        (
+            "v0.toml",
+            "MYSQL_HOST = \"h\"\nBOGUS = 1\nTHREADS = \"1 0\"\n",
+            &[
+                "v0.toml:2: BOGUS: unknown key in a version 0 profile",
+                "v0.toml:3: THREADS: threads must be at least 1 (got 0) (plan.threads[1])",
+            ],
+        ),
+    ];
+    for (file, text, wants) in cases {
+        let (code, err) = check(dir.path(), file, text);
+        assert_eq!(code, Some(2), "{file}: {err}");
+        for want in wants {
+            assert!(err.contains(want), "{file}: expected «{want}» in:\n{err}");
+        }
+        for rust_word in ["u64", "u32", "u16", "floating", "integer"] {
+            assert!(
+                !err.contains(rust_word),
+                "{file}: Rust type word in:\n{err}"
+            );
+        }
+    }
+    // A passphrase in a profile gets the passphrase's own keyring hint.
+    let (_, err) = check(
+        dir.path(),
+        "pp.toml",
+        "schema_version = 1\nname = \"pp\"\n\n[ssh]\nhost = \"h\"\npassphrase = \"x\"\n",
+    );
+    assert!(
+        err.contains("pp.toml:6: ssh.passphrase: secrets never go in profiles")
+            && err.contains("`dbdyno profile secret set NAME ssh-passphrase`"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -318,26 +318,42 @@ pub enum PlanError {
 }
 
 impl Plan {
+    /// The first problem of [`Self::problems`]: a plan runs only when there is none.
     pub fn validate(&self) -> Result<(), PlanError> {
+        match self.problems().into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Every problem of the plan, each once, in the order [`Self::validate`] meets them
+    /// (profile validation reports them all at once).
+    pub fn problems(&self) -> Vec<PlanError> {
+        let mut out: Vec<PlanError> = Vec::new();
+        let mut push = |e: PlanError| {
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        };
         let w = &self.workload;
         if self.phases.is_empty() {
-            return Err(PlanError::Empty);
+            push(PlanError::Empty);
         }
         if self.connect.database.trim().is_empty() {
-            return Err(PlanError::NoDatabase);
+            push(PlanError::NoDatabase);
         }
         if w.tables == 0 {
-            return Err(PlanError::ZeroTables);
+            push(PlanError::ZeroTables);
         }
         if w.range_size == 0 {
-            return Err(PlanError::ZeroRangeSize);
+            push(PlanError::ZeroRangeSize);
         }
         if !sql::is_valid_engine_name(&w.mysql_storage_engine) {
-            return Err(PlanError::BadEngine(w.mysql_storage_engine.clone()));
+            push(PlanError::BadEngine(w.mysql_storage_engine.clone()));
         }
         let r = &w.rand;
         if !(0.0..100.0).contains(&r.spec_res) {
-            return Err(PlanError::OutOfRange {
+            push(PlanError::OutOfRange {
                 field: "--rand-spec-res",
                 min: 0.0,
                 max: 99.0,
@@ -345,7 +361,7 @@ impl Plan {
             });
         }
         if !(r.pareto_h > 0.0 && r.pareto_h < 1.0) {
-            return Err(PlanError::OutOfRange {
+            push(PlanError::OutOfRange {
                 field: "--rand-pareto-h",
                 min: 0.0,
                 max: 1.0,
@@ -357,33 +373,47 @@ impl Plan {
             .filter(|s| s.scenario.uses_bulk_tables())
             .count();
         if bulk > 0 && bulk < self.steps().count() {
-            return Err(PlanError::BulkMixed);
+            push(PlanError::BulkMixed);
         }
         for phase in &self.phases {
             match phase {
                 Phase::Prepare { scenario, threads } | Phase::Cleanup { scenario, threads } => {
-                    check_threads(*threads)?;
-                    check_scenario(*scenario, w, matches!(phase, Phase::Prepare { .. }))?;
+                    if let Err(e) = check_threads(*threads) {
+                        push(e);
+                    }
+                    if let Err(e) =
+                        check_scenario(*scenario, w, matches!(phase, Phase::Prepare { .. }))
+                    {
+                        push(e);
+                    }
                 }
-                Phase::Prewarm(p) => check_threads(p.threads)?,
+                Phase::Prewarm(p) => {
+                    if let Err(e) = check_threads(p.threads) {
+                        push(e);
+                    }
+                }
                 Phase::Step(s) => {
-                    check_threads(s.threads)?;
-                    check_scenario(s.scenario, w, true)?;
+                    if let Err(e) = check_threads(s.threads) {
+                        push(e);
+                    }
+                    if let Err(e) = check_scenario(s.scenario, w, true) {
+                        push(e);
+                    }
                     let st = &s.settings;
                     if st.time_s == 0 && st.events == 0 {
-                        return Err(PlanError::NoStopCondition);
+                        push(PlanError::NoStopCondition);
                     }
                     if !(st.percentile >= 1.0 && st.percentile <= 100.0) {
-                        return Err(PlanError::BadPercentile(st.percentile));
+                        push(PlanError::BadPercentile(st.percentile));
                     }
                     if !(st.rate.is_finite() && st.rate >= 0.0) {
-                        return Err(PlanError::BadRate(st.rate));
+                        push(PlanError::BadRate(st.rate));
                     }
                 }
                 Phase::Cooldown { .. } => {}
             }
         }
-        Ok(())
+        out
     }
 
     pub fn steps(&self) -> impl Iterator<Item = &StepPlan> {

@@ -34,6 +34,16 @@ impl Profile {
     }
 
     pub fn workload_options(&self) -> Result<WorkloadOptions, Vec<Problem>> {
+        let (w, problems) = self.workload_options_all();
+        if problems.is_empty() {
+            Ok(w)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The workload options with a default where a value is bad, and every bad value.
+    fn workload_options_all(&self) -> (WorkloadOptions, Vec<Problem>) {
         let w = &self.workload;
         let d = WorkloadOptions::default();
         let mut problems = Vec::new();
@@ -51,11 +61,8 @@ impl Profile {
             }),
             None => d.ignore_errors.clone(),
         };
-        if !problems.is_empty() {
-            return Err(problems);
-        }
         let r = &d.rand;
-        Ok(WorkloadOptions {
+        let options = WorkloadOptions {
             tables: w.tables.unwrap_or(d.tables),
             table_size: w.table_size.unwrap_or(d.table_size),
             range_size: w.range_size.unwrap_or(d.range_size),
@@ -90,11 +97,22 @@ impl Profile {
             },
             ps_mode: w.db_ps_mode.unwrap_or(d.ps_mode),
             ignore_errors,
-        })
+        };
+        (options, problems)
     }
 
     /// The thread ladder with the engine's defaults (30 s steps, one-second records).
     pub fn ladder_spec(&self) -> Result<LadderSpec, Vec<Problem>> {
+        let (spec, problems) = self.ladder_spec_all();
+        if problems.is_empty() {
+            Ok(spec)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The ladder without the scenarios that are not known, and every unknown one.
+    fn ladder_spec_all(&self) -> (LadderSpec, Vec<Problem>) {
         let p = &self.plan;
         let d = LadderSpec::default();
         let mut problems = Vec::new();
@@ -112,13 +130,10 @@ impl Profile {
                 .collect(),
             None => d.scenarios.clone(),
         };
-        if !problems.is_empty() {
-            return Err(problems);
-        }
         let events = p.events.unwrap_or(d.settings.events);
         // As on the command line: with --events and no --time, steps have no time limit.
         let time_default = if events > 0 { 0 } else { d.settings.time_s };
-        Ok(LadderSpec {
+        let spec = LadderSpec {
             scenarios,
             threads: p.threads.clone().unwrap_or(d.threads.clone()),
             settings: dbdyno_engine::RunSettings {
@@ -135,32 +150,24 @@ impl Profile {
             cleanup: p.cleanup.unwrap_or(d.cleanup),
             admin_threads: p.admin_threads.unwrap_or(d.admin_threads),
             prewarm_until_hit_rate: p.prewarm_until_hit_rate.or(d.prewarm_until_hit_rate),
-        })
+        };
+        (spec, problems)
     }
 
     /// The validated plan this profile describes (password not set).
+    ///
+    /// Every problem is reported, not the first: a bad value is replaced by its default
+    /// (an unknown scenario left out) so that the engine's checks still see the rest.
     pub fn to_plan(&self) -> Result<Plan, Vec<Problem>> {
-        let workload = self.workload_options();
-        let spec = self.ladder_spec();
-        let (workload, spec) = match (workload, spec) {
-            (Ok(w), Ok(s)) => (w, s),
-            (w, s) => {
-                let mut all = w.err().unwrap_or_default();
-                all.extend(s.err().unwrap_or_default());
-                return Err(all);
-            }
-        };
-        if spec.scenarios.is_empty() {
-            return Err(vec![problem(
-                "plan.scenarios",
-                "give at least one scenario",
-            )]);
+        let (workload, mut all) = self.workload_options_all();
+        let (spec, spec_problems) = self.ladder_spec_all();
+        all.extend(spec_problems);
+        let scenarios_named = all.iter().any(|p| p.field.starts_with("plan.scenarios"));
+        if spec.scenarios.is_empty() && !scenarios_named {
+            all.push(problem("plan.scenarios", "give at least one scenario"));
         }
         if spec.threads.is_empty() {
-            return Err(vec![problem(
-                "plan.threads",
-                "give at least one thread count",
-            )]);
+            all.push(problem("plan.threads", "give at least one thread count"));
         }
         let plan = Plan {
             connect: self.connect_options(),
@@ -168,8 +175,21 @@ impl Profile {
             phases: spec.phases(),
             force: self.plan.force.unwrap_or(false),
         };
-        plan.validate().map_err(|e| vec![plan_problem(&e)])?;
-        Ok(plan)
+        for e in plan.problems() {
+            let p = plan_problem(&e);
+            // An empty plan because every scenario was unknown is already said.
+            let said = all
+                .iter()
+                .any(|q| q.field == p.field || (matches!(e, PlanError::Empty) && scenarios_named));
+            if !said {
+                all.push(p);
+            }
+        }
+        if all.is_empty() {
+            Ok(plan)
+        } else {
+            Err(all)
+        }
     }
 }
 
@@ -221,5 +241,30 @@ mod tests {
         p.workload.table_size = None;
         p.workload.rand_spec_res = Some(150.0);
         assert_eq!(p.to_plan().unwrap_err()[0].field, "workload.rand_spec_res");
+    }
+
+    #[test]
+    fn every_engine_problem_and_every_unknown_scenario_is_reported() {
+        let mut p = Profile::named("x");
+        p.workload.rand_spec_res = Some(150.0);
+        p.workload.rand_pareto_h = Some(2.0);
+        p.workload.mysql_storage_engine = Some("no such;engine".into());
+        p.plan.scenarios = Some(vec!["oltp_read_only".into(), "oltp_nope".into()]);
+        p.workload.rand_type = Some("bogus".into());
+        let fields: Vec<String> = p
+            .to_plan()
+            .unwrap_err()
+            .into_iter()
+            .map(|p| p.field)
+            .collect();
+        for f in [
+            "workload.rand_spec_res",
+            "workload.rand_pareto_h",
+            "workload.mysql_storage_engine",
+            "plan.scenarios[1]",
+            "workload.rand_type",
+        ] {
+            assert!(fields.contains(&f.to_string()), "{f} in {fields:?}");
+        }
     }
 }

@@ -87,20 +87,54 @@ pub fn load_str(text: &str, origin: &str, default_name: &str) -> Result<Loaded, 
             finish(profile, origin, |_| None, Some(0), notices, password)
         }
         Some(toml::de::DeValue::Integer(i)) if i.as_str() == "1" => {
-            let de = toml::Deserializer::parse(text).map_err(|e| {
+            let table: toml::Table = toml::from_str(text).map_err(|e| {
                 ProfileError::invalid(origin, vec![problem("(syntax)", None, e.message())])
             })?;
-            let profile: Profile = serde_path_to_error::deserialize(de).map_err(|e| {
-                let path = e.path().to_string();
-                let inner = e.into_inner();
-                let (field, message) = explain(&path, inner.message());
-                let line = inner
-                    .span()
-                    .map(|s| line_of(text, s.start))
-                    .or_else(|| line_at(&field));
-                ProfileError::invalid(origin, vec![problem(&field, line, &message)])
-            })?;
-            finish(profile, origin, line_at, None, Vec::new(), None)
+            // Keys and kinds first, against the table of fields, so that every unknown
+            // key and every value of the wrong kind is reported, not the first one serde
+            // meets; then what is left is read and validated, and its problems join.
+            let (mut problems, mut cleaned) = shape_problems(&table);
+            let mut profile = None;
+            for _ in 0..64 {
+                match serde_path_to_error::deserialize::<_, Profile>(toml::Value::Table(
+                    cleaned.clone(),
+                )) {
+                    Ok(p) => {
+                        profile = Some(p);
+                        break;
+                    }
+                    Err(e) => {
+                        let path = e.path().to_string();
+                        let (field, message) = explain(&path, e.into_inner().message());
+                        let removed = remove_field(&mut cleaned, &field);
+                        problems.push(problem(&field, None, &message));
+                        if !removed {
+                            break;
+                        }
+                    }
+                }
+            }
+            if let Some(profile) = &profile {
+                for q in validate::check(profile) {
+                    if !problems.iter().any(|p| p.field == q.field) {
+                        problems.push(q);
+                    }
+                }
+            }
+            match profile {
+                Some(profile) if problems.is_empty() => {
+                    finish(profile, origin, line_at, None, Vec::new(), None)
+                }
+                _ => {
+                    for p in &mut problems {
+                        if p.line.is_none() {
+                            p.line = line_at(&p.field);
+                        }
+                    }
+                    problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+                    Err(ProfileError::invalid(origin, problems))
+                }
+            }
         }
         Some(other) => {
             let shown = match other {
@@ -144,6 +178,171 @@ fn finish(
         notices,
         legacy_password,
     })
+}
+
+/// Sections of a profile and the keys outside them.
+const SECTIONS: [&str; 4] = ["mysql", "ssh", "plan", "workload"];
+
+/// Every key of `table` that is not a profile field, and every value of the wrong kind,
+/// checked against [`crate::fields::FIELDS`]. Returns the problems and the table without
+/// the offending keys (what is left can still be read and validated).
+fn shape_problems(table: &toml::Table) -> (Vec<Problem>, toml::Table) {
+    let mut problems = Vec::new();
+    let mut cleaned = toml::Table::new();
+    for (key, value) in table {
+        if key == "schema_version" {
+            cleaned.insert(key.clone(), value.clone());
+            continue;
+        }
+        if SECTIONS.contains(&key.as_str()) {
+            let toml::Value::Table(section) = value else {
+                problems.push(problem(key, None, &format!("must be a [{key}] section")));
+                continue;
+            };
+            let mut kept = toml::Table::new();
+            for (k, v) in section {
+                let dotted = format!("{key}.{k}");
+                match check_value(&dotted, v) {
+                    Ok(()) => {
+                        kept.insert(k.clone(), v.clone());
+                    }
+                    Err(message) => problems.push(problem(&dotted, None, &message)),
+                }
+            }
+            cleaned.insert(key.clone(), toml::Value::Table(kept));
+            continue;
+        }
+        match check_value(key, value) {
+            Ok(()) => {
+                cleaned.insert(key.clone(), value.clone());
+            }
+            Err(message) => problems.push(problem(key, None, &message)),
+        }
+    }
+    (problems, cleaned)
+}
+
+/// Whether `value` fits the field `dotted`: known key, right kind. Never quotes the
+/// value (it could be a secret put in the wrong place).
+fn check_value(dotted: &str, value: &toml::Value) -> Result<(), String> {
+    use crate::fields::Kind;
+    let Some(f) = crate::fields::by_key(dotted) else {
+        let key = dotted.rsplit('.').next().unwrap_or(dotted);
+        if key.contains("password") || key.contains("passphrase") || key == "secret" {
+            let kind = if key.contains("passphrase") {
+                "ssh-passphrase"
+            } else if dotted.starts_with("ssh.") {
+                "ssh-password"
+            } else {
+                "mysql"
+            };
+            let env = match kind {
+                "ssh-passphrase" => "DBDYNO_SSH_PASSPHRASE",
+                "ssh-password" => "DBDYNO_SSH_PASSWORD",
+                _ => "MYSQL_PWD",
+            };
+            return Err(format!(
+                "secrets never go in profiles: delete this line and store the secret with \
+                 `dbdyno profile secret set NAME {kind}` (or set {env})"
+            ));
+        }
+        let section = dotted.split_once('.').map(|(s, _)| s);
+        let known: Vec<&str> = crate::fields::FIELDS
+            .iter()
+            .filter(|f| f.key.split_once('.').map(|(s, _)| s) == section)
+            .map(|f| f.key.rsplit('.').next().unwrap_or(f.key))
+            .collect();
+        return Err(match known.iter().find(|k| close(k, key)) {
+            Some(k) => format!("unknown key `{key}` (did you mean `{k}`?)"),
+            None => format!("unknown key `{key}` (known here: {})", known.join(", ")),
+        });
+    };
+    let int_ok = |v: &toml::Value| -> Result<(), String> {
+        match v {
+            toml::Value::Integer(i) if *i < 0 => Err(format!("must not be negative (got {i})")),
+            toml::Value::Integer(i) if dotted.ends_with(".port") && *i > 65535 => {
+                Err(format!("expected a port number (1-65535), got {i}"))
+            }
+            toml::Value::Integer(i) if *i > u32::MAX as i64 => Err(format!("{i} is too large")),
+            toml::Value::Integer(_) => Ok(()),
+            toml::Value::Float(_) if dotted.ends_with(".port") => {
+                Err("expected a port number (1-65535), found a decimal number".into())
+            }
+            toml::Value::Float(_) => Err("expected a whole number, found a decimal number".into()),
+            other => Err(format!(
+                "expected a whole number, found {}",
+                kind_word(other)
+            )),
+        }
+    };
+    match (f.kind, value) {
+        (Kind::Str, toml::Value::String(_)) => Ok(()),
+        (Kind::Str, v) => Err(format!("expected text in quotes, found {}", kind_word(v))),
+        (Kind::Int, v) => int_ok(v),
+        (Kind::Float, toml::Value::Float(_) | toml::Value::Integer(_)) => Ok(()),
+        (Kind::Float, v) => Err(format!("expected a number, found {}", kind_word(v))),
+        (Kind::Bool, toml::Value::Boolean(_)) => Ok(()),
+        (Kind::Bool, v) => Err(format!("expected true or false, found {}", kind_word(v))),
+        (Kind::StrList, toml::Value::Array(a)) => match a.iter().position(|x| !x.is_str()) {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "expected a list of texts in quotes; item {i} is {}",
+                kind_word(&a[i])
+            )),
+        },
+        (Kind::IntList, toml::Value::Array(a)) => {
+            for (i, x) in a.iter().enumerate() {
+                int_ok(x).map_err(|e| format!("item {i}: {e}"))?;
+            }
+            Ok(())
+        }
+        (Kind::StrList | Kind::IntList, v) => {
+            Err(format!("expected a list [..], found {}", kind_word(v)))
+        }
+    }
+}
+
+fn kind_word(v: &toml::Value) -> &'static str {
+    match v {
+        toml::Value::String(_) => "text",
+        toml::Value::Integer(_) => "a whole number",
+        toml::Value::Float(_) => "a decimal number",
+        toml::Value::Boolean(_) => "true/false",
+        toml::Value::Datetime(_) => "a date",
+        toml::Value::Array(_) => "a list",
+        toml::Value::Table(_) => "a table",
+    }
+}
+
+/// A likely typo: same length ±1 and at most two characters differ (`hots` for `host`).
+fn close(known: &str, typed: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (known.chars().collect(), typed.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 || a.len() < 3 {
+        return false;
+    }
+    // Levenshtein distance, small strings.
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()] <= 2
+}
+
+/// Removes the dotted `field` (or its top-level key) from `table`; false when absent.
+fn remove_field(table: &mut toml::Table, field: &str) -> bool {
+    let field = field.split('[').next().unwrap_or(field);
+    match field.split_once('.') {
+        Some((s, k)) => table
+            .get_mut(s)
+            .and_then(|v| v.as_table_mut())
+            .is_some_and(|t| t.remove(k).is_some()),
+        None => table.remove(field).is_some(),
+    }
 }
 
 fn problem(field: &str, line: Option<usize>, message: &str) -> Problem {

@@ -75,7 +75,10 @@ pub struct Migrated {
 /// Version 0 → the current layout. `name` names the profile (v0 files have no name).
 pub fn from_v0(table: &toml::Table, name: &str) -> Result<Migrated, Vec<Problem>> {
     let mut profile = Profile::named(name);
-    let mut notices = vec!["migrated from schema version 0 (the seed toolkit's variables); save it again to write the current layout".to_string()];
+    // Not `> FILE` itself: the shell would empty the file before it is read.
+    let mut notices = vec![format!(
+        "migrated from schema version 0 (the seed toolkit's variables); `dbdyno profile show FILE > {name}-v1.toml` writes it in the current layout"
+    )];
     let mut password = None;
     let mut problems = Vec::new();
     for (key, v) in table {
@@ -123,6 +126,25 @@ pub fn from_v0(table: &toml::Table, name: &str) -> Result<Migrated, Vec<Problem>
                 ),
             }),
             Err(p) => problems.push(p),
+        }
+    }
+    // Ranges too (THREADS="1 0"), whatever else is wrong: every problem at once, each
+    // on the legacy key the file has.
+    for q in crate::validate::check(&profile) {
+        let base = q.field.split('[').next().unwrap_or(&q.field);
+        let legacy = crate::fields::by_key(base)
+            .and_then(|f| LEGACY_KEYS.iter().find(|(_, o)| *o == f.option))
+            .map(|(k, _)| *k);
+        let p = match legacy {
+            Some(k) => Problem {
+                field: k.to_string(),
+                line: None,
+                message: format!("{} ({})", q.message, q.field),
+            },
+            None => q,
+        };
+        if !problems.iter().any(|x| x.field == p.field) {
+            problems.push(p);
         }
     }
     if problems.is_empty() {

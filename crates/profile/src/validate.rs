@@ -141,17 +141,19 @@ pub fn check(p: &Profile) -> Vec<Problem> {
             "must be at least 1 (scenarios read the rows prepare loads)",
         );
     }
-    if out.is_empty() {
-        // The engine's checks, on the plan this profile describes.
-        if let Err(problems) = p.to_plan() {
-            out.extend(problems);
-        }
-    } else if let Err(problems) = p.workload_options() {
-        out.extend(problems);
-    }
-    if out.is_empty() {
-        if let Err(problems) = p.ladder_spec() {
-            out.extend(problems);
+    // The engine's checks, on the plan this profile describes, always: they report
+    // every problem (unknown scenarios, bad values) on its own field. A field already
+    // named above (plan.threads[1] for threads 0) is not named twice.
+    if let Err(problems) = p.to_plan() {
+        for q in problems {
+            let said = out.iter().any(|o| {
+                o.field == q.field
+                    || o.field.starts_with(&format!("{}[", q.field))
+                    || q.field.starts_with(&format!("{}[", o.field))
+            });
+            if !said {
+                out.push(q);
+            }
         }
     }
     out
@@ -177,6 +179,19 @@ mod tests {
         assert!(f.contains(&"plan.threads[1]".to_string()), "{f:?}");
         assert!(f.contains(&"plan.time".to_string()), "{f:?}");
         assert!(f.contains(&"workload.table_size".to_string()), "{f:?}");
+    }
+
+    #[test]
+    fn scenario_and_engine_problems_are_reported_beside_the_others() {
+        let mut p = Profile::named("x");
+        p.plan.threads = Some(vec![1, 0]);
+        p.plan.scenarios = Some(vec!["oltp_read_only".into(), "oltp_nope".into()]);
+        p.workload.rand_pareto_h = Some(2.0);
+        let f = fields(&p);
+        assert!(f.contains(&"plan.threads[1]".to_string()), "{f:?}");
+        assert!(f.contains(&"plan.scenarios[1]".to_string()), "{f:?}");
+        assert!(f.contains(&"workload.rand_pareto_h".to_string()), "{f:?}");
+        assert!(!f.contains(&"plan.threads".to_string()), "said once: {f:?}");
     }
 
     #[test]
