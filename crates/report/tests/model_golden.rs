@@ -357,3 +357,60 @@ fn whole_model_matches_the_golden_file() {
         );
     }
 }
+
+/// A step cut short after 0.9 s with a wild TPS is shown, marked "cancelled", and decides
+/// nothing: not the peak, the knee or the bottleneck, and no verdict.
+#[test]
+fn a_cancelled_step_is_marked_and_left_out_of_the_analysis() {
+    let mut all = runs("three_envs.json");
+    let ali = all.iter_mut().find(|r| r.env_name == "ali_cloud").unwrap();
+    let before = build(&runs("three_envs.json"), &opts(Some("idc"))).unwrap();
+    let step = ali
+        .steps
+        .iter_mut()
+        .find(|s| s.result.scenario == Scenario::OltpWriteOnly && s.result.threads == 128)
+        .unwrap();
+    step.result.cancelled = true;
+    step.result.total_time_s = 0.9;
+    step.result.transactions *= 50;
+    ali.state = Some("cancelled".into());
+    let r = build(&all, &opts(Some("idc"))).unwrap();
+    let ali = r.envs.iter().position(|e| e.name == "ali_cloud").unwrap();
+    let wo = scenario(&r, Scenario::OltpWriteOnly);
+    let wo_before = scenario(&before, Scenario::OltpWriteOnly);
+    let e = wo.envs.iter().find(|e| e.env == ali).unwrap();
+    let i = wo.threads.iter().position(|t| *t == 128).unwrap();
+    let cell = e.cells[i].as_ref().unwrap();
+    assert!(cell.cancelled && cell.tps > 10.0 * e.peak.unwrap().tps);
+    assert_ne!(e.peak.unwrap().threads, 128);
+    assert_ne!(e.knee.best_threads, Some(128));
+    let e_before = wo_before.envs.iter().find(|e| e.env == ali).unwrap();
+    assert_eq!(e.bottleneck.class, e_before.bottleneck.class);
+    let row = &wo.comparisons.iter().find(|c| c.env == ali).unwrap().rows[i];
+    assert!(row.cancelled && row.verdict == Verdict::Missing && row.tps_pct.is_none());
+    assert_eq!(row.verdict_label(), "cancelled");
+    let (v, v_before) = (
+        r.verdict.as_ref().unwrap(),
+        before.verdict.as_ref().unwrap(),
+    );
+    assert_eq!(v.compared + 1, v_before.compared);
+    assert_eq!(v.missing, v_before.missing + 1);
+    assert!(r.warnings.iter().any(|w| w.text.contains(
+        "oltp_write_only@128 was cancelled before its time was up: marked \"cancelled\""
+    )));
+    assert!(!r
+        .warnings
+        .iter()
+        .any(|w| w.text.contains("only the steps that finished")));
+    let md = dbdyno_report::render::markdown::render(&r);
+    assert!(md.contains("| ali_cloud | 128 (cancelled) |"), "{md}");
+    assert!(md.contains("| cancelled |"), "{md}");
+    let csv = dbdyno_report::render::csv::render(&r);
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("ali_cloud") && l.contains(",128,") && l.ends_with("cancelled")),
+        "{csv}"
+    );
+    let html = dbdyno_report::render::html::render(&r);
+    assert!(html.contains("128 (cancelled)"));
+}

@@ -251,3 +251,54 @@ fn assert_close(a: &serde_json::Value, b: &serde_json::Value, at: &str) {
         _ => assert_eq!(a, b, "{at}"),
     }
 }
+
+/// The side-by-side table, from the one model in HTML and Markdown (the PDF test reads
+/// it back from the PDF): the baseline's and each environment's TPS and p95 with the Δ
+/// and the verdict on one row per thread count.
+#[test]
+fn comparisons_are_side_by_side_in_html_and_markdown() {
+    let r = report("three_envs.json", Some("idc"));
+    let md = markdown::render(&r);
+    let html = html::render(&r);
+    assert!(md.contains("## Performance summary (side by side)"), "{md}");
+    assert!(html.contains("Side by side against the baseline idc"));
+    let header = "| Threads | idc TPS | 华为云 TPS | Δ TPS 华为云 | ali_cloud TPS | Δ TPS ali_cloud | idc p95 ms | 华为云 p95 ms | Δ p95 华为云 | ali_cloud p95 ms | Δ p95 ali_cloud | Verdict 华为云 | Verdict ali_cloud |";
+    assert!(md.contains(header), "{md}");
+    let s = &r.scenarios[0];
+    let cell = |env: usize, i: usize| {
+        s.envs.iter().find(|e| e.env == env).unwrap().cells[i]
+            .as_ref()
+            .unwrap()
+    };
+    for (i, t) in s.threads.iter().enumerate() {
+        let (b, h, a) = (cell(0, i), cell(1, i), cell(2, i));
+        let (ch, ca) = (&s.comparisons[0].rows[i], &s.comparisons[1].rows[i]);
+        let row = format!(
+            "| {t} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            format::rate(b.tps),
+            format::rate(h.tps),
+            format::delta_pct(ch.tps_pct.unwrap()),
+            format::rate(a.tps),
+            format::delta_pct(ca.tps_pct.unwrap()),
+            format::ms_opt(b.p95_ms),
+            format::ms_opt(h.p95_ms),
+            format::delta_pct(ch.p95_pct.unwrap()),
+            format::ms_opt(a.p95_ms),
+            format::delta_pct(ca.p95_pct.unwrap()),
+        );
+        assert!(md.contains(&row), "missing side-by-side row {row}\n{md}");
+        for v in [
+            format::rate(b.tps),
+            format::rate(h.tps),
+            format::rate(a.tps),
+        ] {
+            assert!(html.contains(&format!(">{v}<")), "{v} in the HTML table");
+        }
+    }
+    // Two environments: the short header of the seed's shape.
+    let two: Vec<_> = runs("three_envs.json").into_iter().take(2).collect();
+    let r2 = build(&two, &opts(Some("idc"))).unwrap();
+    assert!(markdown::render(&r2).contains(
+        "| Threads | idc TPS | 华为云 TPS | Δ TPS | idc p95 ms | 华为云 p95 ms | Δ p95 | Verdict |"
+    ));
+}

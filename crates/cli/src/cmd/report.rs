@@ -54,6 +54,10 @@ pub struct ReportArgs {
     /// Regression threshold in percent: a cell fails when TPS falls, or p95 rises, by more.
     #[arg(long, default_value_t = 5.0)]
     pub threshold: f64,
+    /// Cells that cannot be compared (the baseline has no counterpart at that scenario
+    /// and thread count, or a step was cancelled) count as regressions for exit code 4.
+    #[arg(long)]
+    pub fail_on_missing: bool,
     /// The step shown second by second: SCENARIO@THREADS (default: the baseline's first
     /// scenario at its knee).
     #[arg(long)]
@@ -175,6 +179,7 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         title: a.title.clone(),
         baseline: a.baseline.clone(),
         threshold_pct: a.threshold,
+        fail_on_missing: a.fail_on_missing,
         timeline,
         ..ReportOptions::default()
     };
@@ -202,10 +207,22 @@ pub fn render(runs: &[ReportRun], opts: &ReportOptions, outputs: &Outputs) -> Ex
         println!("{s}");
     }
     if report.regressed() {
-        let v = report.verdict.as_ref().map(|v| v.failed).unwrap_or(0);
+        let (failed, missing) = report
+            .verdict
+            .as_ref()
+            .map(|v| (v.failed, v.missing))
+            .unwrap_or_default();
+        let mut why = format!(
+            "{failed} cell(s) regressed by more than {}%",
+            report.threshold_pct
+        );
+        if report.fail_on_missing && missing > 0 {
+            why.push_str(&format!(
+                ", {missing} cell(s) not comparable (--fail-on-missing)"
+            ));
+        }
         eprintln!(
-            "REGRESSION: {v} cell(s) regressed by more than {}% against {}",
-            report.threshold_pct,
+            "REGRESSION: {why} against {}",
             report.env_name(report.baseline.unwrap_or(0))
         );
         return ExitCode::from(EXIT_REGRESSED);
@@ -320,6 +337,7 @@ mod tests {
             env_names: Vec::new(),
             baseline: baseline.map(str::to_string),
             threshold,
+            fail_on_missing: false,
             timeline: Some("oltp_write_only@32".into()),
             title: None,
             html: None,
@@ -345,6 +363,37 @@ mod tests {
         assert_eq!(run(&args(&out, None, 5.0)), ExitCode::SUCCESS);
         // A threshold wide enough passes every cell.
         assert_eq!(run(&args(&out, Some("idc"), 500.0)), ExitCode::SUCCESS);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn cells_without_a_baseline_counterpart_fail_only_with_fail_on_missing() {
+        let out =
+            std::env::temp_dir().join(format!("dbdyno-report-missing-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        // The fixture with one step fewer for the baseline: that cell of the others
+        // has nothing to be compared with.
+        let mut runs: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fixture("three_envs.json")).unwrap())
+                .unwrap();
+        let base = runs
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|r| r["env_name"] == "idc")
+            .unwrap();
+        base["steps"].as_array_mut().unwrap().pop();
+        let input = out.join("missing.json");
+        std::fs::write(&input, runs.to_string()).unwrap();
+        let mut a = args(&out, Some("idc"), 500.0);
+        a.input = vec![input];
+        assert_eq!(run(&a), ExitCode::SUCCESS);
+        let md = std::fs::read_to_string(out.join("r.md")).unwrap();
+        assert!(md.contains("2 cells are not comparable"), "{md}");
+        a.fail_on_missing = true;
+        assert_eq!(run(&a), ExitCode::from(EXIT_REGRESSED));
+        let md = std::fs::read_to_string(out.join("r.md")).unwrap();
+        assert!(md.contains("FAIL: against the baseline idc"), "{md}");
         let _ = std::fs::remove_dir_all(&out);
     }
 

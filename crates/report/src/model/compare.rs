@@ -7,7 +7,9 @@
 //! - p95 latency rose by more than the threshold *and* by at least the latency floor in
 //!   milliseconds (a sub-millisecond p95 moving by a few microseconds is noise).
 //!
-//! Otherwise it PASSES. A cell that only one side ran is MISSING: reported, never a failure.
+//! Otherwise it PASSES. A cell that only one side ran, or that either side cancelled
+//! before its time was up, is MISSING (not comparable): reported, and a failure only with
+//! `--fail-on-missing`.
 //! Δ CPU is relative (percent of the baseline's CPU), as in "52% lower CPU".
 
 use serde::{Deserialize, Serialize};
@@ -61,6 +63,20 @@ pub struct DeltaRow {
     pub verdict: Verdict,
     /// Why it failed (empty when it passed).
     pub reasons: Vec<String>,
+    /// Either side's step was cancelled: shown, not compared.
+    #[serde(default)]
+    pub cancelled: bool,
+}
+
+impl DeltaRow {
+    /// The verdict as the matrices print it: "cancelled" for a cut-short step.
+    pub fn verdict_label(&self) -> &'static str {
+        if self.cancelled {
+            "cancelled"
+        } else {
+            self.verdict.label()
+        }
+    }
 }
 
 /// Totals over every comparison of the report.
@@ -91,7 +107,7 @@ pub fn compare_scenario(
                 .iter()
                 .enumerate()
                 .map(|(i, &threads)| match (&base.cells[i], &e.cells[i]) {
-                    (Some(b), Some(n)) => {
+                    (Some(b), Some(n)) if !b.cancelled && !n.cancelled => {
                         let opt = |x: Option<f64>, y: Option<f64>| match (x, y) {
                             (Some(x), Some(y)) if x > 0.0 => Some(pct_change(x, y)),
                             _ => None,
@@ -108,8 +124,7 @@ pub fn compare_scenario(
                             ));
                         }
                         if let (Some(p), Some(bp), Some(np)) = (p95_pct, b.p95_ms, n.p95_ms) {
-                            if p > opts.threshold_pct && np - bp >= opts.latency_floor_ms
-                            {
+                            if p > opts.threshold_pct && np - bp >= opts.latency_floor_ms {
                                 reasons.push(format!(
                                     "p95 {} ({} → {} ms)",
                                     format::delta_pct(p),
@@ -132,9 +147,10 @@ pub fn compare_scenario(
                                 Verdict::Fail
                             },
                             reasons,
+                            cancelled: false,
                         }
                     }
-                    _ => DeltaRow {
+                    (b, n) => DeltaRow {
                         threads,
                         tps_pct: None,
                         qps_pct: None,
@@ -144,6 +160,9 @@ pub fn compare_scenario(
                         disk_util_pct: None,
                         verdict: Verdict::Missing,
                         reasons: Vec::new(),
+                        cancelled: [b, n]
+                            .iter()
+                            .any(|c| c.as_ref().is_some_and(|c| c.cancelled)),
                     },
                 })
                 .collect();
@@ -152,6 +171,7 @@ pub fn compare_scenario(
                 .iter()
                 .zip(&e.cells)
                 .filter_map(|(b, n)| Some((b.as_ref()?, n.as_ref()?)))
+                .filter(|(b, n)| !b.cancelled && !n.cancelled)
                 .collect();
             let tps_ratios: Vec<f64> = pairs
                 .iter()

@@ -62,6 +62,9 @@ pub struct ReportOptions {
     pub latency_floor_ms: f64,
     /// The step whose per-second timeline and latency distribution are shown.
     pub timeline: Option<(Scenario, u32)>,
+    /// Cells that cannot be compared (no counterpart in the baseline, or cancelled)
+    /// count as regressions for [`Report::regressed`] (`--fail-on-missing`).
+    pub fail_on_missing: bool,
     /// When the report was made (unix ms); `None` means now. Tests pin it.
     pub generated_at_ms: Option<i64>,
     pub tool_version: String,
@@ -75,6 +78,7 @@ impl Default for ReportOptions {
             threshold_pct: DEFAULT_THRESHOLD_PCT,
             latency_floor_ms: DEFAULT_LATENCY_FLOOR_MS,
             timeline: None,
+            fail_on_missing: false,
             generated_at_ms: None,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
         }
@@ -103,6 +107,9 @@ pub struct Report {
     pub baseline: Option<usize>,
     /// Whether the baseline was chosen (`--baseline`), so that verdicts may fail a build.
     pub baseline_explicit: bool,
+    /// Cells that cannot be compared fail the report (`--fail-on-missing`).
+    #[serde(default)]
+    pub fail_on_missing: bool,
     /// The compared runs, baseline first, then in the order given.
     pub envs: Vec<EnvSummary>,
     pub environment_table: Vec<EnvRow>,
@@ -123,7 +130,62 @@ impl Report {
     /// True when a baseline was chosen and at least one cell regressed past the threshold:
     /// what `dbdyno report` turns into its exit code.
     pub fn regressed(&self) -> bool {
-        self.baseline_explicit && self.verdict.as_ref().is_some_and(|v| v.failed > 0)
+        self.baseline_explicit && self.failing()
+    }
+
+    /// Whether the comparison reads FAIL: a cell regressed, or (with
+    /// `--fail-on-missing`) a cell could not be compared.
+    pub fn failing(&self) -> bool {
+        self.verdict
+            .as_ref()
+            .is_some_and(|v| v.failed > 0 || (self.fail_on_missing && v.missing > 0))
+    }
+
+    /// Cells of the comparison that could not be compared (no counterpart in the
+    /// baseline, or cancelled).
+    pub fn not_comparable(&self) -> usize {
+        self.verdict.as_ref().map_or(0, |v| v.missing)
+    }
+
+    /// The comparison's one word: FAIL, PASS, or N/A when no cell could be compared.
+    pub fn verdict_word(&self) -> Option<&'static str> {
+        let v = self.verdict.as_ref()?;
+        Some(if self.failing() {
+            "FAIL"
+        } else if v.compared == 0 {
+            "N/A"
+        } else {
+            "PASS"
+        })
+    }
+
+    /// The comparison in one sentence, for the cover: "5 of 6 compared cells within 5% of
+    /// the baseline idc; 1 regressed; 8 cells not comparable (…)".
+    pub fn verdict_sentence(&self) -> Option<String> {
+        let v = self.verdict.as_ref()?;
+        let mut s = format!(
+            "{} of {} compared cells within {}% of the baseline {}",
+            v.passed,
+            v.compared,
+            self.threshold_pct,
+            self.env_name(self.baseline.unwrap_or(0))
+        );
+        if v.failed > 0 {
+            s.push_str(&format!("; {} regressed", v.failed));
+        }
+        if v.missing > 0 {
+            s.push_str(&format!(
+                "; {} {} not comparable (no counterpart in the baseline, or cancelled){}",
+                v.missing,
+                if v.missing == 1 { "cell" } else { "cells" },
+                if self.fail_on_missing {
+                    ", which fails the comparison (--fail-on-missing)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        Some(s)
     }
 
     pub fn env_name(&self, env: usize) -> &str {
@@ -292,7 +354,10 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
                 .into_iter()
                 .enumerate()
                 .map(|(env, cells)| {
-                    let present: Vec<&Cell> = cells.iter().flatten().collect();
+                    // A step cut short (cancelled) is shown, marked, but judged on
+                    // nothing: its few seconds would decide a knee or a class.
+                    let present: Vec<&Cell> =
+                        cells.iter().flatten().filter(|c| !c.cancelled).collect();
                     let knee = knee::find_knee(&present);
                     let bottleneck = bottleneck::classify(g.scenario, &present, &knee);
                     let peak = cells::peak(&present);
@@ -336,6 +401,7 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         latency_floor_ms: opts.latency_floor_ms,
         baseline,
         baseline_explicit: opts.baseline.is_some() && comparing,
+        fail_on_missing: opts.fail_on_missing,
         environment_table: environment::table(&runs),
         envs,
         scenarios,

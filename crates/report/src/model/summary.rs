@@ -109,21 +109,37 @@ pub fn executive(r: &Report) -> Vec<String> {
     out.push(scope(r));
     if let (Some(v), Some(b)) = (&r.verdict, r.baseline) {
         let base = r.env_name(b);
-        out.push(if v.failed == 0 {
+        let word = r.verdict_word().unwrap_or("PASS");
+        let mut sentence = if v.failed > 0 {
             format!(
-                "PASS: against the baseline {base}, none of the {} compared cells regressed by more than {}% (TPS or p95).",
-                v.compared,
-                r.threshold_pct
-            )
-        } else {
-            format!(
-                "FAIL: against the baseline {base}, {} of {} compared cells regressed by more than {}%: {}.",
+                "{word}: against the baseline {base}, {} of {} compared cells regressed by more than {}%: {}.",
                 v.failed,
                 v.compared,
                 r.threshold_pct,
                 short_list(&v.failures, 3)
             )
-        });
+        } else if v.compared == 0 {
+            format!("{word}: no cell could be compared with the baseline {base}.")
+        } else {
+            format!(
+                "{word}: against the baseline {base}, none of the {} compared cells regressed by more than {}% (TPS or p95).",
+                v.compared,
+                r.threshold_pct
+            )
+        };
+        if v.missing > 0 {
+            sentence.push_str(&format!(
+                " {} {} not comparable: the baseline has no counterpart at that scenario and thread count, or a step was cancelled{}.",
+                v.missing,
+                if v.missing == 1 { "cell is" } else { "cells are" },
+                if r.fail_on_missing {
+                    "; with --fail-on-missing they count as regressions"
+                } else {
+                    ""
+                }
+            ));
+        }
+        out.push(sentence);
     }
     if r.envs.len() > 1 {
         let mut leaders = Vec::new();

@@ -39,7 +39,7 @@ pub fn collect(
             push(
                 Severity::Warning,
                 Some(env),
-                format!("{name}: the run is {state}; only the steps that finished are reported"),
+                format!("{name}: the run is {state}; steps cut short are marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts"),
             );
         }
         let steps: Vec<String> = steps_where(run, |s| s.server.is_none());
@@ -136,7 +136,7 @@ pub fn collect(
                 Severity::Warning,
                 Some(env),
                 format!(
-                    "{name}: {} was cancelled before its time was up",
+                    "{name}: {} was cancelled before its time was up: marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts",
                     list(&cancelled)
                 ),
             );

@@ -93,7 +93,12 @@ fn row(
         of(d.and_then(|d| d.p95_pct)),
         of(d.and_then(|d| d.p99_pct)),
         of(d.and_then(|d| d.cpu_pct)),
-        d.map(|d| d.verdict.label().to_string()).unwrap_or_default(),
+        // A cancelled step says so whether or not there is a baseline.
+        match d {
+            Some(d) => d.verdict_label().to_string(),
+            None if c.cancelled => super::side::CANCELLED.to_string(),
+            None => String::new(),
+        },
     ]
 }
 

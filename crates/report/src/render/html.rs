@@ -7,10 +7,11 @@
 
 use std::fmt::Write as _;
 
+use super::side;
 use crate::charts::report_charts::{self, Sizes};
 use crate::charts::Chart;
 use crate::format;
-use crate::model::{appendix, BottleneckClass, Report, Severity, Verdict};
+use crate::model::{appendix, BottleneckClass, Report, Severity};
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn esc(s: &str) -> String {
@@ -61,19 +62,16 @@ fn cover(o: &mut String, r: &Report) {
         r.envs.len(),
         r.scenarios.len()
     );
-    if let Some(v) = &r.verdict {
-        let (class, word) = if v.failed > 0 {
-            ("fail", "FAIL")
-        } else {
-            ("pass", "PASS")
+    if let (Some(word), Some(sentence)) = (r.verdict_word(), r.verdict_sentence()) {
+        let class = match word {
+            "FAIL" => "fail",
+            "PASS" => "pass",
+            _ => "missing",
         };
         let _ = writeln!(
             o,
-            "<p class=\"verdict {class}\"><span>{word}</span> {} of {} cells within {}% of the baseline {}</p>",
-            v.passed,
-            v.compared,
-            r.threshold_pct,
-            esc(r.env_name(r.baseline.unwrap_or(0)))
+            "<p class=\"verdict {class}\"><span>{word}</span> {}</p>",
+            esc(&sentence)
         );
     }
     let _ = write!(
@@ -252,13 +250,19 @@ fn scenario(
                 (Some(a), None) => a.to_string(),
                 _ => "—".into(),
             };
-            let is_knee = Some(cell.threads) == knee;
+            let is_knee = Some(cell.threads) == knee && !cell.cancelled;
             let _ = writeln!(
                 o,
                 "<tr{}><td>{}</td><td class=\"n\">{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                if is_knee { " class=\"knee\"" } else { "" },
+                if is_knee {
+                    " class=\"knee\""
+                } else if cell.cancelled {
+                    " class=\"cancelled\""
+                } else {
+                    ""
+                },
                 esc(r.env_name(e.env)),
-                cell.threads,
+                side::threads_label(cell),
                 if is_knee { " ★" } else { "" },
                 format::rate(cell.tps),
                 format::rate(cell.qps),
@@ -272,54 +276,60 @@ fn scenario(
         }
     }
     o.push_str("</tbody>\n</table>\n<p class=\"note\">★ best thread count (the knee, or the top of the ladder while still scaling).</p>\n");
-    if !s.comparisons.is_empty() {
-        let _ = write!(
+    if let Some(t) = side::side_by_side(r, s) {
+        let _ = writeln!(
             o,
-            "<h3>Against the baseline {} (threshold {}%)</h3>\n<table class=\"matrix\">\n<thead><tr><th>Environment</th><th>Threads</th><th>Δ TPS</th><th>Δ QPS</th><th>Δ p95</th><th>Δ p99</th><th>Δ CPU</th><th>Verdict</th></tr></thead>\n<tbody>\n",
+            "<h3>Side by side against the baseline {} (threshold {}%)</h3>",
             esc(r.env_name(r.baseline.unwrap_or(0))),
             r.threshold_pct
         );
-        for cmp in &s.comparisons {
-            for d in &cmp.rows {
-                let (class, title) = match d.verdict {
-                    Verdict::Pass => ("pass", String::new()),
-                    Verdict::Fail => ("fail", format!(" title=\"{}\"", esc(&d.reasons.join("; ")))),
-                    Verdict::Missing => ("missing", String::new()),
-                };
-                let _ = writeln!(
-                    o,
-                    "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n {}\">{}</td><td class=\"n\">{}</td><td class=\"n {}\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td><span class=\"badge {class}\"{title}>{}</span>{}</td></tr>",
-                    esc(r.env_name(cmp.env)),
-                    d.threads,
-                    sign_class(d.tps_pct, false),
-                    opt(d.tps_pct, format::delta_pct),
-                    opt(d.qps_pct, format::delta_pct),
-                    sign_class(d.p95_pct, true),
-                    opt(d.p95_pct, format::delta_pct),
-                    opt(d.p99_pct, format::delta_pct),
-                    opt(d.cpu_pct, format::delta_pct),
-                    d.verdict.label(),
-                    if d.reasons.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" <small>{}</small>", esc(&d.reasons.join("; ")))
-                    }
-                );
-            }
-        }
-        o.push_str("</tbody>\n</table>\n");
+        side_table(o, &t);
     }
     o.push_str("</section>\n");
 }
 
-/// "up"/"down" colouring of a delta; for latency, up is bad.
-fn sign_class(v: Option<f64>, lower_is_better: bool) -> &'static str {
-    match v {
-        Some(v) if v.abs() < 0.05 => "",
-        Some(v) if (v > 0.0) != lower_is_better => "good",
-        Some(_) => "bad",
-        None => "",
+/// The side-by-side table: values, Δ% coloured good/bad, verdict badges.
+fn side_table(o: &mut String, t: &side::SideTable) {
+    o.push_str("<table class=\"matrix side\">\n<thead><tr>");
+    for c in &t.columns {
+        let _ = write!(o, "<th>{}</th>", esc(&c.title));
     }
+    o.push_str("</tr></thead>\n<tbody>\n");
+    for (row, failed) in t.rows.iter().zip(&t.failed) {
+        o.push_str(if *failed {
+            "<tr class=\"failed\">"
+        } else {
+            "<tr>"
+        });
+        for (f, c) in row.iter().zip(&t.columns) {
+            let n = if c.numeric { "n " } else { "" };
+            let (class, badge) = match f.tone {
+                side::Tone::Plain => ("", false),
+                side::Tone::Good => ("good", false),
+                side::Tone::Bad => ("bad", false),
+                side::Tone::Muted => ("muted", !c.numeric),
+                side::Tone::Cancelled => ("cancelled", !c.numeric),
+                side::Tone::Pass => ("pass", true),
+                side::Tone::Fail => ("fail", true),
+            };
+            let note = f
+                .note
+                .as_deref()
+                .map(|n| format!(" <small>{}</small>", esc(n)))
+                .unwrap_or_default();
+            if badge {
+                let _ = write!(
+                    o,
+                    "<td class=\"{n}\"><span class=\"badge {class}\">{}</span>{note}</td>",
+                    esc(&f.text)
+                );
+            } else {
+                let _ = write!(o, "<td class=\"{n}{class}\">{}{note}</td>", esc(&f.text));
+            }
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
 }
 
 fn timeline(o: &mut String, r: &Report, timelines: &[Chart], latency: Option<&Chart>) {

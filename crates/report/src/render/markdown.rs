@@ -9,6 +9,7 @@
 
 use std::fmt::Write as _;
 
+use super::side;
 use crate::format;
 use crate::model::{appendix, Report, Severity, Verdict};
 
@@ -104,8 +105,62 @@ fn environments(o: &mut String, r: &Report) {
     let _ = writeln!(o, "\nRows marked ≠ differ between environments.\n");
 }
 
+/// The side-by-side table (values, Δ% and verdicts against the baseline).
+pub fn side_table(o: &mut String, t: &side::SideTable) {
+    let _ = write!(o, "|");
+    for c in &t.columns {
+        let _ = write!(o, " {} |", esc(&c.title));
+    }
+    let _ = write!(o, "\n|");
+    for c in &t.columns {
+        o.push_str(if c.numeric { "---:|" } else { "---|" });
+    }
+    o.push('\n');
+    for row in &t.rows {
+        let _ = write!(o, "|");
+        for f in row {
+            let text = match f.tone {
+                side::Tone::Fail => format!("**{}**", esc(&f.text)),
+                _ => esc(&f.text),
+            };
+            match &f.note {
+                Some(n) => {
+                    let _ = write!(o, " {text}: {} |", esc(n));
+                }
+                None => {
+                    let _ = write!(o, " {text} |");
+                }
+            }
+        }
+        o.push('\n');
+    }
+}
+
 fn matrix(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## Performance summary\n");
+    if r.baseline.is_some() {
+        let _ = writeln!(
+            o,
+            "## Performance summary (side by side)\n\nTPS and p95 latency of each environment beside the baseline **{}**, with the change and the verdict (threshold {}%).\n",
+            esc(r.env_name(r.baseline.unwrap_or(0))),
+            r.threshold_pct
+        );
+        for s in &r.scenarios {
+            if let Some(t) = side::side_by_side(r, s) {
+                let _ = writeln!(o, "### {}\n", s.scenario);
+                side_table(o, &t);
+                o.push('\n');
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "## {}\n",
+        if r.baseline.is_some() {
+            "Detail per environment"
+        } else {
+            "Performance summary"
+        }
+    );
     for s in &r.scenarios {
         let _ = writeln!(o, "### {}\n", s.scenario);
         let _ = writeln!(
@@ -124,7 +179,7 @@ fn matrix(o: &mut String, r: &Report) {
                     o,
                     "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     esc(r.env_name(e.env)),
-                    c.threads,
+                    side::threads_label(c),
                     format::rate(c.tps),
                     format::rate(c.qps),
                     opt(c.p95_ms, format::ms),
@@ -159,7 +214,7 @@ fn deltas(o: &mut String, r: &Report) {
             for d in &c.rows {
                 let verdict = match d.verdict {
                     Verdict::Fail => format!("**FAIL**: {}", esc(&d.reasons.join("; "))),
-                    v => v.label().to_string(),
+                    _ => d.verdict_label().to_string(),
                 };
                 let _ = writeln!(
                     o,
@@ -191,7 +246,10 @@ fn latency(o: &mut String, r: &Report) {
         for (i, t) in s.threads.iter().enumerate() {
             let _ = write!(o, "| {} | {} |", s.scenario, t);
             for e in &s.envs {
-                let v = e.cells[i].as_ref().and_then(|c| c.p95_ms.map(format::ms));
+                let v = e.cells[i].as_ref().map(|c| {
+                    let mark = if c.cancelled { " (cancelled)" } else { "" };
+                    format!("{}{mark}", opt(c.p95_ms, format::ms))
+                });
                 let _ = write!(o, " {} |", v.unwrap_or_else(|| "—".into()));
             }
             o.push('\n');

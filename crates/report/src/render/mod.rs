@@ -6,7 +6,8 @@
 //!   text in an embedded CJK-capable font, page numbers;
 //! - [`markdown`]: the seed toolkit's `performance_report.md` / `mysql_sysbench.md` shapes;
 //! - [`csv`]: the performance matrix, one row per environment × scenario × threads;
-//! - [`json`]: the report model itself.
+//! - [`json`]: the report model itself;
+//! - [`side`]: the side-by-side comparison table that HTML, PDF and Markdown share.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod pdf;
+pub mod side;
 
 pub use pdf::PageSize;
 

@@ -11,7 +11,8 @@ use super::table::{self, CellText, Column, Row};
 use crate::charts::{Chart, ReportCharts};
 use crate::error::ReportError;
 use crate::format;
-use crate::model::{appendix, BottleneckClass, Report, ScenarioReport, Severity, Verdict};
+use crate::model::{appendix, BottleneckClass, Report, ScenarioReport, Severity};
+use crate::render::side;
 
 const GOOD: &str = "#1b7f3b";
 const BAD: &str = "#b3261e";
@@ -121,25 +122,12 @@ fn cover(l: &mut Layout, r: &Report) {
     );
     l.y = band_h + 22.0;
 
-    if let Some(v) = &r.verdict {
-        let fail = v.failed > 0;
-        let (bg, fg, word) = if fail {
-            ("#fbe4e2", BAD, "FAIL")
-        } else {
-            ("#e3f4e8", GOOD, "PASS")
+    if let (Some(word), Some(sentence)) = (r.verdict_word(), r.verdict_sentence()) {
+        let (bg, fg) = match word {
+            "FAIL" => ("#fbe4e2", BAD),
+            "PASS" => ("#e3f4e8", GOOD),
+            _ => ("#eceef2", MUTED),
         };
-        let sentence = format!(
-            "{} of {} compared cells within {}% of the baseline {}{}",
-            v.passed,
-            v.compared,
-            r.threshold_pct,
-            r.env_name(r.baseline.unwrap_or(0)),
-            if fail {
-                format!("; {} regressed", v.failed)
-            } else {
-                String::new()
-            }
-        );
         let lines = l.wrap(&sentence, 10.5, Style::Regular, w - 90.0);
         let h = 18.0 + lines.len() as f32 * 14.0;
         let y = l.y;
@@ -309,15 +297,54 @@ fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
     v.map(f).unwrap_or_else(|| "—".into())
 }
 
-fn delta_cell(v: Option<f64>, lower_is_better: bool) -> CellText {
-    let colour = match v {
-        Some(d) if d.abs() < 0.05 => INK,
-        Some(d) if (d > 0.0) != lower_is_better => GOOD,
-        Some(_) => BAD,
-        None => MUTED,
-    };
-    CellText::coloured(opt(v, format::delta_pct), colour, Style::Regular)
+/// The side-by-side table: verdict columns get the room their reasons need.
+fn side_table(l: &mut Layout, t: &side::SideTable) {
+    let cols: Vec<Column> = t
+        .columns
+        .iter()
+        .map(|c| {
+            if c.numeric {
+                Column::new(c.title.clone(), 1.0, Align::Right)
+            } else {
+                Column::new(c.title.clone(), 1.6, Align::Left)
+            }
+        })
+        .collect();
+    let rows: Vec<Row> = t
+        .rows
+        .iter()
+        .zip(&t.failed)
+        .map(|(row, failed)| {
+            Row::new(
+                row.iter()
+                    .map(|f| {
+                        let (colour, style) = match f.tone {
+                            side::Tone::Plain => (INK, Style::Regular),
+                            side::Tone::Good => (GOOD, Style::Regular),
+                            side::Tone::Bad => (BAD, Style::Regular),
+                            side::Tone::Muted => (MUTED, Style::Regular),
+                            side::Tone::Cancelled => (CANCELLED, Style::Regular),
+                            side::Tone::Pass => (GOOD, Style::Bold),
+                            side::Tone::Fail => (BAD, Style::Bold),
+                        };
+                        let cell = CellText::coloured(f.text.clone(), colour, style);
+                        match &f.note {
+                            Some(n) => cell.with_note(n.clone()),
+                            None => cell,
+                        }
+                    })
+                    .collect(),
+            )
+            .filled(failed.then_some("#fdf0ee"))
+        })
+        .collect();
+    // Many environments make many columns: a smaller size keeps figures on one line.
+    let size = if cols.len() > 8 { 6.4 } else { 7.6 };
+    table::draw(l, &cols, &rows, size);
 }
+
+/// Text colour of a step cut short.
+const CANCELLED: &str = "#8a6d00";
 
 fn scenario(
     l: &mut Layout,
@@ -388,7 +415,7 @@ fn scenario(
     let mut rows = Vec::new();
     for e in &s.envs {
         for cell in e.present() {
-            let knee = Some(cell.threads) == e.knee.best_threads;
+            let knee = Some(cell.threads) == e.knee.best_threads && !cell.cancelled;
             let samples = match (cell.samples, cell.expected_samples) {
                 (Some(a), Some(b)) if a < b => {
                     CellText::coloured(format!("{a}/{b}"), BAD, Style::Bold)
@@ -402,8 +429,12 @@ fn scenario(
                 Row::new(vec![
                     CellText::plain(r.env_name(e.env)),
                     CellText::coloured(
-                        format!("{}{}", cell.threads, if knee { " ★" } else { "" }),
-                        INK,
+                        format!(
+                            "{}{}",
+                            side::threads_label(cell),
+                            if knee { " ★" } else { "" }
+                        ),
+                        if cell.cancelled { CANCELLED } else { INK },
                         style,
                     ),
                     CellText::coloured(format::rate(cell.tps), INK, style),
@@ -430,52 +461,17 @@ fn scenario(
         4.0,
     );
 
-    if !s.comparisons.is_empty() {
+    if let Some(t) = side::side_by_side(r, s) {
         l.heading(
             &format!(
-                "Against the baseline {} (threshold {}%)",
+                "Side by side against the baseline {} (threshold {}%)",
                 r.env_name(r.baseline.unwrap_or(0)),
                 r.threshold_pct
             ),
             2,
             60.0,
         );
-        let cols = [
-            Column::new("Environment", 1.5, Align::Left),
-            Column::new("Threads", 0.75, Align::Right),
-            Column::new("Δ TPS", 0.95, Align::Right),
-            Column::new("Δ QPS", 0.95, Align::Right),
-            Column::new("Δ p95", 0.95, Align::Right),
-            Column::new("Δ p99", 0.95, Align::Right),
-            Column::new("Δ CPU", 0.95, Align::Right),
-            Column::new("Verdict", 2.2, Align::Left),
-        ];
-        let mut rows = Vec::new();
-        for cmp in &s.comparisons {
-            for d in &cmp.rows {
-                let verdict = match d.verdict {
-                    Verdict::Pass => CellText::coloured("PASS", GOOD, Style::Bold),
-                    Verdict::Fail => {
-                        CellText::coloured("FAIL", BAD, Style::Bold).with_note(d.reasons.join("; "))
-                    }
-                    Verdict::Missing => CellText::coloured("n/a", MUTED, Style::Regular),
-                };
-                rows.push(
-                    Row::new(vec![
-                        CellText::plain(r.env_name(cmp.env)),
-                        CellText::plain(d.threads.to_string()),
-                        delta_cell(d.tps_pct, false),
-                        delta_cell(d.qps_pct, false),
-                        delta_cell(d.p95_pct, true),
-                        delta_cell(d.p99_pct, true),
-                        delta_cell(d.cpu_pct, true),
-                        verdict,
-                    ])
-                    .filled((d.verdict == Verdict::Fail).then_some("#fdf0ee")),
-                );
-            }
-        }
-        table::draw(l, &cols, &rows, 7.6);
+        side_table(l, &t);
     }
     Ok(())
 }
