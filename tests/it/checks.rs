@@ -64,13 +64,15 @@ fn ladder_plan(s: &TestSchema, threads: u32, tables: u32, table_size: u64) -> Pl
     }
 }
 
-const RUN_16: [&str; 7] = [
+/// `--skip-checks`: this run is meant to meet the server's refusal.
+const RUN_16: [&str; 8] = [
     "oltp_read_write",
     "--tables=8",
     "--table-size=200",
     "--threads=16",
     "--time=2",
     "--no-history",
+    "--skip-checks",
     "run",
 ];
 const CHECK_16: [&str; 5] = [
@@ -201,6 +203,69 @@ fn too_low_max_prepared_stmt_count_fails_runs_is_caught_and_fixed() {
         "{out}"
     );
     ok(&s.dbdyno(&RUN_16));
+}
+
+#[test]
+fn a_ladder_or_run_whose_checks_fail_is_stopped_before_anything_runs() {
+    let _g = exclusive_server();
+    let s = TestSchema::new("psc_stop");
+    ok(&s.dbdyno(&[
+        "oltp_read_write",
+        "--tables=8",
+        "--table-size=200",
+        "--threads=4",
+        "prepare",
+    ]));
+    let _var = GlobalVar::set("max_prepared_stmt_count", 500);
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let dd = format!("--data-dir={}", data.display());
+    let report = root.path().join("report");
+    let rd = format!("--report={}", report.display());
+    for args in [
+        &[
+            "ladder",
+            "--scenarios=oltp_read_write",
+            "--tables=8",
+            "--table-size=200",
+            "--ladder=16",
+            "--time=1",
+            &dd,
+            &rd,
+        ][..],
+        &[
+            "oltp_read_write",
+            "--tables=8",
+            "--table-size=200",
+            "--threads=16",
+            "--time=1",
+            &dd,
+            "run",
+        ][..],
+    ] {
+        let o = s.dbdyno(args);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(1), "{args:?}\n{out}\n{err}");
+        assert!(
+            err.lines().any(|l| l.starts_with("FAIL")
+                && l.contains("[mysql.max_prepared_stmt_count]")
+                && l.contains("1184 prepared statements")),
+            "{err}"
+        );
+        assert!(
+            err.contains("nothing was run") && err.contains("--skip-checks"),
+            "{err}"
+        );
+        assert!(
+            !err.contains("Can't create more"),
+            "the checks stop it before the server does: {err}"
+        );
+        assert!(!out.contains("=== [1/") && !out.contains("Run id"), "{out}");
+        assert!(
+            !data.exists() && !report.exists(),
+            "nothing is recorded or written"
+        );
+    }
 }
 
 #[test]

@@ -576,6 +576,7 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
                 "--mysql-db=no_such_db_leak",
                 "--prepare=off",
                 "--cleanup=off",
+                "--skip-checks",
             ])
             .output()
             .unwrap(),

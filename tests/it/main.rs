@@ -12,5 +12,6 @@ mod profiles;
 mod report_history;
 mod restart;
 mod safety;
+mod secrets;
 mod sshd;
 mod workloads;

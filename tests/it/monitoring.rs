@@ -550,3 +550,272 @@ fn mysql_sampler_costs_the_server_little() {
         "one SHOW GLOBAL STATUS per second costs the server well under 1% of a core"
     );
 }
+
+/// The whole disks of this machine, which also runs the sandbox sshd.
+fn local_disks() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir("/sys/block")
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| !n.starts_with("loop") && !n.starts_with("ram"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn ladder_args(sb: &Sshd, kh: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "ladder",
+        "--scenarios=oltp_point_select",
+        "--ladder=1",
+        "--time=1",
+        "--no-history",
+        "--prepare",
+        "--tables=1",
+        "--table-size=100",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(sb.args(kh));
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
+#[test]
+fn device_names_are_checked_against_the_servers_block_devices() {
+    let _g = shared_server();
+    let _ssh = sshd::shared();
+    let sb = Sshd::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    let kh = sb.trusted_known_hosts(dir.path());
+    let disk = local_disks()
+        .into_iter()
+        .next()
+        .expect("this machine has a block device");
+
+    // An unknown name: an error naming the host and the devices it has, nothing shown.
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(sb.args(&kh))
+        .args(["--device=sdz9", "--duration=1"])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "sdz9 is not a block device on {}:{} (block devices: ",
+            sb.host, sb.port
+        )) && err.contains(&disk),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+
+    // /dev/NAME is the kernel name NAME, and its columns are filled in.
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(sb.args(&kh))
+        .args([format!("--device=/dev/{disk}"), "--duration=2".into()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!("disk: {disk} (--device)")),
+        "{}",
+        stderr(&o)
+    );
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().skip(2).collect();
+    assert!(!rows.is_empty(), "{out}");
+    for r in rows {
+        // Time, 6 CPU columns and the disk's columns.
+        assert!(
+            r.split_whitespace().count() >= 12,
+            "disk columns missing: {r}\n{out}"
+        );
+    }
+
+    // `check` fails host.data_disk, and a ladder stops before its first step.
+    let s = TestSchema::new("mon_dev");
+    let mut args: Vec<String> = vec![
+        "check".into(),
+        "--scenarios=oltp_point_select".into(),
+        "--ladder=1".into(),
+        "--prepare".into(),
+        "--device=sdz9".into(),
+    ];
+    args.extend(sb.args(&kh));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = s.dbdyno(&refs);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.contains("[host.data_disk]"))
+        .map(str::to_string)
+        .unwrap_or_default();
+    assert!(line.starts_with("FAIL"), "{}", stdout(&o));
+    for extra in [
+        &["--device=sdz9"][..],
+        &["--device=sdz9", "--skip-checks"][..],
+    ] {
+        let args = ladder_args(&sb, &kh, extra);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = s.dbdyno(&refs);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("sdz9 is not a block device"),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+        assert!(
+            !stdout(&o).contains("=== [1/"),
+            "no step ran: {}",
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn login_options_on_the_command_line_win_and_conflicting_ones_are_refused() {
+    let _ssh = sshd::shared();
+    let sb = Sshd::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    let kh = sb.trusted_known_hosts(dir.path());
+    // A stale exported password does not beat an explicit key.
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(sb.args(&kh))
+        .arg("--duration=1")
+        .env("DBDYNO_SSH_PASSWORD", "stale")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Two ways of logging in on one command line: clap refuses the pair.
+    for other in ["--ssh-password=x", "--ssh-agent"] {
+        let o = dbdyno_cmd()
+            .arg("monitor")
+            .args(sb.args(&kh))
+            .args([other, "--duration=1"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{other}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("cannot be used with"),
+            "{other}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_pinned_host_key_is_compared_even_when_known_hosts_trusts_the_server() {
+    let _g = shared_server();
+    let _ssh = sshd::shared();
+    let sb = Sshd::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    let kh = sb.trusted_known_hosts(dir.path());
+    let fp = sb.fingerprint(dir.path());
+    let s = TestSchema::new("mon_pin");
+    let wrong = "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let args = ladder_args(&sb, &kh, &[&format!("--ssh-host-key-fingerprint={wrong}")]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = s.dbdyno(&refs);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("REFUSED") && err.contains(&fp) && err.contains(wrong),
+        "{err}"
+    );
+    assert!(
+        !stdout(&o).contains("=== [1/"),
+        "no step ran: {}",
+        stdout(&o)
+    );
+    let args = ladder_args(&sb, &kh, &[&format!("--ssh-host-key-fingerprint={fp}")]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&s.dbdyno(&refs));
+}
+
+#[test]
+fn accept_new_host_key_refuses_a_key_of_another_type_than_the_known_ones() {
+    let _ssh = sshd::shared();
+    let sb = Sshd::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    // known_hosts lists an RSA key for the host; the server presents its ed25519 key.
+    let key = dir.path().join("rsakey");
+    assert!(Command::new("ssh-keygen")
+        .args(["-q", "-t", "rsa", "-b", "2048", "-N", "", "-f"])
+        .arg(&key)
+        .status()
+        .unwrap()
+        .success());
+    let rsa = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    let rsa: Vec<&str> = rsa.split_whitespace().take(2).collect();
+    let kh = dir.path().join("known_hosts");
+    let before = format!("[{}]:{} {}\n", sb.host, sb.port, rsa.join(" "));
+    std::fs::write(&kh, &before).unwrap();
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(sb.args(&kh))
+        .args(["--duration=1", "--accept-new-host-key"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("REFUSED: --accept-new-host-key does not store")
+            && err.contains("already lists keys of type ssh-rsa"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&kh).unwrap(),
+        before,
+        "nothing was added"
+    );
+}
+
+#[test]
+fn an_unmonitored_run_records_the_servers_environment() {
+    let _g = shared_server();
+    let s = TestSchema::new("mon_env");
+    ok(&s.dbdyno(&[
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=100",
+        "prepare",
+    ]));
+    let data = tempfile::tempdir().unwrap();
+    let dd = format!("--data-dir={}", data.path().display());
+    let o = s.dbdyno(&[
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=100",
+        "--time=1",
+        "--no-monitor",
+        &dd,
+        "run",
+    ]);
+    let err = ok(&o);
+    let err = format!("{err}{}", stderr(&o));
+    let id: String = err
+        .split("Run id: ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .expect("the run id is printed")
+        .to_string();
+    let o = dbdyno_cmd()
+        .args(["runs", "show", &id, "--json", &dd])
+        .output()
+        .unwrap();
+    let run: Value = serde_json::from_str(&ok(&o)).unwrap();
+    let env = &run["environment"];
+    assert!(
+        env["server"]["version"]
+            .as_str()
+            .is_some_and(|v| !v.is_empty()),
+        "{env:#}"
+    );
+    assert!(env["variables"]["max_connections"].is_string(), "{env:#}");
+    assert!(env["client"]["cores"].is_number(), "{env:#}");
+}

@@ -121,6 +121,14 @@ impl HostShell {
         }
     }
 
+    /// Checks the user's `--device` names against the server's /proc/diskstats.
+    pub fn check_devices(&self, names: &[String]) -> Result<disk::CheckedDevices, DiskError> {
+        match self {
+            HostShell::Ssh(c) => disk::check_devices_remote(c, names),
+            HostShell::Local => disk::check_devices_local(names),
+        }
+    }
+
     pub fn ssh(&self) -> Option<&SshConnection> {
         match self {
             HostShell::Ssh(c) => Some(c),

@@ -161,6 +161,10 @@ pub struct HostFacts {
     pub os_error: Option<String>,
     pub data_disks: Vec<RoleDisk>,
     pub disk_error: Option<String>,
+    /// `--device` named something that is not a block device on the server.
+    pub device_error: Option<String>,
+    /// `--device` choices worth a warning (a partition instead of its disk).
+    pub device_warnings: Vec<String>,
     pub clock: Option<ClockSync>,
 }
 
@@ -205,9 +209,14 @@ impl SshProblem {
             | SshError::NoHostKey { .. } => (SshStage::Reach, None),
             SshError::UnknownHostKey(u) => (SshStage::HostKey, Some(u.key.fingerprint_sha256())),
             SshError::HostKeyChanged { fingerprint, .. }
-            | SshError::HostKeyRevoked { fingerprint, .. } => {
+            | SshError::HostKeyRevoked { fingerprint, .. }
+            | SshError::HostKeyPinMismatch { fingerprint, .. } => {
                 (SshStage::HostKey, Some(fingerprint.clone()))
             }
+            SshError::HostKeyOtherTypesKnown { key, .. } => (
+                SshStage::HostKey,
+                key.rsplit(' ').next().map(str::to_string),
+            ),
             SshError::KnownHostsRead(_) | SshError::KnownHostsWrite { .. } => {
                 (SshStage::HostKey, None)
             }
@@ -459,6 +468,8 @@ fn gather_host(access: &HostAccess, dirs: &[(String, String)], devices: &[String
         os_error: None,
         data_disks: Vec::new(),
         disk_error: None,
+        device_error: None,
+        device_warnings: Vec::new(),
         clock: None,
     };
     let t = Instant::now();
@@ -496,7 +507,13 @@ fn gather_host(access: &HostAccess, dirs: &[(String, String)], devices: &[String
         errors.push("the data directory is unknown (MySQL was not reachable or @@datadir is not an absolute path)".into());
     }
     if !devices.is_empty() {
-        apply_device_override(&mut facts.data_disks, dirs, devices);
+        match shell.check_devices(devices) {
+            Ok(checked) => {
+                apply_device_override(&mut facts.data_disks, dirs, &checked.devices);
+                facts.device_warnings = checked.warnings;
+            }
+            Err(e) => facts.device_error = Some(e.to_string()),
+        }
     }
     if !errors.is_empty() {
         facts.disk_error = Some(errors.join("; "));

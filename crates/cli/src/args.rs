@@ -240,31 +240,19 @@ pub struct RunArgs {
     /// Prewarm: repeat the scans until one pass hits the buffer pool at least this often (percent).
     #[arg(long)]
     pub prewarm_until_hit_rate: Option<f64>,
-}
-
-/// Where the database server's OS is reached over SSH, for `check` and `monitor`.
-/// (`run` and `ladder` take the same three options with their profile options.)
-#[derive(Debug, Args, Clone, Default)]
-pub struct SshTargetArgs {
-    /// SSH host of the database server: its CPU and disks are sampled from there.
+    /// Start even when a prerequisite check fails (the checks still run and print).
     #[arg(long)]
-    pub ssh_host: Option<String>,
-    /// SSH port (default 22).
-    #[arg(long)]
-    pub ssh_port: Option<u16>,
-    /// SSH account (default: $USER).
-    #[arg(long)]
-    pub ssh_user: Option<String>,
+    pub skip_checks: bool,
 }
 
 /// How to log in over SSH and what to sample: `run`, `ladder`, `check` and `monitor`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct SshArgs {
-    /// SSH private key file (a passphrase comes from DBDYNO_SSH_PASSPHRASE).
-    #[arg(long, value_name = "FILE")]
+    /// SSH private key file (its passphrase: DBDYNO_SSH_PASSPHRASE, the keyring, or a prompt).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["ssh_password", "ssh_agent"])]
     pub ssh_key: Option<std::path::PathBuf>,
     /// SSH password: the value, DBDYNO_SSH_PASSWORD, or a prompt when given without a value.
-    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt")]
+    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt", conflicts_with = "ssh_agent")]
     pub ssh_password: Option<String>,
     /// Log in with the keys of the running ssh-agent (SSH_AUTH_SOCK).
     #[arg(long)]
@@ -295,8 +283,9 @@ pub struct CheckArgs {
     pub conn: ConnArgs,
     #[command(flatten)]
     pub workload_opts: WorkloadArgs,
+    /// `--profile`, `--env` and the SSH options, as `ladder` takes them.
     #[command(flatten)]
-    pub target: SshTargetArgs,
+    pub history: crate::args_history::HistoryOpts,
     #[command(flatten)]
     pub ssh: SshArgs,
     #[command(flatten)]
@@ -327,8 +316,9 @@ pub struct CheckArgs {
 /// `dbdyno monitor`: one line per second, like `tsar --cpu --io -I <disk> -l -i1`.
 #[derive(Debug, Args)]
 pub struct MonitorArgs {
+    /// `--profile`, `--env` and the SSH options, as `ladder` takes them.
     #[command(flatten)]
-    pub target: SshTargetArgs,
+    pub history: crate::args_history::HistoryOpts,
     #[command(flatten)]
     pub ssh: SshArgs,
     /// Seconds to monitor (0 = until Ctrl-C).

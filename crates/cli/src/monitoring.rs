@@ -12,10 +12,10 @@
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use dbdyno_checks::{HostAccess, StepServerFigures};
+use dbdyno_checks::{CheckStatus, HostAccess, StepServerFigures};
 use dbdyno_engine::{EngineEvent, Plan};
 use dbdyno_session::run_monitor::StartError;
-use dbdyno_session::{RunMonitor, Update};
+use dbdyno_session::{Preflight, RunMonitor, Update};
 
 pub use dbdyno_session::MonitoringReport;
 
@@ -38,20 +38,22 @@ pub struct Session {
 /// Longest wait after a step for the samples that end inside it.
 const SETTLE: Duration = Duration::from_millis(2500);
 
-/// Starts monitoring for `plan`, or returns `None` when it is not wanted: the plan has
-/// no measured step, or (`default_on` false: the sysbench form) neither an SSH host nor
-/// `--monitor` was given.
-pub fn start(
-    plan: &Plan,
-    spec: &SshSpec,
-    ssh: &SshArgs,
-    default_on: bool,
-    out: Out,
-) -> Result<Option<Session>> {
-    if plan.steps().next().is_none() || !(default_on || spec.host.is_some() || ssh.monitor) {
-        return Ok(None);
-    }
-    let target = if ssh.no_monitor {
+/// How this command reaches the server's OS, decided once for the checks, the
+/// environment snapshot and the monitoring.
+pub struct Access {
+    host: HostAccess,
+    devices: Vec<String>,
+    /// Monitoring was asked for (or is the default) and the plan has a measured step.
+    monitor: bool,
+}
+
+/// Decides whether to monitor `plan` (`default_on` false: the sysbench form, which
+/// monitors only with an SSH host or `--monitor`) and how to reach the server's OS;
+/// an SSH host key is checked (and accepted, when the user says so) here.
+pub fn access(plan: &Plan, spec: &SshSpec, ssh: &SshArgs, default_on: bool) -> Result<Access> {
+    let monitor =
+        plan.steps().next().is_some() && (default_on || spec.host.is_some() || ssh.monitor);
+    let target = if ssh.no_monitor || !monitor {
         None
     } else {
         ssh_target::build_target(spec, ssh)?
@@ -59,8 +61,80 @@ pub fn start(
     if let Some(t) = &target {
         ssh_target::ensure_trusted(t, spec.host_key_fingerprint.as_deref())?;
     }
-    let access = HostAccess::decide(&plan.connect, target, ssh.no_monitor);
-    let monitor = match RunMonitor::start(plan, access, &spec.devices(ssh)) {
+    Ok(Access {
+        host: HostAccess::decide(&plan.connect, target, ssh.no_monitor),
+        devices: spec.devices(ssh),
+        monitor,
+    })
+}
+
+/// Runs the prerequisite suite before anything starts: prints each WARN and FAIL
+/// (stderr, so the sysbench form's stdout stays sysbench's) and refuses the plan on a
+/// FAIL. The gathered facts serve the environment snapshot (`recorded`: the run goes to
+/// the history) and the monitoring afterwards. With `skip` (`--skip-checks`) nothing is
+/// judged or printed, and the facts are gathered only when monitoring or the history
+/// needs them: the server then sees nothing but the benchmark's own statements.
+pub fn preflight(
+    plan: &Plan,
+    access: &Access,
+    skip: bool,
+    recorded: bool,
+) -> Result<Option<Preflight>> {
+    if skip {
+        return Ok((access.monitor || recorded)
+            .then(|| Preflight::gather(plan, &access.host, &access.devices)));
+    }
+    let pre = Preflight::gather(plan, &access.host, &access.devices);
+    for c in pre.problems() {
+        eprintln!(
+            "{:<5} {}  [{}]: {}",
+            c.status.to_string(),
+            c.title,
+            c.id,
+            c.seen
+        );
+        if c.status == CheckStatus::Fail {
+            if let Some(f) = &c.fix {
+                match &f.sql_or_command {
+                    Some(cmd) => eprintln!("      fix:  {}: {cmd}", f.text),
+                    None => eprintln!("      fix:  {}", f.text),
+                }
+            }
+        }
+    }
+    if pre.failed() {
+        let ids: Vec<&str> = pre
+            .problems()
+            .into_iter()
+            .filter(|c| c.status == CheckStatus::Fail)
+            .map(|c| c.id.as_str())
+            .collect();
+        bail!(
+            "the prerequisite checks failed ({}), nothing was run. Fix them (`dbdyno check` with the \
+             same options explains, `--fix` applies what it can), or add --skip-checks to run anyway",
+            ids.join(", ")
+        );
+    }
+    Ok(Some(pre))
+}
+
+/// Starts monitoring on the facts `pre` gathered, or returns `None` when it is not
+/// wanted (see [`access`]).
+pub fn start(
+    plan: &Plan,
+    access: Access,
+    pre: Option<&Preflight>,
+    out: Out,
+) -> Result<Option<Session>> {
+    let Some(pre) = pre.filter(|_| access.monitor) else {
+        return Ok(None);
+    };
+    let monitor = match RunMonitor::start_gathered(
+        plan,
+        access.host,
+        pre.environment().clone(),
+        &pre.facts,
+    ) {
         Ok(Some(m)) => m,
         Ok(None) => return Ok(None),
         Err(e @ StartError::Ssh(_)) => {

@@ -12,7 +12,7 @@ use clap::{ArgMatches, Command, CommandFactory, Parser};
 use dbdyno_profile::fields::FIELDS;
 use dbdyno_profile::{resolve_profile, Profile};
 
-use crate::args::{self, LadderArgs, ToolCli, ToolCommand, WorkloadCli};
+use crate::args::{self, CheckArgs, LadderArgs, MonitorArgs, ToolCli, ToolCommand, WorkloadCli};
 
 /// Options a command does not take from a profile: a single `run` has one thread count
 /// (`--threads`), not the profile's ladder.
@@ -21,6 +21,9 @@ const NOT_FOR_RUN: [&str; 1] = ["threads"];
 /// The profile in effect (with command-line overrides) and the notices of loading it.
 pub struct Applied {
     pub profile: Profile,
+    /// The loaded profile's own name, before `--env` renames the run: its keyring
+    /// entries (`<name>/mysql`, `<name>/ssh-…`) are stored under it.
+    pub keyring_name: String,
     pub notices: Vec<String>,
 }
 
@@ -33,6 +36,36 @@ pub fn ladder(name: &str) -> Result<(LadderArgs, Applied)> {
         ToolCommand::Ladder(a) => Ok((*a, applied)),
         _ => Err(anyhow!(
             "internal: the ladder command changed while applying the profile"
+        )),
+    }
+}
+
+/// `dbdyno check --profile=X ...`: the profile's MySQL, SSH and plan settings.
+pub fn check(name: &str) -> Result<(CheckArgs, Applied)> {
+    let argv = args::normalize_args(std::env::args());
+    let (argv, applied) = with_profile(&argv, ToolCli::command(), Some("check"), name, &[])?;
+    match ToolCli::try_parse_from(&argv)
+        .map_err(|e| anyhow!("{e}"))?
+        .command
+    {
+        ToolCommand::Check(a) => Ok((*a, applied)),
+        _ => Err(anyhow!(
+            "internal: the check command changed while applying the profile"
+        )),
+    }
+}
+
+/// `dbdyno monitor --profile=X ...`: the profile's SSH settings and data disk.
+pub fn monitor(name: &str) -> Result<(MonitorArgs, Applied)> {
+    let argv = args::normalize_args(std::env::args());
+    let (argv, applied) = with_profile(&argv, ToolCli::command(), Some("monitor"), name, &[])?;
+    match ToolCli::try_parse_from(&argv)
+        .map_err(|e| anyhow!("{e}"))?
+        .command
+    {
+        ToolCommand::Monitor(a) => Ok((a, applied)),
+        _ => Err(anyhow!(
+            "internal: the monitor command changed while applying the profile"
         )),
     }
 }
@@ -130,6 +163,7 @@ pub fn with_profile(
     Ok((
         out,
         Applied {
+            keyring_name: loaded.profile.name.clone(),
             profile,
             notices: loaded.notices,
         },

@@ -23,6 +23,30 @@ pub fn env_name(opts: &HistoryOpts, profile: Option<&Profile>, plan: &Plan) -> S
         .unwrap_or_else(|| plan.connect.endpoint())
 }
 
+/// The environment stored with the run: the server snapshot taken before it started
+/// (version, variables, OS, data disk; monitored or not), completed with the client
+/// machine's description.
+fn environment_json(
+    environment: Option<&dbdyno_checks::EnvironmentSnapshot>,
+    plan: &Plan,
+) -> serde_json::Value {
+    let client = dbdyno_history::environment::client_snapshot(&plan.connect.endpoint());
+    let Some(mut doc) = environment.and_then(|e| serde_json::to_value(e).ok()) else {
+        return client;
+    };
+    for (key, extra) in client.as_object().into_iter().flatten() {
+        match doc.get_mut(key.as_str()) {
+            Some(serde_json::Value::Object(have)) => {
+                for (k, v) in extra.as_object().into_iter().flatten() {
+                    have.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            _ => doc[key.as_str()] = extra.clone(),
+        }
+    }
+    doc
+}
+
 impl Recorder {
     /// Starts recording unless `--no-history`. Prints the run id.
     pub fn start(
@@ -31,6 +55,7 @@ impl Recorder {
         plan: &Plan,
         command: &str,
         to_stderr: bool,
+        environment: Option<&dbdyno_checks::EnvironmentSnapshot>,
     ) -> Option<Recorder> {
         if opts.no_history {
             return None;
@@ -48,9 +73,7 @@ impl Recorder {
             } else {
                 new.labels = opts.labels.clone();
             }
-            new.environment = Some(dbdyno_history::environment::client_snapshot(
-                &plan.connect.endpoint(),
-            ));
+            new.environment = Some(environment_json(environment, plan));
             HistoryWriter::start(&dir, new)
         })();
         match started {

@@ -2,7 +2,11 @@
 //! profile says (`password_from`): the OS keyring entry `<profile>/mysql`, MYSQL_PWD, a
 //! prompt, or none. Without a profile, `--env=NAME` finds the keyring entry `NAME/mysql`
 //! when MYSQL_PWD is not set. The password only ever goes into the connection options,
-//! which never serialize it.
+//! which never serialize it. The profile's SSH secrets go the same way into the SSH
+//! login options, never into the process environment (which child processes inherit).
+//!
+//! Keyring entries are looked up under the loaded profile's own name: `--env` renames
+//! the run, not the profile the secrets were stored for.
 
 use anyhow::{anyhow, Result};
 use dbdyno_engine::Plan;
@@ -11,6 +15,7 @@ use dbdyno_profile::{PasswordFrom, Profile};
 
 use crate::args::ConnArgs;
 use crate::args_history::HistoryOpts;
+use crate::ssh_target::SshSpec;
 
 fn parse_from(s: &str) -> Result<PasswordFrom> {
     Ok(match s {
@@ -31,6 +36,7 @@ pub fn fill_mysql_password(
     conn: &ConnArgs,
     opts: &HistoryOpts,
     profile: Option<&Profile>,
+    keyring_name: Option<&str>,
 ) -> Result<()> {
     if conn.mysql_password.is_some() {
         return Ok(()); // given (or prompted for) on the command line: plan_build took it.
@@ -43,7 +49,9 @@ pub fn fill_mysql_password(
         (None, Some(f)) => f,
         (None, None) => PasswordFrom::Keyring,
     };
-    let name = profile.map(|p| p.name.clone()).or_else(|| opts.env.clone());
+    let name = keyring_name
+        .map(str::to_string)
+        .or_else(|| opts.env.clone());
     let kind = SecretKind::MysqlPassword;
     match from {
         PasswordFrom::None => plan.connect.password = None,
@@ -79,20 +87,17 @@ pub fn fill_mysql_password(
     Ok(())
 }
 
-/// The SSH login code reads DBDYNO_SSH_PASSWORD and DBDYNO_SSH_PASSPHRASE; a profile's
-/// SSH secrets in the keyring are handed over the same way, inside this process only
-/// (called before any thread starts), when the variable is not already set.
-pub fn export_ssh_secrets(profile: Option<&Profile>) {
-    let Some(p) = profile.filter(|p| p.ssh.is_some()) else {
+/// The profile's SSH password and key passphrase from the keyring (entries of
+/// `keyring_name`), into `spec` for the SSH login options.
+pub fn fill_ssh_secrets(spec: &mut SshSpec, profile: Option<&Profile>, keyring_name: Option<&str>) {
+    let (Some(_), Some(name)) = (profile.filter(|p| p.ssh.is_some()), keyring_name) else {
         return;
     };
     let store = SecretStore::new();
-    for kind in [SecretKind::SshPassword, SecretKind::SshPassphrase] {
-        if std::env::var_os(kind.env_var()).is_some() {
-            continue;
-        }
-        if let Ok(Some(s)) = store.get(&p.name, kind) {
-            std::env::set_var(kind.env_var(), s.expose());
-        }
-    }
+    let get = |kind| match store.get(name, kind) {
+        Ok(Some(s)) => Some(s.expose().to_string()),
+        _ => None,
+    };
+    spec.password = get(SecretKind::SshPassword);
+    spec.passphrase = get(SecretKind::SshPassphrase);
 }

@@ -2,9 +2,9 @@
 //! file, and what to do with a host key seen for the first time (accept when asked or
 //! when the profile names it, ask on a terminal, otherwise refuse with the fingerprint).
 //!
-//! `run` and `ladder` get host, port, user, auth, key path and the expected fingerprint
-//! from their profile options (`args_history::HistoryOpts`), `check` and `monitor` from
-//! [`crate::args::SshTargetArgs`]; the login details common to all are in
+//! `run`, `ladder`, `check` and `monitor` get host, port, user, auth, key path and the
+//! expected fingerprint from their profile options (`args_history::HistoryOpts`, so the
+//! option names are the same everywhere); the login details common to all are in
 //! [`crate::args::SshArgs`].
 
 use std::io::{IsTerminal, Write};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshError, SshTarget};
 
-use crate::args::{SshArgs, SshTargetArgs};
+use crate::args::SshArgs;
 use crate::args_history::HistoryOpts;
 
 /// Marks an option given without a value: ask on the terminal.
@@ -34,6 +34,10 @@ pub struct SshSpec {
     pub data_dir: Option<PathBuf>,
     /// The profile's data disk (`--data-disk`), used when `--device` is not given.
     pub data_disk: Option<String>,
+    /// The profile's SSH password and key passphrase from the keyring (never
+    /// serialized, never put in the process environment).
+    pub password: Option<String>,
+    pub passphrase: Option<String>,
 }
 
 impl SshSpec {
@@ -47,14 +51,6 @@ impl SshSpec {
             host_key_fingerprint: h.ssh_host_key_fingerprint.clone(),
             data_dir: h.data_dir.clone(),
             data_disk: h.data_disk.clone(),
-        }
-    }
-
-    pub fn from_target(t: &SshTargetArgs) -> SshSpec {
-        SshSpec {
-            host: t.ssh_host.clone(),
-            port: t.ssh_port,
-            user: t.ssh_user.clone(),
             ..SshSpec::default()
         }
     }
@@ -92,40 +88,125 @@ fn expand_home(p: &str) -> PathBuf {
     }
 }
 
-fn password(ssh: &SshArgs, user: &str, host: &str) -> Result<Option<String>> {
+/// `--ssh-password`: its value, or a prompt when given without one.
+fn password_flag(ssh: &SshArgs, user: &str, host: &str) -> Result<Option<String>> {
     match ssh.ssh_password.as_deref() {
         Some(PROMPT) => Ok(Some(
             rpassword::prompt_password(format!("SSH password for {user}@{host}: "))
                 .context("reading the SSH password from the terminal")?,
         )),
         Some(p) => Ok(Some(p.to_string())),
-        None => Ok(std::env::var("DBDYNO_SSH_PASSWORD").ok()),
+        None => Ok(None),
     }
 }
 
-/// The credentials: the profile's `auth` when set, else the options (--ssh-agent,
-/// --ssh-password, --ssh-key), else an agent when one runs, else ~/.ssh's default keys.
-fn auth(spec: &SshSpec, ssh: &SshArgs, user: &str, host: &str) -> Result<SshAuth> {
-    let key = ssh
-        .ssh_key
-        .clone()
-        .or_else(|| spec.key_path.as_deref().map(expand_home));
-    let key_auth = |path: PathBuf| SshAuth::Key {
-        path,
-        passphrase: std::env::var("DBDYNO_SSH_PASSPHRASE").ok(),
+/// A password not given on the command line: DBDYNO_SSH_PASSWORD, else the keyring's.
+fn password_ambient(spec: &SshSpec) -> Option<String> {
+    std::env::var("DBDYNO_SSH_PASSWORD")
+        .ok()
+        .or_else(|| spec.password.clone())
+}
+
+/// True when the private key file is protected by a passphrase: an OpenSSH key whose
+/// cipher is not "none", or a PEM key with an ENCRYPTED header.
+fn key_is_encrypted(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
     };
-    let pw = password(ssh, user, host)?;
+    if text.contains("ENCRYPTED") {
+        return true;
+    }
+    let b64: String = text
+        .lines()
+        .skip_while(|l| !l.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("-----END"))
+        .collect();
+    let Some(bytes) = base64_decode(&b64) else {
+        return false;
+    };
+    // "openssh-key-v1\0", then the cipher name as a length-prefixed string.
+    let Some(rest) = bytes.strip_prefix(b"openssh-key-v1\0".as_slice()) else {
+        return false;
+    };
+    let Some(len) = rest
+        .get(..4)
+        .map(|l| u32::from_be_bytes([l[0], l[1], l[2], l[3]]) as usize)
+    else {
+        return false;
+    };
+    rest.get(4..4 + len).is_some_and(|cipher| cipher != b"none")
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=') {
+        acc = (acc << 6) | u32::from(val(c)?);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// The key's passphrase: the keyring's or DBDYNO_SSH_PASSPHRASE, else asked on the
+/// terminal (no echo) when the key is protected, else none (the login then says so).
+fn passphrase(spec: &SshSpec, path: &Path) -> Result<Option<String>> {
+    if let Some(p) = std::env::var("DBDYNO_SSH_PASSPHRASE")
+        .ok()
+        .or_else(|| spec.passphrase.clone())
+    {
+        return Ok(Some(p));
+    }
+    if key_is_encrypted(path) && std::io::stdin().is_terminal() {
+        return Ok(Some(
+            rpassword::prompt_password(format!("Passphrase for key {}: ", path.display()))
+                .context("reading the SSH key passphrase from the terminal")?,
+        ));
+    }
+    Ok(None)
+}
+
+/// The credentials: the profile's `auth` when set; else the command line's choice
+/// (--ssh-agent, --ssh-password, --ssh-key: clap lets only one through); else the
+/// profile's key; else a password from DBDYNO_SSH_PASSWORD or the keyring; else an
+/// agent when one runs; else ~/.ssh's default keys. Options given on the command line
+/// always win over environment variables.
+fn auth(spec: &SshSpec, ssh: &SshArgs, user: &str, host: &str) -> Result<SshAuth> {
+    let key_auth = |path: PathBuf| -> Result<SshAuth> {
+        let passphrase = passphrase(spec, &path)?;
+        Ok(SshAuth::Key { path, passphrase })
+    };
+    let profile_key = || spec.key_path.as_deref().map(expand_home);
     match spec.auth.as_deref() {
         Some("agent") => return Ok(SshAuth::Agent),
         Some("password") => {
+            let pw = match password_flag(ssh, user, host)? {
+                Some(p) => Some(p),
+                None => password_ambient(spec),
+            };
             return pw.map(SshAuth::Password).ok_or_else(|| {
-                anyhow!("the profile logs in to {host} by password: give --ssh-password or DBDYNO_SSH_PASSWORD")
-            })
+                anyhow!("the profile logs in to {host} by password: give --ssh-password or DBDYNO_SSH_PASSWORD, or store it in the keyring")
+            });
         }
         Some("key") => {
-            return key
-                .map(key_auth)
-                .ok_or_else(|| anyhow!("the profile logs in to {host} by key: give --ssh-key=FILE"))
+            return match ssh.ssh_key.clone().or_else(profile_key) {
+                Some(k) => key_auth(k),
+                None => Err(anyhow!(
+                    "the profile logs in to {host} by key: give --ssh-key=FILE"
+                )),
+            }
         }
         Some(other) => bail!("--ssh-auth={other}: use agent, key or password"),
         None => {}
@@ -133,11 +214,14 @@ fn auth(spec: &SshSpec, ssh: &SshArgs, user: &str, host: &str) -> Result<SshAuth
     if ssh.ssh_agent {
         return Ok(SshAuth::Agent);
     }
-    if let Some(p) = pw {
+    if let Some(p) = password_flag(ssh, user, host)? {
         return Ok(SshAuth::Password(p));
     }
-    if let Some(k) = key {
-        return Ok(key_auth(k));
+    if let Some(k) = ssh.ssh_key.clone().or_else(profile_key) {
+        return key_auth(k);
+    }
+    if let Some(p) = password_ambient(spec) {
+        return Ok(SshAuth::Password(p));
     }
     if std::env::var_os("SSH_AUTH_SOCK").is_some() {
         return Ok(SshAuth::Agent);
@@ -145,7 +229,7 @@ fn auth(spec: &SshSpec, ssh: &SshArgs, user: &str, host: &str) -> Result<SshAuth
     for name in ["id_ed25519", "id_ecdsa", "id_rsa"] {
         let p = expand_home(&format!("~/.ssh/{name}"));
         if p.exists() {
-            return Ok(key_auth(p));
+            return key_auth(p);
         }
     }
     bail!(
@@ -167,6 +251,7 @@ pub fn build_target(spec: &SshSpec, ssh: &SshArgs) -> Result<Option<SshTarget>> 
     let known = KnownHostsConfig::new(known_hosts_file(ssh, spec.data_dir.as_deref())?);
     let mut t = SshTarget::new(host, spec.port.unwrap_or(22), user, auth, known);
     t.accept_new_host_key = ssh.accept_new_host_key;
+    t.pinned_fingerprint = spec.host_key_fingerprint.clone();
     Ok(Some(t))
 }
 
@@ -183,7 +268,7 @@ pub fn ensure_trusted(target: &SshTarget, expected_fingerprint: Option<&str>) ->
         Err(SshError::UnknownHostKey(u)) => {
             let seen = u.key.fingerprint_sha256();
             match expected_fingerprint {
-                Some(fp) if fp == seen => {
+                Some(fp) if fp.trim().trim_start_matches("SHA256:") == seen.trim_start_matches("SHA256:") => {
                     u.accept()?;
                     eprintln!("SSH: stored {}'s host key {seen} (the profile's fingerprint) in {}", u.host, u.known_hosts_file.display());
                     return ensure_trusted(target, None);
@@ -224,6 +309,34 @@ pub fn ensure_trusted(target: &SshTarget, expected_fingerprint: Option<&str>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn protected_keys_are_recognised() {
+        let dir = std::env::temp_dir().join(format!("dbdyno-keytest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, args, protected) in [
+            ("plain", &["-t", "ed25519", "-N", ""][..], false),
+            ("locked", &["-t", "ed25519", "-N", "pass phrase"][..], true),
+            (
+                "pem",
+                &["-t", "rsa", "-b", "1024", "-m", "PEM", "-N", "five+ chars"][..],
+                true,
+            ),
+        ] {
+            let path = dir.join(name);
+            let _ = std::fs::remove_file(&path);
+            let ok = std::process::Command::new("ssh-keygen")
+                .args(["-q", "-f"])
+                .arg(&path)
+                .args(args)
+                .status()
+                .expect("ssh-keygen (openssh-client) is installed");
+            assert!(ok.success());
+            assert_eq!(key_is_encrypted(&path), protected, "{name}");
+        }
+        assert!(!key_is_encrypted(&dir.join("missing")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn no_host_means_no_target() {

@@ -5,6 +5,8 @@
 //! - [`run_monitor`]: the environment snapshot, the MySQL status sampler and the
 //!   server monitor (SSH or local /proc) started for a plan, fed the engine's events so
 //!   each step's window is known, and stopped into a [`MonitoringReport`];
+//! - [`preflight`]: the prerequisite checks that stop a plan before it starts, on the
+//!   facts the environment snapshot and monitoring then reuse;
 //! - [`record`]: the run's end handed to the history writer: the monitoring record,
 //!   every per-second sample, and the final state.
 //!
@@ -12,8 +14,10 @@
 //! [`Update`]s; the CLI prints them, the app folds them into its live charts and log.
 
 mod fold;
+pub mod preflight;
 pub mod record;
 pub mod run_monitor;
 
+pub use preflight::Preflight;
 pub use record::{checkpoint, final_state, finish_recording};
 pub use run_monitor::{MonitoringReport, Polled, RunMonitor, StartError, Update};

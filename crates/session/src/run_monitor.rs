@@ -12,6 +12,7 @@
 
 use std::time::{Duration, Instant};
 
+use dbdyno_checks::probe::Facts;
 use dbdyno_checks::timeline::SampleGap;
 use dbdyno_checks::{
     EnvironmentSnapshot, HostAccess, Missing, MysqlEvent, MysqlSampler, MysqlSamplerConfig,
@@ -55,6 +56,9 @@ pub enum StartError {
     /// The server's OS is to be reached over SSH and cannot be (host key, login, network).
     #[error("cannot monitor the server over SSH: {0}")]
     Ssh(String),
+    /// `--device` names something the server does not have.
+    #[error("--device: {0}")]
+    Device(String),
     #[error(transparent)]
     Monitor(#[from] MonitorError),
 }
@@ -93,8 +97,25 @@ impl RunMonitor {
             return Ok(None);
         }
         let (environment, facts) = EnvironmentSnapshot::gather(&plan.connect, &access, devices);
+        Self::start_gathered(plan, access, environment, &facts)
+    }
+
+    /// [`RunMonitor::start`] on facts already gathered (by [`crate::Preflight`]), so
+    /// the checks and the monitoring share one SSH session and one SQL round.
+    pub fn start_gathered(
+        plan: &Plan,
+        access: HostAccess,
+        environment: EnvironmentSnapshot,
+        facts: &Facts,
+    ) -> Result<Option<RunMonitor>, StartError> {
+        if plan.steps().next().is_none() {
+            return Ok(None);
+        }
         if let Some(Err(p)) = &facts.host.ssh {
             return Err(StartError::Ssh(p.message.clone()));
+        }
+        if let Some(e) = &facts.host.device_error {
+            return Err(StartError::Device(e.clone()));
         }
         let devices = environment.monitored_devices();
         let mut timeline = Timeline::new(Duration::from_secs(1));

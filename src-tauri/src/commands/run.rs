@@ -4,7 +4,7 @@
 use dbdyno_engine::CancelToken;
 use dbdyno_history::{HistoryWriter, NewRun};
 use dbdyno_session::run_monitor::StartError;
-use dbdyno_session::RunMonitor;
+use dbdyno_session::{Preflight, RunMonitor};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
@@ -59,23 +59,38 @@ pub async fn start_run(
             let plan = resolve::plan(&profile, &form)?;
             let access = resolve::host_access(&profile, &plan.connect, &known_hosts)?;
             let devices = checked_devices.unwrap_or_else(|| resolve::data_disk(&profile));
-            // The same samplers as the CLI's ladder, started the same way; an SSH
-            // login that fails stops the run before it starts, as it does there.
-            let monitor = RunMonitor::start(&plan, access, &devices).map_err(|e| match e {
+            // The prerequisite checks first, as the CLI's ladder runs them: a plan
+            // whose checks fail (too few prepared statements or connections, a
+            // missing schema...) is refused before anything is recorded.
+            let preflight = Preflight::gather(&plan, &access, &devices);
+            if let Some(why) = preflight.refusal() {
+                return Err(AppError::new(
+                    ErrorCode::Invalid,
+                    format!("{why} The Checks screen shows each check and applies the fixes it can."),
+                ));
+            }
+            // The same samplers as the CLI's ladder, started the same way on the facts
+            // the checks gathered; an SSH login that fails stops the run before it
+            // starts, as it does there.
+            let monitor = RunMonitor::start_gathered(
+                &plan,
+                access,
+                preflight.environment().clone(),
+                &preflight.facts,
+            )
+            .map_err(|e| match e {
                 StartError::Ssh(_) => AppError::new(
                     ErrorCode::Ssh,
                     format!("{e}. Test SSH on the Environments screen, or turn SSH off for this environment to run with MySQL-side metrics only"),
                 ),
+                StartError::Device(_) => AppError::new(ErrorCode::Invalid, e.to_string()),
                 StartError::Monitor(m) => AppError::new(ErrorCode::Ssh, m.to_string()),
             })?;
             let started = (|| {
                 let mut new = NewRun::new(&profile.name, "ladder (app)").with_plan(&plan)?;
                 new.labels = profile.labels.clone();
                 new.profile = serde_json::to_value(&profile).ok();
-                new.environment = Some(match &monitor {
-                    Some(m) => serde_json::to_value(m.environment()).unwrap_or_default(),
-                    None => dbdyno_history::environment::client_snapshot(&plan.connect.endpoint()),
-                });
+                new.environment = serde_json::to_value(preflight.environment()).ok();
                 HistoryWriter::start(&data_dir, new)
             })();
             let (recorder, history_error) = match started {

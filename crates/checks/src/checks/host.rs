@@ -163,6 +163,12 @@ fn data_disk(f: &Facts) -> Check {
     if let Some(Err(p)) = &h.ssh {
         return Check::skipped(ID, TITLE, format!("not checked: {}", p.message), DISK_WHY);
     }
+    if let Some(e) = &h.device_error {
+        return Check::new(ID, TITLE, CheckStatus::Fail, e.clone(), DISK_WHY).with_fix(
+            "name a block device the server has (the whole disk, as lsblk shows it), or drop --device to let DB Dyno find it",
+            Some("--device=<name>   # lsblk -o NAME,TYPE,MOUNTPOINT".into()),
+        );
+    }
     let os = h.os.as_ref();
     let describe = |devs: &[String]| {
         devs.iter()
@@ -234,6 +240,16 @@ fn data_disk(f: &Facts) -> Check {
             "name the device yourself if there is one",
             Some("--device=<name>".into()),
         );
+    }
+    if !h.device_warnings.is_empty() {
+        return Check::new(
+            ID,
+            TITLE,
+            CheckStatus::Warn,
+            format!("{}: {}", lines.join("; "), h.device_warnings.join("; ")),
+            DISK_WHY,
+        )
+        .with_fix("watch the whole disk", Some("--device=<disk>".into()));
     }
     Check::new(ID, TITLE, CheckStatus::Pass, lines.join("; "), DISK_WHY).with_fix(
         "override the choice if it is wrong",
@@ -480,6 +496,21 @@ mod tests {
             find(&checks(&f, &p(&[8])), "host.same_host").status,
             CheckStatus::Warn
         );
+    }
+
+    #[test]
+    fn a_wrong_device_fails_and_a_partition_warns() {
+        let mut f = facts();
+        f.host.device_error =
+            Some("sdz9 is not a block device on db1:22 (block devices: vda, vda1)".into());
+        let d = find(&checks(&f, &p(&[8])), "host.data_disk").clone();
+        assert_eq!(d.status, CheckStatus::Fail);
+        assert!(d.seen.contains("sdz9 is not a block device"), "{}", d.seen);
+        let mut f = facts();
+        f.host.device_warnings = vec!["vda1 is a partition of vda: … --device=vda".into()];
+        let d = find(&checks(&f, &p(&[8])), "host.data_disk").clone();
+        assert_eq!(d.status, CheckStatus::Warn);
+        assert!(d.seen.contains("--device=vda"), "{}", d.seen);
     }
 
     #[test]

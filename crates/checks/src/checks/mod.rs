@@ -153,6 +153,8 @@ pub(crate) mod testing {
                     },
                 }],
                 disk_error: None,
+                device_error: None,
+                device_warnings: Vec::new(),
                 clock: Some(ClockSync {
                     offset_ms: 1.5,
                     rtt_ms: 0.8,

@@ -31,20 +31,40 @@ pub fn run(a: &LadderArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    if let Err(e) = secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile) {
+    let keyring_name = applied.as_ref().map(|x| x.keyring_name.as_str());
+    if let Err(e) =
+        secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile, keyring_name)
+    {
         return usage_error(e);
     }
-    secrets::export_ssh_secrets(profile);
     let print_intervals = plan
         .steps()
         .next()
         .is_some_and(|s| s.settings.report_interval_s > 0);
-    let spec = SshSpec::from_history(&a.history);
-    let monitoring = match monitoring::start(&plan, &spec, &a.ssh, true, Out::Stdout) {
+    let mut spec = SshSpec::from_history(&a.history);
+    secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
+    let access = match monitoring::access(&plan, &spec, &a.ssh, true) {
+        Ok(x) => x,
+        Err(e) => return failed(e),
+    };
+    // The checks run before anything is created or recorded: a failing one stops here.
+    let preflight =
+        match monitoring::preflight(&plan, &access, a.run.skip_checks, !a.history.no_history) {
+            Ok(p) => p,
+            Err(e) => return failed(e),
+        };
+    let monitoring = match monitoring::start(&plan, access, preflight.as_ref(), Out::Stdout) {
         Ok(m) => m,
         Err(e) => return failed(e),
     };
-    let recorder = Recorder::start(&a.history, profile, &plan, "ladder", false);
+    let recorder = Recorder::start(
+        &a.history,
+        profile,
+        &plan,
+        "ladder",
+        false,
+        preflight.as_ref().map(|p| p.environment()),
+    );
     let recorded = recorder.as_ref().map(Recorder::run_id);
     // --report reads the run back from the history when it was recorded, else from its
     // results file: --json's, or one in the directory (also written when recorded).

@@ -20,7 +20,21 @@ use crate::exit::{failed, usage_error, EXIT_FAILED};
 use crate::ssh_target::{self, SshSpec};
 
 pub fn run(a: &MonitorArgs) -> ExitCode {
-    let spec = SshSpec::from_target(&a.target);
+    // With --profile the options are parsed again with the profile's filled in.
+    let (reparsed, applied) = match &a.history.profile {
+        Some(name) => match crate::profile_apply::monitor(name) {
+            Ok((args, applied)) => (Some(args), Some(applied)),
+            Err(e) => return usage_error(e),
+        },
+        None => (None, None),
+    };
+    let a = reparsed.as_ref().unwrap_or(a);
+    let mut spec = SshSpec::from_history(&a.history);
+    crate::secrets::fill_ssh_secrets(
+        &mut spec,
+        applied.as_ref().map(|x| &x.profile),
+        applied.as_ref().map(|x| x.keyring_name.as_str()),
+    );
     let target = match ssh_target::build_target(&spec, &a.ssh) {
         Ok(t) => t,
         Err(e) => return usage_error(e),
@@ -34,11 +48,9 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
         Some(t) => HostAccess::Ssh(t),
         None => HostAccess::Local,
     };
-    let devices = if a.ssh.device.is_empty() {
-        resolve_devices(&access, &a.datadir)
-    } else {
-        eprintln!("disk: {} (--device)", a.ssh.device.join(", "));
-        a.ssh.device.clone()
+    let devices = match choose_devices(&access, &spec.devices(&a.ssh), &a.datadir) {
+        Ok(d) => d,
+        Err(e) => return failed(e),
     };
     let Some(monitor_target) = access.monitor_target() else {
         return ExitCode::from(EXIT_FAILED);
@@ -133,12 +145,33 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
     code
 }
 
-/// The data disk under `datadir` (or under / when that path is not there).
-fn resolve_devices(access: &HostAccess, datadir: &str) -> Vec<String> {
-    let shell = match HostShell::open(access) {
-        Ok(Some(s)) => s,
-        _ => return Vec::new(),
+/// The disk to show: the user's `--device` names, checked against the server's
+/// /proc/diskstats (an unknown name is an error, a partition a warning), else the
+/// one under `datadir` as the resolver finds it.
+fn choose_devices(
+    access: &HostAccess,
+    given: &[String],
+    datadir: &str,
+) -> anyhow::Result<Vec<String>> {
+    let shell =
+        HostShell::open(access)?.ok_or_else(|| anyhow::anyhow!("no access to the server's OS"))?;
+    let chosen = if given.is_empty() {
+        Ok(resolve_devices(&shell, datadir))
+    } else {
+        shell.check_devices(given).map(|c| {
+            eprintln!("disk: {} (--device)", c.devices.join(", "));
+            for w in &c.warnings {
+                eprintln!("WARNING: {w}");
+            }
+            c.devices
+        })
     };
+    shell.close();
+    Ok(chosen?)
+}
+
+/// The data disk under `datadir` (or under / when that path is not there).
+fn resolve_devices(shell: &HostShell, datadir: &str) -> Vec<String> {
     let mut found = Vec::new();
     for path in [datadir, "/"] {
         match shell.resolve_disk(path) {
@@ -160,7 +193,6 @@ fn resolve_devices(access: &HostAccess, datadir: &str) -> Vec<String> {
     if found.is_empty() {
         eprintln!("disk: showing every active device (give --device to choose)");
     }
-    shell.close();
     found
 }
 

@@ -31,16 +31,42 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    if let Err(e) = secrets::fill_mysql_password(&mut plan, &cli.conn, &cli.history, profile) {
+    let keyring_name = applied.as_ref().map(|x| x.keyring_name.as_str());
+    if let Err(e) =
+        secrets::fill_mysql_password(&mut plan, &cli.conn, &cli.history, profile, keyring_name)
+    {
         return usage_error(e);
     }
-    secrets::export_ssh_secrets(profile);
     // Monitoring is opt-in here (--ssh-host or --monitor): a plain `run` keeps
     // sysbench's footprint on the server, so its counters compare with sysbench's.
-    let spec = SshSpec::from_history(&cli.history);
-    let monitoring = match monitoring::start(&plan, &spec, &cli.ssh, false, Out::Stderr) {
-        Ok(m) => m,
-        Err(e) => return failed(e),
+    let mut spec = SshSpec::from_history(&cli.history);
+    secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
+    // A measured run is checked first (prepare, prewarm and cleanup have their own
+    // guards); the facts also give the environment snapshot the history keeps.
+    let preflight = if cli.command == WorkloadCommand::Run {
+        let access = match monitoring::access(&plan, &spec, &cli.ssh, false) {
+            Ok(x) => x,
+            Err(e) => return failed(e),
+        };
+        let preflight = match monitoring::preflight(
+            &plan,
+            &access,
+            cli.run.skip_checks,
+            !cli.history.no_history,
+        ) {
+            Ok(p) => p,
+            Err(e) => return failed(e),
+        };
+        Some((access, preflight))
+    } else {
+        None
+    };
+    let (monitoring, environment) = match preflight {
+        Some((access, pre)) => match monitoring::start(&plan, access, pre.as_ref(), Out::Stderr) {
+            Ok(m) => (m, pre.map(|p| p.report.environment)),
+            Err(e) => return failed(e),
+        },
+        None => (None, None),
     };
     let style = Style::Sysbench {
         histogram: cli.run.histogram,
@@ -65,7 +91,14 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
     let command = format!("{} {:?}", cli.workload, cli.command).to_lowercase();
     // Only measured runs go to the history; stdout stays exactly sysbench's.
     let recorder = match cli.command {
-        WorkloadCommand::Run => Recorder::start(&cli.history, profile, &plan, &command, true),
+        WorkloadCommand::Run => Recorder::start(
+            &cli.history,
+            profile,
+            &plan,
+            &command,
+            true,
+            environment.as_ref(),
+        ),
         _ => None,
     };
     execute(

@@ -7,9 +7,11 @@
 //!
 //! Non-goals: no MySQL connection (the caller passes the datadir), no root needed.
 
+pub mod device;
 pub mod facts;
 pub mod resolve;
 
+pub use device::{check_devices, devices_script, CheckedDevices};
 pub use facts::{facts_script, DiskFacts};
 pub use resolve::resolve;
 
@@ -63,6 +65,12 @@ pub enum DiskError {
     Local(#[source] std::io::Error),
     #[error("the disk facts script failed locally: {0}")]
     LocalFailed(String),
+    #[error("{given} is not a block device on {host} (block devices: {known})")]
+    UnknownDevice {
+        given: String,
+        host: String,
+        known: String,
+    },
     #[error(transparent)]
     Ssh(#[from] SshError),
 }
@@ -77,9 +85,13 @@ fn check_path(path: &str) -> Result<(), DiskError> {
 
 /// Runs the facts script on this machine and returns its raw output.
 pub fn gather_local(path: &str) -> Result<String, DiskError> {
+    check_path(path)?;
+    run_local(&facts_script(path))
+}
+
+fn run_local(script: &str) -> Result<String, DiskError> {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    check_path(path)?;
     let mut child = Command::new("sh")
         .arg("-s")
         .stdin(Stdio::piped())
@@ -89,7 +101,7 @@ pub fn gather_local(path: &str) -> Result<String, DiskError> {
         .map_err(DiskError::Local)?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
-            .write_all(facts_script(path).as_bytes())
+            .write_all(script.as_bytes())
             .map_err(DiskError::Local)?;
     }
     let out = child.wait_with_output().map_err(DiskError::Local)?;
@@ -115,4 +127,18 @@ pub fn resolve_local(path: &str) -> Result<DataDisk, DiskError> {
 /// Resolves `path` on the server behind `conn`.
 pub fn resolve_remote(conn: &SshConnection, path: &str) -> Result<DataDisk, DiskError> {
     resolve(&DiskFacts::parse(&gather_remote(conn, path)?))
+}
+
+/// Checks the user's `--device` names on this machine.
+pub fn check_devices_local(names: &[String]) -> Result<CheckedDevices, DiskError> {
+    check_devices(&run_local(&devices_script(names))?, names, "this machine")
+}
+
+/// Checks the user's `--device` names on the server behind `conn`.
+pub fn check_devices_remote(
+    conn: &SshConnection,
+    names: &[String],
+) -> Result<CheckedDevices, DiskError> {
+    let out = conn.run_script(&devices_script(names))?;
+    check_devices(&out, names, conn.addr())
 }

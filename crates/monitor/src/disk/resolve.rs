@@ -268,7 +268,7 @@ fn kernel_name(
         })
 }
 
-enum Kind {
+pub(crate) enum Kind {
     Partition {
         parent: Option<String>,
         number: Option<u32>,
@@ -278,7 +278,7 @@ enum Kind {
     Disk,
 }
 
-fn kind(f: &DiskFacts, name: &str) -> Kind {
+pub(crate) fn kind(f: &DiskFacts, name: &str) -> Kind {
     let sys = f.sys.get(name);
     let ls = f.lsblk.iter().find(|r| r.kname == name);
     let ls_type = ls.map(|r| r.kind.as_str()).unwrap_or("");

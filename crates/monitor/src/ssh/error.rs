@@ -62,6 +62,32 @@ pub enum SshError {
     )]
     UnknownHostKey(Box<UnknownHostKey>),
     #[error(
+        "REFUSED: {host}:{port} presents {key_type} key {fingerprint}, not the host key this target is pinned          to ({pinned}, the profile's host_key_fingerprint or --ssh-host-key-fingerprint). A different server, a          reinstalled one, or a man-in-the-middle: change the pinned fingerprint only if you know which"
+    )]
+    HostKeyPinMismatch {
+        host: String,
+        port: u16,
+        key_type: String,
+        fingerprint: String,
+        pinned: String,
+    },
+    #[error(
+        "REFUSED: --accept-new-host-key does not store {key} for {host}:{port}, because {file} already \
+         lists keys of type {other_types} for this host: a new key of another type can mean a different \
+         server. Check the fingerprint with the server's administrator (ssh-keygen -lf \
+         /etc/ssh/ssh_host_*_key.pub), then accept it at the interactive prompt (without the flag) or edit {file}",
+        file = .file.display()
+    )]
+    HostKeyOtherTypesKnown {
+        host: String,
+        port: u16,
+        /// "ssh-ed25519 key SHA256:…"
+        key: String,
+        file: PathBuf,
+        /// The types already listed, comma-separated (kept as one string: the error stays small).
+        other_types: String,
+    },
+    #[error(
         "REFUSED: the host key of {host}:{port} has CHANGED. The server sent {key_type} key {fingerprint}, \
          but {file} line {line} lists a different key for it. This can be a man-in-the-middle attack, or \
          the server was reinstalled; only if you know it was reinstalled, delete line {line} of {file} and \
@@ -152,6 +178,8 @@ impl SshError {
         matches!(
             self,
             SshError::UnknownHostKey(_)
+                | SshError::HostKeyPinMismatch { .. }
+                | SshError::HostKeyOtherTypesKnown { .. }
                 | SshError::HostKeyChanged { .. }
                 | SshError::HostKeyRevoked { .. }
                 | SshError::KnownHostsRead(_)

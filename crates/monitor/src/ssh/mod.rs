@@ -91,8 +91,12 @@ pub struct SshTarget {
     pub auth: SshAuth,
     pub known_hosts: KnownHostsConfig,
     /// Trust-on-first-use: store an unknown host key instead of failing. A changed
-    /// key is refused regardless.
+    /// key is refused regardless, and so is a new key of another type than those
+    /// already known for the host.
     pub accept_new_host_key: bool,
+    /// The SHA256 fingerprint the host key must have (a profile's pinned key),
+    /// compared on every connection, known_hosts or not.
+    pub pinned_fingerprint: Option<String>,
     /// Limit for TCP connect, handshake and authentication.
     pub connect_timeout: Duration,
     /// SSH-level keepalive interval (libssh2 keepalive@openssh.com requests).
@@ -114,6 +118,7 @@ impl SshTarget {
             auth,
             known_hosts,
             accept_new_host_key: false,
+            pinned_fingerprint: None,
             connect_timeout: Duration::from_secs(10),
             keepalive: Duration::from_secs(5),
         }
@@ -258,6 +263,19 @@ fn prefer_known_key_types(session: &Session, target: &SshTarget) {
 }
 
 fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
+    if let Some(pinned) = target.pinned_fingerprint.as_deref() {
+        let seen = key.fingerprint_sha256();
+        // "SHA256:abc" or the bare "abc", as people copy it.
+        if pinned.trim().trim_start_matches("SHA256:") != seen.trim_start_matches("SHA256:") {
+            return Err(SshError::HostKeyPinMismatch {
+                host: target.host.clone(),
+                port: target.port,
+                key_type: key.key_type.clone(),
+                fingerprint: seen,
+                pinned: pinned.to_string(),
+            });
+        }
+    }
     let files = target.known_hosts.files();
     match known_hosts::check(&files, &target.host, target.port, key)? {
         Verdict::Trusted { .. } => Ok(()),
@@ -284,7 +302,19 @@ fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
                 known_hosts_file: target.known_hosts.app_file.clone(),
                 other_types,
             };
-            if target.accept_new_host_key {
+            if target.accept_new_host_key && !unknown.other_types.is_empty() {
+                Err(SshError::HostKeyOtherTypesKnown {
+                    key: format!(
+                        "{} key {}",
+                        unknown.key.key_type,
+                        unknown.key.fingerprint_sha256()
+                    ),
+                    host: unknown.host,
+                    port: unknown.port,
+                    file: unknown.known_hosts_file,
+                    other_types: unknown.other_types.join(", "),
+                })
+            } else if target.accept_new_host_key {
                 unknown.accept()
             } else {
                 Err(SshError::UnknownHostKey(Box::new(unknown)))

@@ -1,0 +1,81 @@
+//! The prerequisite checks before a run: the facts are gathered once, the whole suite
+//! (`dbdyno check`'s) judges them, and the same facts become the run's environment
+//! snapshot and start its monitoring, so a run costs no second round of SSH and SQL.
+//!
+//! Both shells refuse a plan whose checks fail (a too-low max_prepared_stmt_count
+//! would otherwise kill the run partway); the CLI lets `--skip-checks` go on anyway.
+//!
+//! Non-goals: no printing, no fixes (`dbdyno check --fix` and the Checks screen apply them).
+
+use dbdyno_checks::probe::Facts;
+use dbdyno_checks::{checks, Check, CheckStatus, EnvironmentSnapshot, HostAccess, SuiteReport};
+use dbdyno_engine::Plan;
+
+/// The checks' verdicts and the facts they judged.
+pub struct Preflight {
+    pub report: SuiteReport,
+    pub facts: Facts,
+}
+
+impl Preflight {
+    /// Gathers the facts for `plan` through `access` (`devices`: the user's data disk)
+    /// and runs every check on them.
+    pub fn gather(plan: &Plan, access: &HostAccess, devices: &[String]) -> Preflight {
+        let (environment, facts) = EnvironmentSnapshot::gather(&plan.connect, access, devices);
+        Preflight {
+            report: SuiteReport {
+                checks: checks::all(&facts, plan),
+                environment,
+            },
+            facts,
+        }
+    }
+
+    pub fn environment(&self) -> &EnvironmentSnapshot {
+        &self.report.environment
+    }
+
+    pub fn failed(&self) -> bool {
+        self.report.failed()
+    }
+
+    /// The checks that warn or fail, worst first.
+    pub fn problems(&self) -> Vec<&Check> {
+        let mut v: Vec<&Check> = self
+            .report
+            .checks
+            .iter()
+            .filter(|c| matches!(c.status, CheckStatus::Warn | CheckStatus::Fail))
+            .collect();
+        v.sort_by_key(|c| std::cmp::Reverse(c.status));
+        v
+    }
+
+    /// Why the run must not start (`None` when no check failed): each failed check's
+    /// title, what it saw and the fix.
+    pub fn refusal(&self) -> Option<String> {
+        let failed: Vec<String> = self
+            .report
+            .checks
+            .iter()
+            .filter(|c| c.status == CheckStatus::Fail)
+            .map(|c| {
+                let fix = c
+                    .fix
+                    .as_ref()
+                    .map(|f| match &f.sql_or_command {
+                        Some(cmd) => format!(" Fix: {} ({cmd})", f.text),
+                        None => format!(" Fix: {}", f.text),
+                    })
+                    .unwrap_or_default();
+                format!("{} [{}]: {}.{fix}", c.title, c.id, c.seen)
+            })
+            .collect();
+        (!failed.is_empty()).then(|| {
+            format!(
+                "the prerequisite checks failed, nothing was run: {}",
+                failed.join(" ")
+            )
+        })
+    }
+}
