@@ -18,7 +18,19 @@ use crate::ssh_target::{self, SshSpec};
 const PROMPT: &str = "\u{0}prompt";
 
 pub fn run(a: &CheckArgs) -> ExitCode {
-    let (plan, opts) = match prepare(a) {
+    // With --profile the options are parsed again with the profile's filled in.
+    let (reparsed, applied) = match &a.history.profile {
+        Some(name) => match crate::profile_apply::check(name) {
+            Ok((args, applied)) => (Some(args), Some(applied)),
+            Err(e) => return usage_error(e),
+        },
+        None => (None, None),
+    };
+    let a = reparsed.as_ref().unwrap_or(a);
+    for n in applied.iter().flat_map(|x| &x.notices) {
+        eprintln!("NOTE: {n}");
+    }
+    let (plan, opts) = match prepare(a, applied.as_ref()) {
         Ok(x) => x,
         Err(e) => return usage_error(e),
     };
@@ -68,7 +80,10 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     }
 }
 
-fn prepare(a: &CheckArgs) -> Result<(Plan, SuiteOptions)> {
+fn prepare(
+    a: &CheckArgs,
+    applied: Option<&crate::profile_apply::Applied>,
+) -> Result<(Plan, SuiteOptions)> {
     let (scenarios, threads) = a.shape.parse()?;
     let spec = LadderSpec {
         scenarios,
@@ -77,23 +92,28 @@ fn prepare(a: &CheckArgs) -> Result<(Plan, SuiteOptions)> {
         cleanup: a.cleanup,
         ..Default::default()
     };
-    let plan = Plan {
+    let mut plan = Plan {
         connect: plan_build::connect_options(&a.conn)?,
         workload: plan_build::workload_options(&a.workload_opts, &a.conn)?,
         phases: spec.phases(),
         force: a.force,
     };
     plan.validate()?;
+    let profile = applied.map(|x| &x.profile);
+    let keyring_name = applied.map(|x| x.keyring_name.as_str());
+    crate::secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile, keyring_name)?;
+    let mut spec = SshSpec::from_history(&a.history);
+    crate::secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
     let target = if a.ssh.no_monitor {
         None
     } else {
-        ssh_target::build_target(&SshSpec::from_target(&a.target), &a.ssh)?
+        ssh_target::build_target(&spec, &a.ssh)?
     };
     let host = HostAccess::decide(&plan.connect, target, a.ssh.no_monitor);
     let opts = SuiteOptions {
         plan: plan.clone(),
         host,
-        devices: a.ssh.device.clone(),
+        devices: spec.devices(&a.ssh),
     };
     Ok((plan, opts))
 }
