@@ -352,3 +352,113 @@ fn a_version_0_profile_is_migrated_and_its_password_dropped() {
         stderr(&o)
     );
 }
+
+/// `check --profile=F` checks the profile's server: its port, account and schema (not
+/// the defaults, 127.0.0.1:3306/sbtest), with the profile's plan.
+#[test]
+fn check_takes_the_profiles_endpoint_schema_and_plan() {
+    let _g = shared_server();
+    let s = TestSchema::new("chkprofile");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("chk.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "schema_version = 1\nname = \"chk\"\n\n[mysql]\nhost = \"{}\"\nport = {}\nuser = \"{}\"\ndb = \"{}\"\n\n[plan]\nscenarios = [\"oltp_point_select\"]\nthreads = [1]\n\n[workload]\ntables = 3\n",
+            s.sandbox.host, s.sandbox.port, s.sandbox.user, s.name
+        ),
+    )
+    .unwrap();
+    let o = dbdyno_cmd()
+        .env("MYSQL_PWD", &s.sandbox.password)
+        .args([
+            "check",
+            &format!("--profile={}", f.display()),
+            "--no-monitor",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    // The schema is empty: the tables check fails, which is the point (exit 1, not 2).
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let seen = |id: &str| {
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))["seen"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    let reachable = seen("mysql.reachable");
+    assert!(
+        reachable.contains(&format!(":{}", s.sandbox.port)),
+        "{reachable}"
+    );
+    assert!(
+        seen("mysql.schema").contains(&s.name),
+        "{}",
+        seen("mysql.schema")
+    );
+    let tables = seen("dataset.tables");
+    assert!(tables.contains("sbtest1"), "the profile's plan: {tables}");
+
+    // The command line still wins over the profile.
+    let o = dbdyno_cmd()
+        .env("MYSQL_PWD", &s.sandbox.password)
+        .args([
+            "check",
+            &format!("--profile={}", f.display()),
+            "--mysql-port=1",
+            "--no-monitor",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let reach = doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "mysql.reachable")
+        .unwrap()
+        .clone();
+    assert_eq!(reach["status"], "fail", "{reach}");
+}
+
+/// `monitor` takes `--profile` too, and the SSH options have the same names as ladder's.
+#[test]
+fn monitor_and_check_accept_the_profile_and_ladders_ssh_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.toml");
+    std::fs::write(&f, "schema_version = 1\nname = \"m\"\n").unwrap();
+    let o = dbdyno_cmd()
+        .args([
+            "monitor",
+            &format!("--profile={}", f.display()),
+            "--duration=1",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for cmd in ["check", "monitor", "ladder"] {
+        let help = ok(&dbdyno_cmd().args([cmd, "--help"]).output().unwrap());
+        for opt in [
+            "--profile",
+            "--env",
+            "--ssh-host",
+            "--ssh-auth",
+            "--ssh-key-path",
+            "--ssh-key ",
+            "--ssh-host-key-fingerprint",
+            "--data-disk",
+            "--device",
+        ] {
+            assert!(help.contains(opt), "{cmd} --help lacks {opt}");
+        }
+    }
+}
