@@ -135,6 +135,7 @@ fn a4_pdf_renders_clean_and_reads_back() {
     );
     assert!(text.contains("35% more oltp_write_only TPS than idc at 52% lower server CPU"));
     assert!(text.contains("FAIL"));
+    headings_keep_their_tables(&text);
     // The comparison is a side-by-side table of real text.
     assert!(text.contains("Side by side against the baseline idc"));
     // Chart labels are real text as well.
@@ -214,4 +215,74 @@ fn dejavu_with_droid_sans_fallback_sets_latin_and_cjk() {
         ],
     );
     assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// Hostile and CJK environment names and a title too long for the cover: the PDF renders
+/// clean, names read back, the title's third line ends with "…", and a heading is never
+/// left alone at the foot of a page: each table heading shares its page with its table.
+#[test]
+fn hostile_names_and_a_long_title_lay_out_cleanly() {
+    let mut runs = support::runs("three_envs.json");
+    let names = [
+        "<script>alert(1)</script> & \"quoted\"",
+        "华为云 (cn-east-3) 生产环境",
+        "ali_cloud'; DROP TABLE x; --",
+    ];
+    for (r, n) in runs.iter_mut().zip(names) {
+        r.env_name = n.to_string();
+    }
+    let mut opts = support::opts(Some("idc"));
+    opts.title = Some(format!(
+        "Quarterly database platform comparison {} with a title far too long to fit three lines of the cover band at twenty-two points",
+        names.join(" versus ")
+    ));
+    let r = dbdyno_report::build(&runs, &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile.pdf");
+    std::fs::write(
+        &path,
+        pdf::render(&r, &PdfOptions::new(PageSize::A4)).unwrap(),
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let prefix = dir.path().join("page");
+    let (_, stderr) = tool(
+        "pdftoppm",
+        &["-r", "20", "-gray", p, prefix.to_str().unwrap()],
+    );
+    assert!(
+        !stderr.contains("Error") && !stderr.contains("Bad"),
+        "{stderr}"
+    );
+    let (text, _) = tool("pdftotext", &["-layout", p, "-"]);
+    for n in names {
+        assert!(text.contains(n), "{n} in the PDF text");
+    }
+    let pages: Vec<&str> = text.split('\u{c}').collect();
+    assert!(
+        pages[0].contains('…'),
+        "the cover title is cut with …:\n{}",
+        pages[0]
+    );
+    headings_keep_their_tables(&text);
+}
+
+/// Each table heading shares its page with its table's header row.
+fn headings_keep_their_tables(text: &str) {
+    for page in text.split('\u{c}') {
+        for heading in [
+            "Key figures: peak TPS per scenario",
+            "Knee and bottleneck per scenario",
+            "Per environment",
+            "Side by side against the baseline",
+        ] {
+            if let Some(at) = page.find(heading) {
+                let after = &page[at + heading.len()..];
+                assert!(
+                    after.contains("Threads") || after.contains("Scenario"),
+                    "{heading:?} is not followed by its table on its page:\n{page}"
+                );
+            }
+        }
+    }
 }

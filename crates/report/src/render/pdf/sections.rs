@@ -97,8 +97,21 @@ fn cover(l: &mut Layout, r: &Report) {
         "DB DYNO  ·  BENCHMARK REPORT",
     );
     l.y = 64.0;
-    let title_lines = l.wrap(&r.title, 22.0, Style::Bold, w);
-    for line in title_lines.iter().take(3) {
+    // At most three lines fit the band; a longer title ends its third line with "…"
+    // (the whole title is in the document's metadata and the page footers).
+    let mut title_lines = l.wrap(&r.title, 22.0, Style::Bold, w);
+    if title_lines.len() > 3 {
+        let rest = title_lines[2..].join(" ");
+        title_lines.truncate(2);
+        let mut last = l.fit(&rest, 22.0, Style::Bold, w);
+        if !last.ends_with('…') {
+            last.push('…');
+        }
+        title_lines.push(last);
+    }
+    // Fewer lines sit lower, so the title stays clear of the kicker and the meta line.
+    l.y = 64.0 + (3 - title_lines.len()) as f32 * 10.0;
+    for line in &title_lines {
         let base = l.y + 22.0;
         l.text(x, base, 22.0, Style::Bold, "#ffffff", Align::Left, line);
         l.y += 28.0;
@@ -161,7 +174,6 @@ fn cover(l: &mut Layout, r: &Report) {
     }
     l.y += 6.0;
 
-    l.heading("Key figures: peak TPS per scenario", 2, 60.0);
     let mut cols = vec![Column::new("Scenario", 1.25, Align::Left)];
     for e in &r.envs {
         cols.push(Column::new(e.name.clone(), 1.0, Align::Left));
@@ -191,7 +203,14 @@ fn cover(l: &mut Layout, r: &Report) {
             Row::new(cells)
         })
         .collect();
-    table::draw(l, &cols, &rows, 8.5);
+    table::draw_headed(
+        l,
+        "Key figures: peak TPS per scenario",
+        2,
+        &cols,
+        &rows,
+        8.5,
+    );
 }
 
 fn environments(l: &mut Layout, r: &Report) {
@@ -251,7 +270,6 @@ fn analysis(l: &mut Layout, r: &Report) {
             l.bullet(h, BODY, INK, ACCENT);
         }
     }
-    l.heading("Knee and bottleneck per scenario", 2, 60.0);
     let cols = [
         Column::new("Scenario", 1.25, Align::Left),
         Column::new("Environment", 1.0, Align::Left),
@@ -284,7 +302,7 @@ fn analysis(l: &mut Layout, r: &Report) {
             ]));
         }
     }
-    table::draw(l, &cols, &rows, 7.6);
+    table::draw_headed(l, "Knee and bottleneck per scenario", 2, &cols, &rows, 7.6);
     if !r.cold_starts.is_empty() {
         l.heading("Cold start", 2, 30.0);
         for c in &r.cold_starts {
@@ -298,7 +316,7 @@ fn opt(v: Option<f64>, f: fn(f64) -> String) -> String {
 }
 
 /// The side-by-side table: verdict columns get the room their reasons need.
-fn side_table(l: &mut Layout, t: &side::SideTable) {
+fn side_table(l: &mut Layout, heading: &str, t: &side::SideTable) {
     let cols: Vec<Column> = t
         .columns
         .iter()
@@ -340,7 +358,7 @@ fn side_table(l: &mut Layout, t: &side::SideTable) {
         .collect();
     // Many environments make many columns: a smaller size keeps figures on one line.
     let size = if cols.len() > 8 { 6.4 } else { 7.6 };
-    table::draw(l, &cols, &rows, size);
+    table::draw_headed(l, heading, 2, &cols, &rows, size);
 }
 
 /// Text colour of a step cut short.
@@ -399,7 +417,6 @@ fn scenario(
         l.y = y + ch + gap;
     }
 
-    l.heading("Per environment", 2, 60.0);
     let cols = [
         Column::new("Environment", 1.5, Align::Left),
         Column::new("Threads", 0.75, Align::Right),
@@ -450,7 +467,7 @@ fn scenario(
             );
         }
     }
-    table::draw(l, &cols, &rows, 7.6);
+    table::draw_headed(l, "Per environment", 2, &cols, &rows, 7.6);
     l.paragraph(
         "★ best thread count: the knee, or the top of the ladder while throughput still rises.",
         SMALL,
@@ -462,16 +479,12 @@ fn scenario(
     );
 
     if let Some(t) = side::side_by_side(r, s) {
-        l.heading(
-            &format!(
-                "Side by side against the baseline {} (threshold {}%)",
-                r.env_name(r.baseline.unwrap_or(0)),
-                r.threshold_pct
-            ),
-            2,
-            60.0,
+        let heading = format!(
+            "Side by side against the baseline {} (threshold {}%)",
+            r.env_name(r.baseline.unwrap_or(0)),
+            r.threshold_pct
         );
-        side_table(l, &t);
+        side_table(l, &heading, &t);
     }
     Ok(())
 }

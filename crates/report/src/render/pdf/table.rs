@@ -86,43 +86,44 @@ impl Row {
     }
 }
 
-/// Draws the table at the cursor, full content width, font `size`.
-pub fn draw(l: &mut Layout, cols: &[Column], rows: &[Row], size: f32) {
-    let x0 = l.geom.margin_x;
+type Lines = Vec<(Vec<String>, Vec<String>)>;
+
+/// A table wrapped to the content width: column widths, header lines and height, and
+/// each row's lines and height.
+struct Measured {
+    widths: Vec<f32>,
+    header_lines: Vec<Vec<String>>,
+    header_h: f32,
+    laid: Vec<(Lines, f32)>,
+}
+
+impl Measured {
+    /// What must fit below the cursor before the table starts: a short table (under 40%
+    /// of a page) whole, a long one its header with its first two rows.
+    fn keep(&self, l: &Layout) -> f32 {
+        let total: f32 = self.header_h + self.laid.iter().map(|(_, h)| h).sum::<f32>();
+        let page_room = l.geom.bottom_limit() - l.geom.margin_top;
+        if total <= page_room * 0.4 {
+            total
+        } else {
+            self.header_h + self.laid.iter().take(2).map(|(_, h)| h).sum::<f32>()
+        }
+    }
+}
+
+fn measure(l: &Layout, cols: &[Column], rows: &[Row], size: f32) -> Measured {
     let total_w = l.geom.content_width();
     let sum: f32 = cols.iter().map(|c| c.weight).sum::<f32>().max(0.001);
     let widths: Vec<f32> = cols.iter().map(|c| c.weight / sum * total_w).collect();
     let lh = size * 1.3;
     let note_size = size * 0.86;
     let note_lh = note_size * 1.3;
-
     let header_lines: Vec<Vec<String>> = cols
         .iter()
         .zip(&widths)
         .map(|(c, w)| l.wrap(&c.title, size, Style::Bold, w - 2.0 * PAD_X))
         .collect();
     let header_h = header_lines.iter().map(Vec::len).max().unwrap_or(1) as f32 * lh + 2.0 * PAD_Y;
-
-    let draw_header = |l: &mut Layout| {
-        let y = l.y;
-        l.rect(x0, y, total_w, header_h, HEADER_FILL);
-        let mut x = x0;
-        for ((c, w), lines) in cols.iter().zip(&widths).zip(&header_lines) {
-            for (i, line) in lines.iter().enumerate() {
-                let base = y + PAD_Y + size + i as f32 * lh - size * 0.12;
-                let tx = match c.align {
-                    Align::Left => x + PAD_X,
-                    Align::Center => x + w / 2.0,
-                    Align::Right => x + w - PAD_X,
-                };
-                l.text(tx, base, size, Style::Bold, INK, c.align, line);
-            }
-            x += w;
-        }
-        l.y += header_h;
-    };
-
-    type Lines = Vec<(Vec<String>, Vec<String>)>;
     let laid: Vec<(Lines, f32)> = rows
         .iter()
         .map(|row| {
@@ -149,14 +150,69 @@ pub fn draw(l: &mut Layout, cols: &[Column], rows: &[Row], size: f32) {
             (cell_lines, h)
         })
         .collect();
-    // A short table stays on one page; a long one keeps its header with its first rows.
-    let total: f32 = header_h + laid.iter().map(|(_, h)| h).sum::<f32>();
-    let page_room = l.geom.bottom_limit() - l.geom.margin_top;
-    if total <= page_room * 0.4 {
-        l.need(total);
-    } else {
-        l.need(header_h + laid.iter().take(2).map(|(_, h)| h).sum::<f32>());
+    Measured {
+        widths,
+        header_lines,
+        header_h,
+        laid,
     }
+}
+
+/// A heading and its table, kept together: the heading moves to the next page with the
+/// table (whole when short, else with its header and first rows) instead of being left
+/// alone at the bottom of a page.
+pub fn draw_headed(
+    l: &mut Layout,
+    heading: &str,
+    level: u8,
+    cols: &[Column],
+    rows: &[Row],
+    size: f32,
+) {
+    let m = measure(l, cols, rows, size);
+    l.heading(heading, level, m.keep(l));
+    draw_measured(l, cols, rows, size, m);
+}
+
+/// Draws the table at the cursor, full content width, font `size`.
+pub fn draw(l: &mut Layout, cols: &[Column], rows: &[Row], size: f32) {
+    let m = measure(l, cols, rows, size);
+    draw_measured(l, cols, rows, size, m);
+}
+
+fn draw_measured(l: &mut Layout, cols: &[Column], rows: &[Row], size: f32, m: Measured) {
+    let x0 = l.geom.margin_x;
+    let total_w = l.geom.content_width();
+    let lh = size * 1.3;
+    let note_size = size * 0.86;
+    let note_lh = note_size * 1.3;
+    l.need(m.keep(l));
+    let Measured {
+        widths,
+        header_lines,
+        header_h,
+        laid,
+    } = m;
+
+    let draw_header = |l: &mut Layout| {
+        let y = l.y;
+        l.rect(x0, y, total_w, header_h, HEADER_FILL);
+        let mut x = x0;
+        for ((c, w), lines) in cols.iter().zip(&widths).zip(&header_lines) {
+            for (i, line) in lines.iter().enumerate() {
+                let base = y + PAD_Y + size + i as f32 * lh - size * 0.12;
+                let tx = match c.align {
+                    Align::Left => x + PAD_X,
+                    Align::Center => x + w / 2.0,
+                    Align::Right => x + w - PAD_X,
+                };
+                l.text(tx, base, size, Style::Bold, INK, c.align, line);
+            }
+            x += w;
+        }
+        l.y += header_h;
+    };
+
     draw_header(l);
     for (row, (cell_lines, h)) in rows.iter().zip(&laid) {
         let h = *h;
