@@ -269,6 +269,91 @@ fn a_ladder_or_run_whose_checks_fail_is_stopped_before_anything_runs() {
 }
 
 #[test]
+fn fix_texts_carry_the_connection_and_fix_offers_create_database_to_an_admin() {
+    let _g = shared_server();
+    let s = TestSchema::new("chk_paste");
+    // Tables missing: the fix is a prepare command that reaches this server and schema.
+    let o = s.dbdyno(&[
+        "check",
+        "--scenarios=oltp_point_select",
+        "--ladder=1",
+        "--tables=1",
+        "--table-size=100",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let cmd = out
+        .lines()
+        .skip_while(|l| !l.contains("[dataset.tables]"))
+        .find(|l| l.trim().starts_with("dbdyno "))
+        .map(|l| l.trim().to_string())
+        .unwrap_or_else(|| panic!("a command in the fix: {out}"));
+    for part in [
+        format!("--mysql-host={}", s.sandbox.host),
+        format!("--mysql-port={}", s.sandbox.port),
+        format!("--mysql-user={}", s.sandbox.user),
+        format!("--mysql-db={}", s.name),
+    ] {
+        assert!(cmd.contains(&part), "{part} in {cmd}");
+    }
+    // Pasted as printed (the password from MYSQL_PWD), it prepares this schema.
+    let words: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    let o = dbdyno_cmd()
+        .args(&words)
+        .env("MYSQL_PWD", &s.sandbox.password)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(s.tables(), ["sbtest1"]);
+
+    // A schema the benchmark account may not create: --fix --admin-user creates it.
+    let schema = format!("dbdyno_nocreate_{}", std::process::id());
+    let drop = || {
+        let _ = s
+            .sandbox
+            .admin()
+            .query_drop(format!("DROP DATABASE IF EXISTS `{schema}`"));
+    };
+    drop();
+    let o = dbdyno_cmd()
+        .args([
+            "check",
+            "--scenarios=oltp_point_select",
+            "--ladder=1",
+            "--prepare",
+            &format!("--mysql-host={}", s.sandbox.host),
+            &format!("--mysql-port={}", s.sandbox.port),
+            &format!("--mysql-user={}", s.sandbox.user),
+            &format!("--mysql-db={schema}"),
+            "--fix",
+            &format!("--admin-user={}", s.sandbox.admin_user),
+        ])
+        .env("MYSQL_PWD", &s.sandbox.password)
+        .env("DBDYNO_ADMIN_PWD", &s.sandbox.admin_password)
+        .output()
+        .unwrap();
+    let exists: Option<String> = s
+        .sandbox
+        .admin()
+        .exec_first(
+            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?",
+            (schema.as_str(),),
+        )
+        .unwrap();
+    drop();
+    assert!(
+        stderr(&o).contains(&format!(
+            "Applied as {}: CREATE DATABASE `{schema}`",
+            s.sandbox.admin_user
+        )),
+        "{}\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    assert!(exists.is_some(), "the schema was created");
+}
+
+#[test]
 fn check_json_flags_foreign_tables_and_fix_creates_a_missing_schema() {
     let _g = shared_server();
     let s = TestSchema::new("chk_foreign");

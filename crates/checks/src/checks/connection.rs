@@ -245,14 +245,18 @@ fn schema_check(f: &Facts, m: &MysqlFacts) -> Check {
             SCHEMA_WHY,
         )
         .with_fix(
-            "create it and grant the benchmark account on it, as an administrator",
+            "create it and grant the benchmark account on it, as an administrator \
+             (dbdyno check --fix --admin-user=NAME creates it)",
             Some(format!(
                 "{}; GRANT ALL ON `{}`.* TO {};",
                 create.sql(),
-                f.schema,
+                f.schema.replace('`', "``"),
                 quoted_account(&m.current_user)
             )),
         )
+        // `--fix --admin-user` can still create it; as the benchmark account the
+        // action fails with the privilege it lacks.
+        .with_action(create)
     }
 }
 
@@ -300,7 +304,10 @@ fn foreign_tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
         f.schema,
         foreign.len()
     );
-    let fix = "use a schema of its own for benchmarks (CREATE DATABASE sbtest; --mysql-db=sbtest)";
+    // A schema of its own, named after this one so it is recognisable.
+    let own = format!("{}_bench", f.schema);
+    let create = format!("CREATE DATABASE `{}`", own.replace('`', "``"));
+    let fix = format!("use a schema of its own for benchmarks ({create}; then --mysql-db={own})");
     if prepares && !plan.force {
         Check::new(
             ID,
@@ -309,7 +316,7 @@ fn foreign_tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
             format!("{seen}; prepare refuses to load next to them without --force"),
             FOREIGN_WHY,
         )
-        .with_fix(fix, Some("CREATE DATABASE sbtest".into()))
+        .with_fix(fix.clone(), Some(create.clone()))
     } else {
         Check::new(
             ID,
@@ -318,7 +325,7 @@ fn foreign_tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
             format!("{seen}; DB Dyno never touches them, but this is someone's data"),
             FOREIGN_WHY,
         )
-        .with_fix(fix, Some("CREATE DATABASE sbtest".into()))
+        .with_fix(fix, Some(create))
     }
 }
 
@@ -426,7 +433,14 @@ mod tests {
             .find(|c| c.id == "mysql.schema")
             .unwrap();
         assert_eq!(s.status, CheckStatus::Fail);
-        assert!(s.action.is_none());
+        // Still offered: `check --fix --admin-user` applies it as the administrator.
+        assert_eq!(
+            s.action,
+            Some(CheckAction::CreateSchema {
+                schema: "sbtest".into()
+            })
+        );
+        assert!(s.fix.as_ref().unwrap().text.contains("--admin-user"));
     }
 
     #[test]

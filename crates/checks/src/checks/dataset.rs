@@ -77,6 +77,46 @@ pub fn estimate_bytes(plan: &Plan) -> u64 {
     planned_rows(w, plan) * per_row
 }
 
+/// How [`estimate_bytes`] counted, for the check's text.
+fn estimate_text(plan: &Plan) -> &'static str {
+    if plan.workload.create_secondary {
+        "estimated at 242 bytes per row (226 of data, 16 of the k index)"
+    } else {
+        "estimated at 226 bytes per row (no secondary index)"
+    }
+}
+
+/// The connection options of a pasted `dbdyno` command, so it reaches the same server
+/// and schema as the plan (never the password: MYSQL_PWD, the keyring or a prompt).
+pub fn connection_args(plan: &Plan) -> String {
+    let c = &plan.connect;
+    let endpoint = match &c.socket {
+        Some(sock) => format!("--mysql-socket={}", shell_word(sock)),
+        None => format!(
+            "--mysql-host={} --mysql-port={}",
+            shell_word(&c.host),
+            c.port
+        ),
+    };
+    format!(
+        "{endpoint} --mysql-user={} --mysql-db={}",
+        shell_word(&c.user),
+        shell_word(&c.database)
+    )
+}
+
+/// `s` as one POSIX shell word: as is when it is plain, else single-quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@%+=,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = b as f64;
@@ -141,7 +181,10 @@ fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
             )
             .with_fix(
                 "drop the old tables first, or run without --prepare to reuse them",
-                Some(format!("dbdyno {workload} --tables={needed} cleanup")),
+                Some(format!(
+                    "dbdyno {workload} {} --tables={needed} cleanup",
+                    connection_args(plan)
+                )),
             );
         }
         return Check::new(
@@ -171,7 +214,8 @@ fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
         .filter(|n| !present.iter().any(|(p, _)| p == n))
         .collect();
     let prepare_cmd = format!(
-        "dbdyno {workload} --tables={needed} --table-size={} prepare",
+        "dbdyno {workload} {} --tables={needed} --table-size={} prepare",
+        connection_args(plan),
         w.table_size
     );
     if !missing.is_empty() {
@@ -211,7 +255,10 @@ fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
         )
         .with_fix(
             "clean up and prepare again",
-            Some(format!("dbdyno {workload} --tables={needed} cleanup")),
+            Some(format!(
+                "dbdyno {workload} {} --tables={needed} cleanup",
+                connection_args(plan)
+            )),
         );
     }
     // TABLE_ROWS is InnoDB's estimate (±10 % or so): only a large shortfall is reported.
@@ -264,7 +311,6 @@ fn buffer_pool(m: &MysqlFacts, plan: &Plan) -> Check {
             BP_WHY,
         );
     };
-    // Existing tables are measured; otherwise the plan's size is estimated.
     // Existing tables are measured when they are the plan's (about as many rows as it
     // expects); otherwise the plan's size is estimated.
     let planned = planned_rows(&plan.workload, plan);
@@ -272,7 +318,7 @@ fn buffer_pool(m: &MysqlFacts, plan: &Plan) -> Check {
         if m.benchmark_bytes > 0 && !prepares(plan) && m.benchmark_rows * 2 >= planned {
             (m.benchmark_bytes, "as measured in information_schema")
         } else {
-            (estimate_bytes(plan), "estimated at 242 bytes per row")
+            (estimate_bytes(plan), estimate_text(plan))
         };
     if bytes == 0 {
         return Check::new(
@@ -386,6 +432,26 @@ fn free_space(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn pasted_commands_reach_the_plans_server_and_schema() {
+        let mut p = crate::checks::testing::plan(&[Scenario::OltpReadWrite], &[4], 2, 1000, false);
+        p.connect.host = "db1.example".into();
+        p.connect.port = 3307;
+        p.connect.user = "bench".into();
+        p.connect.database = "my db".into();
+        p.connect.password = Some("hunter2".into());
+        let a = connection_args(&p);
+        assert_eq!(
+            a,
+            "--mysql-host=db1.example --mysql-port=3307 --mysql-user=bench --mysql-db='my db'"
+        );
+        assert!(!a.contains("hunter2"));
+        p.workload.create_secondary = false;
+        assert!(estimate_text(&p).contains("226") && estimate_text(&p).contains("no secondary"));
+        p.workload.create_secondary = true;
+        assert!(estimate_text(&p).contains("242"));
+    }
+
     use std::collections::BTreeMap;
 
     use dbdyno_engine::phases::schema::TableInfo;
