@@ -435,7 +435,18 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 #[test]
 fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
     let _g = shared_server();
+    let _ssh = crate::sshd::shared();
+    let sb = crate::sshd::Sshd::from_env();
     let s = TestSchema::new("leak");
+    // The sshd sandbox's secrets: a password account, and a key protected by a passphrase.
+    let env =
+        |k: &str| std::env::var(k).unwrap_or_else(|_| panic!("{k}: see scripts/sshd-sandbox.sh"));
+    let (ssh_pw_user, ssh_password) = (
+        env("DBDYNO_TEST_SSH_PW_USER"),
+        env("DBDYNO_TEST_SSH_PASSWORD"),
+    );
+    let passphrase = env("DBDYNO_TEST_SSH_PASSPHRASE");
+    let protected_key = format!("{}_passphrase", sb.key.display());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -463,6 +474,7 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
     let root = tempfile::tempdir().unwrap();
     let (data, config) = (root.path().join("data"), root.path().join("config"));
     std::fs::create_dir_all(config.join("profiles")).unwrap();
+    let known_hosts = sb.trusted_known_hosts(root.path());
     let profile = format!("leak-{}", std::process::id());
     let conf_name = format!("leakconf-{}", std::process::id());
     // Keyring entries and the MySQL user go away even when an assertion fails.
@@ -475,16 +487,21 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
         config.join(format!("profiles/{profile}.toml")),
         format!(
             "schema_version = 1\nname = \"{profile}\"\n\n[mysql]\nhost = \"{}\"\nport = {}\nuser = \"{user}\"\ndb = \"{}\"\n\n\
+             [ssh]\nhost = \"{}\"\nport = {}\nuser = \"{ssh_pw_user}\"\nauth = \"password\"\n\n\
              [plan]\nscenarios = [\"oltp_read_write\"]\nthreads = [1, 2]\ntime = 1\nprepare = true\ncleanup = true\n\n\
              [workload]\ntables = 1\ntable_size = 500\n",
-            s.sandbox.host, s.sandbox.port, s.name
+            s.sandbox.host, s.sandbox.port, s.name, sb.host, sb.port
         ),
     )
     .unwrap();
     let cmd = || {
         let mut c = dbdyno_cmd();
         c.env("DBDYNO_DATA_DIR", &data)
-            .env("DBDYNO_CONFIG_DIR", &config);
+            .env("DBDYNO_CONFIG_DIR", &config)
+            .env("DBDYNO_KNOWN_HOSTS", &known_hosts)
+            .env_remove("DBDYNO_SSH_PASSWORD")
+            .env_remove("DBDYNO_SSH_PASSPHRASE")
+            .env_remove("SSH_AUTH_SOCK");
         c
     };
     let mut outputs: Vec<Vec<u8>> = Vec::new();
@@ -494,27 +511,71 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
         o
     };
 
-    // The password goes into the keyring through stdin, never through a file.
-    let mut set = cmd()
-        .args(["profile", "secret", "set", &profile, "mysql"])
-        .stdin(Stdio::piped())
+    // The passwords go into the keyring through stdin, never through a file.
+    use std::io::Write;
+    for (kind, value) in [("mysql", &secret), ("ssh-password", &ssh_password)] {
+        let mut set = cmd()
+            .args(["profile", "secret", "set", &profile, kind])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        writeln!(set.stdin.take().unwrap(), "{value}").unwrap();
+        ok(&keep(set.wait_with_output().unwrap()));
+    }
+
+    // 1. A full ladder with prepare and cleanup, monitored over SSH with the keyring's
+    // SSH password, writing its report; the MySQL password comes from the keyring. The
+    // history's write-ahead log is copied while the ladder writes (it is folded into the
+    // database when the last connection closes), so it is scanned too.
+    let json1 = root.path().join("ladder.json");
+    let wal = data.join(format!("{}-wal", dbdyno_history::DB_FILE_NAME));
+    let child = cmd()
+        .args([
+            "ladder",
+            &format!("--profile={profile}"),
+            &format!("--json={}", json1.display()),
+            &format!("--report={}", root.path().join("ladder-report").display()),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    use std::io::Write;
-    writeln!(set.stdin.take().unwrap(), "{secret}").unwrap();
-    ok(&keep(set.wait_with_output().unwrap()));
+    let child_id = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let o = child.wait_with_output().unwrap();
+        let _ = done_tx.send(());
+        o
+    });
+    let mut wal_copies = 0;
+    while done_rx.recv_timeout(Duration::from_millis(100)).is_err() {
+        if let Ok(bytes) = std::fs::read(&wal) {
+            if !bytes.is_empty() {
+                std::fs::write(root.path().join(format!("wal-copy-{wal_copies}")), bytes).unwrap();
+                wal_copies += 1;
+            }
+        }
+    }
+    let o = waiter.join().unwrap();
+    let out = ok(&keep(o));
+    assert!(wal_copies > 0, "the WAL of ladder {child_id} was seen");
+    assert!(out.contains("Machine: "), "monitored over SSH: {out}");
 
-    // 1. A full ladder with prepare and cleanup; the password comes from the keyring.
-    let json1 = root.path().join("ladder.json");
+    // 1b. The same over SSH with a passphrase-protected key (passphrase in the
+    // environment, as DBDYNO_SSH_PASSPHRASE documents).
     ok(&keep(
         cmd()
             .args([
                 "ladder",
                 &format!("--profile={profile}"),
-                &format!("--json={}", json1.display()),
+                "--threads=1",
+                "--ssh-user=root",
+                "--ssh-auth=key",
+                &format!("--ssh-key-path={protected_key}"),
             ])
+            .env("DBDYNO_SSH_PASSPHRASE", &passphrase)
             .output()
             .unwrap(),
     ));
@@ -632,6 +693,25 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
         .map(|r| r["state"].as_str().unwrap())
         .collect();
     assert!(states.contains(&"failed"), "{states:?}");
+    // 6b. A report of the runs straight from the history (every format).
+    let with_steps: Vec<String> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["steps"].as_u64().unwrap_or(0) > 0)
+        .map(|r| r["id"].to_string())
+        .collect();
+    assert!(with_steps.len() >= 3, "{listed}");
+    ok(&keep(
+        cmd()
+            .args([
+                "report",
+                &format!("--runs={}", with_steps.join(",")),
+                &format!("--out-dir={}", root.path().join("report-runs").display()),
+            ])
+            .output()
+            .unwrap(),
+    ));
     for r in listed.as_array().unwrap() {
         let id = r["id"].to_string();
         ok(&keep(cmd().args(["runs", "show", &id]).output().unwrap()));
@@ -666,17 +746,22 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
             .unwrap(),
     ));
 
-    // Scan: every file under the temp root (history database, WAL, profiles, JSON,
-    // exports) and every stdout/stderr, for the password and its common encodings.
-    let needles: Vec<Vec<u8>> = vec![
-        secret.as_bytes().to_vec(),
-        secret.chars().rev().collect::<String>().into_bytes(),
-        secret
-            .bytes()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-            .into_bytes(),
-    ];
+    // Scan: every file under the temp root (history database, WAL copies, profiles,
+    // known_hosts, JSON, reports, exports) and every stdout/stderr, for each secret (the
+    // MySQL password, the SSH password, the key passphrase) and its common encodings.
+    let needles: Vec<Vec<u8>> = [&secret, &ssh_password, &passphrase]
+        .into_iter()
+        .flat_map(|s| {
+            [
+                s.as_bytes().to_vec(),
+                s.chars().rev().collect::<String>().into_bytes(),
+                s.bytes()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+                    .into_bytes(),
+            ]
+        })
+        .collect();
     let mut files = Vec::new();
     files_under(root.path(), &mut files);
     assert!(
@@ -723,6 +808,10 @@ fn no_byte_of_a_secret_reaches_any_file_the_application_writes() {
         stored.is_some(),
         "the ladder's password came from the keyring"
     );
+    for dir in ["ladder-report", "report-runs"] {
+        let n = std::fs::read_dir(root.path().join(dir)).unwrap().count();
+        assert!(n >= 3, "{dir} holds the report formats ({n} files)");
+    }
 }
 
 struct LeakCleanup {
@@ -737,6 +826,7 @@ impl Drop for LeakCleanup {
         let store = dbdyno_profile::SecretStore::new();
         for a in &self.accounts {
             let _ = store.delete(a, dbdyno_profile::SecretKind::MysqlPassword);
+            let _ = store.delete(a, dbdyno_profile::SecretKind::SshPassword);
         }
         let user = &self.user;
         let _ = self
