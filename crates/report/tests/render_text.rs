@@ -302,3 +302,37 @@ fn comparisons_are_side_by_side_in_html_and_markdown() {
         "| Threads | idc TPS | 华为云 TPS | Δ TPS | idc p95 ms | 华为云 p95 ms | Δ p95 | Verdict |"
     ));
 }
+
+/// The timeline of one step on several environments shares its axes: the same QPS
+/// ticks and seconds on every chart, so that heights compare across environments.
+#[test]
+fn timeline_charts_of_one_step_share_their_scale() {
+    use dbdyno_report::charts::report_charts::{build as charts, Sizes};
+    use dbdyno_report::charts::Anchor;
+    let mut o = opts(Some("idc"));
+    // A step whose QPS differs by a third between environments.
+    o.timeline = Some((dbdyno_engine::Scenario::OltpWriteOnly, 128));
+    let r = build(&runs("three_envs.json"), &o).unwrap();
+    let c = charts(&r, Sizes::default());
+    assert!(c.timelines.len() >= 2, "one chart per environment");
+    let ticks = |i: usize| -> Vec<String> {
+        c.timelines[i]
+            .labels
+            .iter()
+            .filter(|l| l.anchor == Anchor::End && !l.bold && l.x < 60.0)
+            .map(|l| l.text.clone())
+            .collect()
+    };
+    let qps: Vec<f64> = r
+        .timeline
+        .iter()
+        .map(|t| t.points.iter().map(|p| p.qps).fold(0.0, f64::max))
+        .collect();
+    assert!(
+        qps.iter().any(|q| *q < qps[0] * 0.8 || *q > qps[0] * 1.25),
+        "the fixture's environments differ in QPS: {qps:?}"
+    );
+    for i in 1..c.timelines.len() {
+        assert_eq!(ticks(i), ticks(0));
+    }
+}

@@ -49,6 +49,9 @@ pub struct LineChart {
     pub y_title: String,
     /// Title of the right-hand 0–100% axis; `None` hides it.
     pub y_right_title: Option<String>,
+    /// The left axis reaches at least this far: charts meant to be compared (one step on
+    /// several environments) share it, so that equal heights mean equal values.
+    pub y_max: Option<f64>,
     pub series: Vec<Series>,
     pub width: f64,
     pub height: f64,
@@ -157,7 +160,7 @@ impl LineChart {
             .filter(|s| s.side == Side::Left)
             .flat_map(|s| s.points.iter().map(|p| p.1))
             .filter(|v| v.is_finite())
-            .fold(0.0, f64::max);
+            .fold(self.y_max.unwrap_or(0.0), f64::max);
         let yticks = nice_ticks(0.0, ymax, 5);
         let ytop = *yticks.last().unwrap_or(&1.0);
         let ypos = |v: f64| bottom - v / ytop * ph;
@@ -191,7 +194,11 @@ impl LineChart {
             self.y_title.clone(),
         );
         if let Some(t) = &self.y_right_title {
-            for v in [0.0, 25.0, 50.0, 75.0, 100.0] {
+            // One percent label on each grid line of the left axis, so that both axes
+            // read off the same lines (0–100% spans the same height as the left axis).
+            let steps = yticks.len().saturating_sub(1).max(1);
+            for k in 0..=steps {
+                let v = k as f64 * 100.0 / steps as f64;
                 label(
                     right + 6.0,
                     rpos(v) + 3.0,
@@ -361,6 +368,7 @@ mod tests {
             x_title: "threads".into(),
             y_title: "QPS".into(),
             y_right_title: None,
+            y_max: None,
             series: vec![Series {
                 name: "华为云 & <b>".into(),
                 colour: "#0072B2",
@@ -372,6 +380,37 @@ mod tests {
             width: 480.0,
             height: 260.0,
         }
+    }
+
+    #[test]
+    fn right_axis_labels_sit_on_the_left_axis_grid_lines() {
+        for top in [321_410.0, 1.83, 70.0, 5_500.0] {
+            let mut c = chart();
+            c.y_right_title = Some("CPU, disk".into());
+            c.series[0].points[1].1 = top;
+            let r = c.render();
+            let ys = |f: &dyn Fn(&crate::charts::Label) -> bool| {
+                let mut v: Vec<i64> = r
+                    .labels
+                    .iter()
+                    .filter(|l| f(l))
+                    .map(|l| (l.y * 100.0).round() as i64)
+                    .collect();
+                v.sort();
+                v
+            };
+            let right = ys(&|l| l.text.ends_with('%') && l.anchor == Anchor::Start);
+            let left = ys(&|l| l.anchor == Anchor::End && !l.bold && l.x < 60.0);
+            assert_eq!(right, left, "top {top}");
+        }
+    }
+
+    #[test]
+    fn a_shared_maximum_sets_the_left_axis() {
+        let mut c = chart();
+        c.y_max = Some(900_000.0);
+        let texts: Vec<String> = c.render().labels.into_iter().map(|l| l.text).collect();
+        assert!(texts.contains(&"1M".to_string()), "{texts:?}");
     }
 
     #[test]

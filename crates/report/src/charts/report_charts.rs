@@ -95,6 +95,7 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
                     x_title: "threads".into(),
                     y_title: y.into(),
                     y_right_title: None,
+                    y_max: None,
                     series,
                     width: sizes.small.0,
                     height: sizes.small.1,
@@ -134,16 +135,28 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
         })
         .collect();
 
+    // One step on each environment: the charts share their axes (QPS and seconds), so
+    // that a taller line means more QPS, not a smaller scale.
+    let shared_qps = r
+        .timeline
+        .iter()
+        .flat_map(|t| t.points.iter().map(|p| p.qps))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let max_t = r
+        .timeline
+        .iter()
+        .flat_map(|t| {
+            t.points
+                .iter()
+                .map(|p| p.t_s)
+                .chain(t.server.iter().map(|p| p.t_s))
+        })
+        .fold(0.0, f64::max);
     let timelines = r
         .timeline
         .iter()
         .map(|t| {
-            let max_t = t
-                .points
-                .iter()
-                .map(|p| p.t_s)
-                .chain(t.server.iter().map(|p| p.t_s))
-                .fold(0.0, f64::max);
             let mut series = vec![Series {
                 name: "QPS".into(),
                 colour: "#0072B2",
@@ -184,6 +197,7 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
                 x_title: "seconds since the step started".into(),
                 y_title: "QPS".into(),
                 y_right_title: (!t.server.is_empty()).then(|| "CPU, disk".to_string()),
+                y_max: Some(shared_qps),
                 series,
                 width: sizes.wide.0,
                 height: sizes.wide.1,
@@ -215,6 +229,7 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
             x_title: "transaction latency, ms (log scale)".into(),
             y_title: "% of transactions".into(),
             y_right_title: None,
+            y_max: None,
             series: d
                 .series
                 .iter()
