@@ -819,3 +819,47 @@ fn an_unmonitored_run_records_the_servers_environment() {
     assert!(env["variables"]["max_connections"].is_string(), "{env:#}");
     assert!(env["client"]["cores"].is_number(), "{env:#}");
 }
+
+#[test]
+fn monitor_says_when_the_datadir_has_no_disk_and_keeps_its_columns() {
+    for (datadir, why) in [
+        (
+            "/dev/shm",
+            "no block device: /dev/shm is on /dev/shm (tmpfs)",
+        ),
+        (
+            "/no/such/dir",
+            "no block device: /no/such/dir does not exist",
+        ),
+    ] {
+        let o = dbdyno_cmd()
+            .args(["monitor", &format!("--datadir={datadir}"), "--duration=2"])
+            .output()
+            .unwrap();
+        let (out, err) = (ok(&o), stderr(&o));
+        assert!(err.contains(why), "{err}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].contains("no disk") && lines[1].contains("aqu-sz"),
+            "{out}"
+        );
+        for disk in local_disks() {
+            assert!(!lines[0].contains(&disk), "no fallback to /'s disk: {out}");
+        }
+        for l in &lines[2..] {
+            assert_eq!(l.len(), lines[1].len(), "aligned: {out}");
+            assert!(l.ends_with(" -"), "{out}");
+        }
+    }
+    // `--datadir=/` asks for the root filesystem's disk, with its aqu-sz column.
+    let o = dbdyno_cmd()
+        .args(["monitor", "--datadir=/", "--duration=2"])
+        .output()
+        .unwrap();
+    let out = ok(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(!lines[0].contains("no disk"), "{out}");
+    for l in &lines[2..] {
+        assert_eq!(l.split_whitespace().count(), 1 + 6 + 7, "{l}");
+    }
+}

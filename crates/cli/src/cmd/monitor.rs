@@ -170,31 +170,65 @@ fn choose_devices(
     Ok(chosen?)
 }
 
-/// The data disk under `datadir` (or under / when that path is not there).
+/// The data disk under `datadir`. No silent fallback: a path that is not there, or
+/// one on a filesystem without a block device (tmpfs, overlay), gives no device and
+/// says why; `--datadir=/` asks for the root filesystem's disk.
 fn resolve_devices(shell: &HostShell, datadir: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for path in [datadir, "/"] {
-        match shell.resolve_disk(path) {
+    let exists = shell
+        .run_script(&format!(
+            "if [ -e {} ]; then echo yes; else echo no; fi\n",
+            dbdyno_monitor::disk::facts::sh_quote(datadir)
+        ))
+        .map(|o| o.trim() == "yes");
+    let found = match exists {
+        Ok(false) => {
+            eprintln!("disk: no block device: {datadir} does not exist on the server");
+            Vec::new()
+        }
+        _ => match shell.resolve_disk(datadir) {
             Ok(d) if !d.devices.is_empty() => {
                 eprintln!(
                     "disk: {} ({} is on {}, {}; override with --device)",
                     d.devices.join(", "),
-                    path,
+                    datadir,
                     d.mount_point,
                     d.fs_type
                 );
-                found = d.devices;
-                break;
+                d.devices
             }
-            Ok(d) => eprintln!("disk: {path} has no block device ({})", d.chain.join(" / ")),
-            Err(e) => eprintln!("disk: {path}: {e}"),
-        }
-    }
+            Ok(d) => {
+                eprintln!(
+                    "disk: no block device: {datadir} is on {} ({}): {}",
+                    d.mount_point,
+                    d.fs_type,
+                    d.chain.join(" / ")
+                );
+                Vec::new()
+            }
+            Err(e) => {
+                eprintln!("disk: no block device: {datadir}: {e}");
+                Vec::new()
+            }
+        },
+    };
     if found.is_empty() {
-        eprintln!("disk: showing every active device (give --device to choose)");
+        eprintln!(
+            "disk: the disk columns stay empty: give --device=NAME, or --datadir=/ for the root filesystem's disk"
+        );
     }
     found
 }
+
+/// The disk columns: r/s, w/s, rkB/s, wkB/s, await, aqu-sz, util (iostat's), 60 wide.
+const DISK_COLS: [(&str, usize); 7] = [
+    ("r/s", 8),
+    ("w/s", 8),
+    ("rkB/s", 9),
+    ("wkB/s", 9),
+    ("await", 7),
+    ("aqu-sz", 7),
+    ("util", 6),
+];
 
 fn print_header(devices: &[String]) {
     let mut top = format!("{:<18} {:-^41}", "Time (UTC)", "cpu");
@@ -203,21 +237,23 @@ fn print_header(devices: &[String]) {
         "Time (UTC)", "user", "sys", "wait", "steal", "idle", "util"
     );
     let names: Vec<String> = if devices.is_empty() {
-        vec!["disk".into()]
+        vec!["no disk".into()]
     } else {
         devices.to_vec()
     };
+    let width: usize = DISK_COLS.iter().map(|(_, w)| w + 1).sum::<usize>() - 1;
     for d in &names {
-        top.push_str(&format!(" {:-^55}", d));
-        cols.push_str(&format!(
-            " {:>8} {:>8} {:>9} {:>9} {:>7} {:>6}",
-            "r/s", "w/s", "rkB/s", "wkB/s", "await", "util"
-        ));
+        top.push_str(&format!(" {:-^width$}", d));
+        for (name, w) in DISK_COLS {
+            cols.push_str(&format!(" {name:>w$}"));
+        }
     }
     println!("{top}\n{cols}");
 }
 
 /// One sample: the time is the server's own stamp, as tsar prints the server's time.
+/// A device without figures in this sample (none chosen, or gone) keeps its columns,
+/// filled with "-".
 fn line(s: &ServerSample, devices: &[String]) -> String {
     let mut out = format!("{:<18}", tsar_time(s.server_unix_ms));
     match s.cpu {
@@ -227,19 +263,26 @@ fn line(s: &ServerSample, devices: &[String]) -> String {
         )),
         None => out.push_str(&format!(" {:>41}", "-")),
     }
-    let disks: Vec<_> = if devices.is_empty() {
-        s.disks.iter().collect()
+    let slots: Vec<Option<&dbdyno_monitor::rates::DiskRates>> = if devices.is_empty() {
+        vec![None]
     } else {
         devices
             .iter()
-            .filter_map(|d| s.disks.iter().find(|x| &x.name == d))
+            .map(|d| s.disks.iter().find(|x| &x.name == d))
             .collect()
     };
-    for d in disks {
-        out.push_str(&format!(
-            " {:>8.2} {:>8.2} {:>9.2} {:>9.2} {:>7.2} {:>6.1}",
-            d.r_per_s, d.w_per_s, d.rkb_per_s, d.wkb_per_s, d.await_ms, d.util_pct
-        ));
+    for d in slots {
+        match d {
+            Some(d) => out.push_str(&format!(
+                " {:>8.2} {:>8.2} {:>9.2} {:>9.2} {:>7.2} {:>7.2} {:>6.1}",
+                d.r_per_s, d.w_per_s, d.rkb_per_s, d.wkb_per_s, d.await_ms, d.aqu_sz, d.util_pct
+            )),
+            None => {
+                for (_, w) in DISK_COLS {
+                    out.push_str(&format!(" {:>w$}", "-"));
+                }
+            }
+        }
     }
     out
 }
@@ -261,6 +304,29 @@ fn tsar_time(unix_ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn columns_line_up_with_and_without_a_device() {
+        let header_width = {
+            let width: usize = DISK_COLS.iter().map(|(_, w)| w + 1).sum::<usize>();
+            18 + 42 + width
+        };
+        let sample: ServerSample = serde_json::from_value(serde_json::json!({
+            "server_unix_ms": 0, "local_unix_ms": 0, "interval_s": 1.0,
+            "cpu": null, "disks": [], "mem": null, "swap": null, "net": [], "load": null,
+            "sampler": null
+        }))
+        .expect("a sample without figures");
+        for devices in [vec![], vec!["vda".to_string()]] {
+            let l = line(&sample, &devices);
+            assert_eq!(l.len(), header_width, "{l:?}");
+            assert_eq!(
+                l.split_whitespace().count(),
+                1 + 1 + DISK_COLS.len(),
+                "{l:?}"
+            );
+        }
+    }
 
     #[test]
     fn tsar_time_layout() {
