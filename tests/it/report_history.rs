@@ -324,3 +324,49 @@ fn the_recorded_command_line_reaches_the_report_without_its_secret() {
     }
     assert!(pdf_text.contains("--ladder=1"), "{pdf_text}");
 }
+
+/// A CJK environment name end to end: imported from sysbench output under `--env=华为云`,
+/// reported from the history as PDF, read back by pdftotext; sysbench's output does not
+/// say whether the buffer pool was warmed, so the report does not claim it was not.
+#[test]
+fn a_cjk_environment_name_survives_import_history_and_pdf() {
+    let data = tempfile::tempdir().unwrap();
+    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/sysbench/seed_003_article.txt");
+    let out = ok(&dbdyno_cmd()
+        .args([
+            "import".to_string(),
+            "sysbench".into(),
+            file.display().to_string(),
+            "--env=华为云".into(),
+            "--json".into(),
+            dd(data.path()),
+        ])
+        .output()
+        .unwrap());
+    let imported: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let id = imported[0]["id"].as_i64().expect("run id");
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("cjk.pdf");
+    let md = dir.path().join("cjk.md");
+    ok(&dbdyno_cmd()
+        .args([
+            "report".to_string(),
+            format!("--runs={id}"),
+            format!("--pdf={}", pdf.display()),
+            format!("--md={}", md.display()),
+            dd(data.path()),
+        ])
+        .output()
+        .unwrap());
+    let text = Command::new("pdftotext")
+        .args([pdf.to_str().unwrap(), "-"])
+        .output()
+        .expect("pdftotext (poppler-utils)");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("华为云"), "the PDF names 华为云:\n{text}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("华为云"), "{md}");
+    assert!(!md.contains("| Prewarm | no |"), "{md}");
+    assert!(!md.contains("prewarm was off"), "{md}");
+}

@@ -23,6 +23,9 @@ pub enum ReportError {
     #[error("--timeline '{0}' is not SCENARIO@THREADS (for example oltp_read_write@64)")]
     BadTimeline(String),
 
+    #[error("--timeline {wanted}: no environment ran that step; the steps run are {ran}")]
+    TimelineNotRun { wanted: String, ran: String },
+
     #[error("--threshold must be a positive percentage (got {0})")]
     BadThreshold(f64),
 

@@ -100,6 +100,32 @@ pub fn pct_words(v: f64) -> String {
     }
 }
 
+/// "1 thread", "8 threads".
+pub fn threads(n: u32) -> String {
+    if n == 1 {
+        "1 thread".into()
+    } else {
+        format!("{n} threads")
+    }
+}
+
+/// A sentence with "1 threads" made singular ("at 1 threads" → "at 1 thread"), leaving
+/// "128 threads" and "from 1 to 8 threads" alone: the model's sentences are written once
+/// for any thread count and pass through here.
+pub fn singular_threads(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("1 threads") {
+        let before = &rest[..i];
+        let standalone = !before.ends_with(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
+        out.push_str(before);
+        out.push_str(if standalone { "1 thread" } else { "1 threads" });
+        rest = &rest[i + "1 threads".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Bytes in a GiB. Every size in a report is binary (GiB, MiB), as the server and the
 /// kernel count memory and as `innodb_buffer_pool_size` is set, so that a 256 MiB buffer
 /// pool reads "256 MiB" and size ratios are not skewed by mixing 10^9 and 2^30.
@@ -186,6 +212,16 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_thread_is_singular() {
+        assert_eq!(threads(1), "1 thread");
+        assert_eq!(threads(16), "16 threads");
+        assert_eq!(
+            singular_threads("at 1 threads; 1 threads is the knee; 11 threads, 128 threads, 2,001 threads, from 1 to 8 threads"),
+            "at 1 thread; 1 thread is the knee; 11 threads, 128 threads, 2,001 threads, from 1 to 8 threads"
+        );
+    }
 
     #[test]
     fn sizes_are_binary_throughout() {

@@ -220,7 +220,7 @@ fn three_environments_against_idc() {
     assert!(
         has(
             Severity::Note,
-            "idc: oltp_point_select at 1 threads started cold"
+            "idc: oltp_point_select at 1 thread started cold"
         ),
         "{:#?}",
         r.warnings
@@ -322,6 +322,20 @@ fn bad_input_is_refused_with_a_reason() {
         Err(ReportError::DuplicateRun(_))
     ));
     assert!(matches!(build(&[], &opts(None)), Err(ReportError::NoRuns)));
+    let never_ran = ReportOptions {
+        timeline: Some((Scenario::OltpWriteOnly, 3)),
+        ..opts(None)
+    };
+    match build(&runs, &never_ran) {
+        Err(e @ ReportError::TimelineNotRun { .. }) => {
+            let e = e.to_string();
+            assert!(
+                e.contains("oltp_write_only@3") && e.contains("oltp_write_only@1|8|16|32|64|128"),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     let bad = ReportOptions {
         threshold_pct: 0.0,
         ..opts(None)
@@ -413,4 +427,24 @@ fn a_cancelled_step_is_marked_and_left_out_of_the_analysis() {
     );
     let html = dbdyno_report::render::html::render(&r);
     assert!(html.contains("128 (cancelled)"));
+}
+
+/// Small wording: "1 thread", no "differ" legend for one environment, a label without a
+/// value reads "yes", and the plan prints although it sits in a closed <details>.
+#[test]
+fn one_run_reads_naturally() {
+    let mut one: Vec<_> = runs("three_envs.json").into_iter().take(1).collect();
+    one[0].labels.insert("nvme".into(), String::new());
+    let r = build(&one, &opts(None)).unwrap();
+    let md = dbdyno_report::render::markdown::render(&r);
+    assert!(!md.contains("Rows marked ≠"), "{md}");
+    assert!(md.contains("| Label: nvme | yes |"), "{md}");
+    let html = dbdyno_report::render::html::render(&r);
+    assert!(html.contains("<pre class=\"plan-print\">"));
+    let all = serde_json::to_string(&r).unwrap();
+    assert!(!all.contains(" 1 threads"), "{all}");
+    assert!(
+        md.contains("at 1 thread") || md.contains("1 thread "),
+        "{md}"
+    );
 }

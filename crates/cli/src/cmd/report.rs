@@ -98,22 +98,6 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage(e),
     };
-    let sources = if a.runs.is_empty() {
-        a.input.len()
-    } else {
-        a.runs.len()
-    };
-    if !a.env_names.is_empty() && a.env_names.len() != sources {
-        return usage(format!(
-            "--env-names gives {} name(s) for {sources} {}",
-            a.env_names.len(),
-            if a.runs.is_empty() {
-                "--input file(s)"
-            } else {
-                "--runs id(s)"
-            }
-        ));
-    }
     let timeline = match a.timeline.as_deref().map(parse_timeline).transpose() {
         Ok(t) => t,
         Err(e) => return usage(e),
@@ -124,11 +108,8 @@ pub fn run(a: &ReportArgs) -> ExitCode {
             Ok(r) => runs = r,
             Err(code) => return code,
         }
-        for (r, name) in runs.iter_mut().zip(&a.env_names) {
-            r.env_name = name.clone();
-        }
     }
-    for (i, path) in a.input.iter().enumerate() {
+    for path in &a.input {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
@@ -136,20 +117,28 @@ pub fn run(a: &ReportArgs) -> ExitCode {
                 return ExitCode::from(EXIT_FAILED);
             }
         };
-        let name = a
-            .env_names
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| file_stem(path));
-        match runs_from_json(&text, &path.display().to_string(), &name) {
-            Ok(mut r) => {
-                // --env-names renames a file's single run (its id stays for --baseline).
-                if a.env_names.get(i).is_some() && r.len() == 1 {
-                    r[0].env_name = name;
-                }
-                runs.extend(r)
-            }
+        match runs_from_json(&text, &path.display().to_string(), &file_stem(path)) {
+            Ok(r) => runs.extend(r),
             Err(e) => return usage(e),
+        }
+    }
+    // --env-names names the runs in the order they were read: one per --runs id, per
+    // results document, and per run of a file holding an array of runs. Ids stay, so
+    // --baseline may still name a run by its id.
+    if !a.env_names.is_empty() {
+        if a.env_names.len() != runs.len() {
+            return usage(format!(
+                "--env-names gives {} name(s) for {} run(s); the runs, in order: {}",
+                a.env_names.len(),
+                runs.len(),
+                runs.iter()
+                    .map(|r| format!("{} ({})", r.id, r.label()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        for (r, name) in runs.iter_mut().zip(&a.env_names) {
+            r.env_name = name.clone();
         }
     }
     let mut outputs = match &a.out_dir {
@@ -398,6 +387,19 @@ mod tests {
     }
 
     #[test]
+    fn env_names_rename_the_runs_inside_one_array_file() {
+        let out = std::env::temp_dir().join(format!("dbdyno-report-names-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let mut a = args(&out, Some("idc"), 500.0);
+        a.env_names = vec!["机房".into(), "hw".into(), "ali".into()];
+        a.md = Some(out.join("n.md"));
+        assert_eq!(run(&a), ExitCode::SUCCESS);
+        let md = std::fs::read_to_string(out.join("n.md")).unwrap();
+        assert!(md.contains("| 机房 (baseline) | hw | ali |"), "{md}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
     fn bad_options_are_usage_errors() {
         let out = std::env::temp_dir();
         let mut a = args(&out, Some("nope"), 5.0);
@@ -410,6 +412,14 @@ mod tests {
         assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
         let mut a = args(&out, None, 5.0);
         a.timeline = Some("oltp_write_only".into());
+        assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
+        // A step no environment ran.
+        let mut a = args(&out, None, 5.0);
+        a.timeline = Some("oltp_write_only@3".into());
+        assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
+        // Two names for the three runs of the file.
+        let mut a = args(&out, None, 5.0);
+        a.env_names = vec!["a".into(), "b".into()];
         assert_eq!(run(&a), ExitCode::from(EXIT_USAGE));
     }
 }

@@ -3,7 +3,7 @@
 //! keeps: the run's id, environment name, labels, state, and the per-second server
 //! samples (the server CPU and disk of each second of each step).
 
-use dbdyno_history::{RunState, StoredRun};
+use dbdyno_history::{RunSource, RunState, StoredRun};
 use serde_json::Value;
 
 use super::results_doc::{assemble, per_second_from_samples};
@@ -18,7 +18,11 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
         .monitoring
         .as_ref()
         .or_else(|| run.environment.as_ref().and_then(|e| e.get("monitoring")));
-    let prewarm_done = run.prewarm.as_ref().is_some_and(|p| !p.is_null());
+    // sysbench's output does not say whether the buffer pool was warmed beforehand.
+    let prewarm_done = match run.source {
+        RunSource::Import => None,
+        RunSource::Dbdyno => Some(run.prewarm.as_ref().is_some_and(|p| !p.is_null())),
+    };
     let mut r = assemble(plan, results, monitoring, Default::default(), prewarm_done);
     r.id = run.id.to_string();
     r.env_name = run.env.clone();
@@ -82,7 +86,7 @@ fn fill_per_second(r: &mut ReportRun, run: &StoredRun) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbdyno_history::{RunSource, StoredSample};
+    use dbdyno_history::StoredSample;
     use serde_json::json;
 
     fn stored(monitoring: Option<Value>) -> StoredRun {
@@ -148,6 +152,13 @@ mod tests {
             report_run(&run).command_line.as_deref(),
             Some("dbdyno ladder --ladder=1,2 --mysql-password=***")
         );
+    }
+
+    #[test]
+    fn an_imported_run_does_not_claim_prewarm_was_off() {
+        let mut run = stored(None);
+        run.source = RunSource::Import;
+        assert_eq!(report_run(&run).environment.prewarm_done, None);
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
         steps,
         doc.get("monitoring"),
         environment,
-        prewarm_done,
+        Some(prewarm_done),
     );
     if let Some(f) = failure {
         run.warnings.push(format!("the run stopped early: {f}"));
@@ -130,13 +130,15 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
 /// per-step server figures and missing metrics) become a [`ReportRun`] with its
 /// environment facts, per-step server and MySQL figures, warnings about missing metrics,
 /// and start/end times. `environment` holds facts already known (they win over the
-/// snapshot's). The caller fills in the identity: id, names, state, command, version.
+/// snapshot's). `prewarm_done` is `None` when the source cannot know (a run imported
+/// from sysbench's output). The caller fills in the identity: id, names, state, command,
+/// version.
 pub fn assemble(
     plan: Value,
     results: Vec<StepResult>,
     monitoring: Option<&Value>,
     mut environment: EnvironmentFacts,
-    prewarm_done: bool,
+    prewarm_done: Option<bool>,
 ) -> ReportRun {
     let mut steps: Vec<ReportStep> = results
         .into_iter()
@@ -171,7 +173,7 @@ pub fn assemble(
         environment.dataset_gb_estimate = dataset_gb_from_plan(&plan);
     }
     if environment.prewarm_done.is_none() {
-        environment.prewarm_done = Some(prewarm_done);
+        environment.prewarm_done = prewarm_done;
     }
     let warnings: Vec<String> = monitoring
         .and_then(|m| m.get("missing"))

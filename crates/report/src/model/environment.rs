@@ -89,8 +89,15 @@ pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
     }
     let labels: BTreeSet<&String> = runs.iter().flat_map(|r| r.labels.keys()).collect();
     for key in labels {
+        // A label without a value ("nvme") is set: say so rather than leave the cell empty.
         add(&format!("Label: {key}"), true, &|r| {
-            r.labels.get(key).cloned()
+            r.labels.get(key).map(|v| {
+                if v.is_empty() {
+                    "yes".to_string()
+                } else {
+                    v.clone()
+                }
+            })
         });
     }
     rows

@@ -382,6 +382,24 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
             s
         })
         .collect();
+    if let Some((sc, th)) = opts.timeline {
+        let ran = scenarios
+            .iter()
+            .any(|s| s.scenario == sc && s.threads.contains(&th));
+        if !ran {
+            return Err(ReportError::TimelineNotRun {
+                wanted: format!("{sc}@{th}"),
+                ran: scenarios
+                    .iter()
+                    .map(|s| {
+                        let t: Vec<String> = s.threads.iter().map(u32::to_string).collect();
+                        format!("{}@{}", s.scenario, t.join("|"))
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
     let verdict = baseline.map(|_| compare::totals(&scenarios, &envs));
     let cold_starts = coldstart::find(&runs);
     let mut warnings = warnings::collect(&runs, &scenarios, &cold_starts);
@@ -415,7 +433,31 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         appendix: runs.iter().map(|r| appendix::for_run(r)).collect(),
     };
     report.executive_summary = summary::executive(&report);
+    singular_threads(&mut report);
     Ok(report)
+}
+
+/// Every sentence of the model says "1 thread", not "1 threads".
+fn singular_threads(r: &mut Report) {
+    let fix = |s: &mut String| *s = crate::format::singular_threads(s);
+    for s in &mut r.scenarios {
+        for e in &mut s.envs {
+            fix(&mut e.knee.evidence);
+            fix(&mut e.bottleneck.evidence);
+        }
+        for c in &mut s.comparisons {
+            for row in &mut c.rows {
+                row.reasons.iter_mut().for_each(fix);
+            }
+        }
+    }
+    if let Some(v) = &mut r.verdict {
+        v.failures.iter_mut().for_each(fix);
+    }
+    r.executive_summary.iter_mut().for_each(fix);
+    r.headlines.iter_mut().for_each(fix);
+    r.cold_starts.iter_mut().for_each(|c| fix(&mut c.sentence));
+    r.warnings.iter_mut().for_each(|w| fix(&mut w.text));
 }
 
 /// Indices of `runs` with the baseline first.

@@ -100,9 +100,9 @@ fn key_figures(o: &mut String, r: &Report) {
                 Some(p) => {
                     let _ = write!(
                         o,
-                        "<td><b>{}</b> TPS<br><small>peak at {} threads · best {} · {}</small></td>",
+                        "<td><b>{}</b> TPS<br><small>peak at {} · best {} · {}</small></td>",
                         format::rate(p.tps),
-                        p.threads,
+                        format::threads(p.threads),
                         e.knee
                             .best_threads
                             .map(|t| t.to_string())
@@ -337,8 +337,8 @@ fn timeline(o: &mut String, r: &Report, timelines: &[Chart], latency: Option<&Ch
     if let Some(t) = r.timeline.first() {
         let _ = writeln!(
             o,
-            "<p>Second by second, {} at {} threads: throughput with the server's CPU and data-disk utilisation (right axis).</p>",
-            t.scenario, t.threads
+            "<p>Second by second, {} at {}: throughput with the server's CPU and data-disk utilisation (right axis).</p>",
+            t.scenario, format::threads(t.threads)
         );
     } else {
         o.push_str("<p>No step to show.</p>\n");
@@ -425,7 +425,9 @@ fn appendix_html(o: &mut String, r: &Report) {
         }
         let _ = writeln!(
             o,
-            "<details><summary>Plan (JSON)</summary><pre>{}</pre></details>\n</article>",
+            // Print CSS cannot open a closed <details>: the plan is also written as a
+            // plain block that only print shows.
+            "<details class=\"plan\"><summary>Plan (JSON)</summary><pre>{0}</pre></details>\n<pre class=\"plan-print\">{0}</pre>\n</article>",
             esc(&a.plan_json)
         );
     }

@@ -102,7 +102,11 @@ fn environments(o: &mut String, r: &Report) {
         }
         o.push('\n');
     }
-    let _ = writeln!(o, "\nRows marked ≠ differ between environments.\n");
+    if r.envs.len() > 1 {
+        let _ = writeln!(o, "\nRows marked ≠ differ between environments.\n");
+    } else {
+        o.push('\n');
+    }
 }
 
 /// The side-by-side table (values, Δ% and verdicts against the baseline).
@@ -336,7 +340,7 @@ fn analysis(o: &mut String, r: &Report) {
             let best = e
                 .knee
                 .best_threads
-                .map(|t| format!("run it at about {t} threads; "))
+                .map(|t| format!("run it at about {}; ", format::threads(t)))
                 .unwrap_or_default();
             let _ = writeln!(
                 o,

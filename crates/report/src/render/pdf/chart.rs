@@ -8,8 +8,9 @@
 //! About printpdf issue #211 (an SVG form whose resources named a colour space that did
 //! not match its content: poppler's "Bad color space 'cs0'", Acrobat refusing to draw
 //! it): printpdf 0.12 carries svg2pdf's own `/Resources` over into the form, so no
-//! patching is needed here; `tests/report_render.rs` renders every page with pdftoppm and
-//! fails on any "Bad color space" or "Syntax Error" so that a regression is caught.
+//! patching is needed here; `crates/report/tests/render_pdf.rs` renders every page with
+//! pdftoppm and fails on any "Bad color space" or "Syntax Error" so that a regression is
+//! caught.
 
 use printpdf::{ExternalXObject, Op, PdfDocument, Pt, Svg, XObjectTransform};
 

@@ -188,8 +188,8 @@ fn cover(l: &mut Layout, r: &Report) {
                     Some(p) => {
                         CellText::coloured(format!("{} TPS", format::rate(p.tps)), INK, Style::Bold)
                             .with_note(format!(
-                                "at {} threads · best {} · {}",
-                                p.threads,
+                                "at {} · best {} · {}",
+                                format::threads(p.threads),
                                 e.knee
                                     .best_threads
                                     .map(|t| t.to_string())
@@ -380,7 +380,7 @@ fn scenario(
         let best = e
             .knee
             .best_threads
-            .map(|t| format!("best {t} threads"))
+            .map(|t| format!("best {}", format::threads(t)))
             .unwrap_or_else(|| "no knee".into());
         let line = format!(
             "{}: {} · {}: {}.",
@@ -500,8 +500,8 @@ fn timeline(
     if let Some(t) = r.timeline.first() {
         l.paragraph(
             &format!(
-                "Second by second, {} at {} threads: throughput with the server's CPU and data-disk utilisation (right axis, percent).",
-                t.scenario, t.threads
+                "Second by second, {} at {}: throughput with the server's CPU and data-disk utilisation (right axis, percent).",
+                t.scenario, format::threads(t.threads)
             ),
             BODY,
             Style::Regular,
