@@ -168,3 +168,74 @@ fn table_of_another_shape_is_refused_and_untouched() {
         "cleanup must leave a foreign-shaped sbtest1 alone"
     );
 }
+
+/// A run that never reached the server leaves nothing in the history (not a failed run
+/// with no step per attempt); a missing password points at the keyring and MYSQL_PWD.
+#[test]
+fn a_run_that_never_connected_is_not_kept_and_no_password_points_at_the_keyring() {
+    let _g = shared_server();
+    let s = TestSchema::new("nopw");
+    let data = tempfile::tempdir().unwrap();
+    let d = format!("--data-dir={}", data.path().display());
+    for _ in 0..2 {
+        let o = dbdyno_cmd()
+            .args([
+                "ladder",
+                "--mysql-host=127.0.0.1",
+                "--mysql-port=1",
+                "--scenarios=oltp_point_select",
+                "--threads=1",
+                "--time=1",
+                "--skip-checks",
+                "--no-monitor",
+                &d,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stdout(&o).contains("not kept in the history (the connection failed, nothing ran)"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    let list = ok(&dbdyno_cmd()
+        .args(["runs", "list", "--json", &d])
+        .output()
+        .unwrap());
+    assert_eq!(list.trim(), "[]", "no failed run with no step");
+
+    let conn = [
+        format!("--mysql-host={}", s.sandbox.host),
+        format!("--mysql-port={}", s.sandbox.port),
+        format!("--mysql-user={}", s.sandbox.user),
+        format!("--mysql-db={}", s.name),
+    ];
+    // The checks before the ladder, and the engine itself (checks skipped), say it.
+    for skip in [false, true] {
+        let mut c = dbdyno_cmd();
+        c.arg("ladder").args(&conn).args([
+            "--scenarios=oltp_point_select",
+            "--threads=1",
+            "--time=1",
+            "--no-monitor",
+            &d,
+        ]);
+        if skip {
+            c.arg("--skip-checks");
+        }
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let all = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(all.contains("using password: NO"), "{all}");
+        assert!(
+            all.contains("`dbdyno profile secret set NAME mysql`") && all.contains("MYSQL_PWD"),
+            "skip checks {skip}: {all}"
+        );
+    }
+    let list = ok(&dbdyno_cmd()
+        .args(["runs", "list", "--json", &d])
+        .output()
+        .unwrap());
+    assert_eq!(list.trim(), "[]");
+}

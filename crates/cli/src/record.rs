@@ -11,6 +11,8 @@ use crate::monitoring::MonitoringReport;
 
 pub struct Recorder {
     writer: HistoryWriter,
+    /// The history's directory: a run that never got going is deleted from it.
+    dir: std::path::PathBuf,
     /// Print the run id on stderr (the sysbench form keeps stdout sysbench's).
     to_stderr: bool,
 }
@@ -47,6 +49,15 @@ fn environment_json(
     doc
 }
 
+/// True when the run ended at its first connection: no phase ran, nothing changed.
+fn nothing_ran(outcome: &RunOutcome, error: Option<&EngineError>) -> bool {
+    matches!(error, Some(EngineError::Connect { .. }))
+        && outcome.steps.is_empty()
+        && outcome.prepare.is_none()
+        && outcome.prewarm.is_none()
+        && outcome.dropped_tables.is_empty()
+}
+
 impl Recorder {
     /// Starts recording unless `--no-history`. Prints the run id.
     pub fn start(
@@ -62,6 +73,7 @@ impl Recorder {
         }
         let started = (|| {
             let dir = dbdyno_history::paths::resolve_data_dir(opts.data_dir.as_deref())?;
+            let at = dir.clone();
             // The command line as typed (secrets redacted), so that a report can show how
             // the run was made; `command` ("ladder") when the process has no arguments.
             let line = crate::cmdline::current();
@@ -74,10 +86,10 @@ impl Recorder {
                 new.labels = opts.labels.clone();
             }
             new.environment = Some(environment_json(environment, plan));
-            HistoryWriter::start(&dir, new)
+            HistoryWriter::start(&dir, new).map(|w| (w, at))
         })();
         match started {
-            Ok(writer) => {
+            Ok((writer, dir)) => {
                 let line = format!(
                     "Run id: {} (history: dbdyno runs show {})",
                     writer.run_id(),
@@ -88,7 +100,11 @@ impl Recorder {
                 } else {
                     println!("{line}");
                 }
-                Some(Recorder { writer, to_stderr })
+                Some(Recorder {
+                    writer,
+                    dir,
+                    to_stderr,
+                })
             }
             Err(e) => {
                 eprintln!("WARNING: this run is not recorded in the history: {e} (--no-history silences this)");
@@ -124,6 +140,28 @@ impl Recorder {
     ) {
         let (state, _) = dbdyno_session::final_state(outcome, error);
         let report = dbdyno_session::finish_recording(self.writer, outcome, error, monitoring);
+        if nothing_ran(outcome, error) {
+            // The server was never reached: a failed run with no step would only clutter
+            // the history, once per attempt. The error is on the terminal.
+            let kept = dbdyno_history::BlockingHistory::open(&self.dir)
+                .and_then(|h| h.delete_run(report.run_id));
+            let line = match kept {
+                Ok(()) => format!(
+                    "Run id: {}: not kept in the history (the connection failed, nothing ran)",
+                    report.run_id
+                ),
+                Err(e) => format!(
+                    "Run id: {}: recorded as failed (could not remove it: {e})",
+                    report.run_id
+                ),
+            };
+            if self.to_stderr {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+            return;
+        }
         let line = format!(
             "Run id: {}: {} step(s) recorded, state {state}",
             report.run_id, report.steps_written

@@ -79,7 +79,11 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> EngineError {
         other => (None, other.to_string()),
     };
     let hint = match code {
-        Some(1045) => " — check --mysql-user and the password (MYSQL_PWD or --mysql-password)",
+        // No password sent: often a profile whose keyring entry was never set.
+        Some(1045) if message.contains("using password: NO") => {
+            " — no password was sent: store it with `dbdyno profile secret set NAME mysql` (NAME: the profile), or give MYSQL_PWD or --mysql-password"
+        }
+        Some(1045) => " — check --mysql-user and the password (MYSQL_PWD, --mysql-password, or the profile's keyring entry: `dbdyno profile secret set NAME mysql`)",
         Some(1049) => " — create the schema first (CREATE DATABASE …) or fix --mysql-db",
         Some(1044) => " — grant the user privileges on this schema",
         _ if message.contains("refused") => {

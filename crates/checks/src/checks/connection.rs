@@ -63,6 +63,11 @@ const FOREIGN_WHY: &str =
 
 fn unreachable_check(f: &Facts, p: &MysqlProblem) -> Check {
     let (text, command) = match p.code {
+        // No password sent: often a profile whose keyring entry was never set.
+        Some(1045) if p.message.contains("using password: NO") => (
+            "no password was sent: store it with `dbdyno profile secret set NAME mysql` (NAME: the profile), or give MYSQL_PWD or --mysql-password",
+            Some(format!("mysql -h… -u{} -p -e 'SELECT 1'", f.user)),
+        ),
         Some(1045) => (
             "check the user and password (--mysql-user, MYSQL_PWD or --mysql-password) and the account's host part",
             Some(format!("mysql -h… -u{} -p -e 'SELECT 1'", f.user)),
