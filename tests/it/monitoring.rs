@@ -863,3 +863,64 @@ fn monitor_says_when_the_datadir_has_no_disk_and_keeps_its_columns() {
         assert_eq!(l.split_whitespace().count(), 1 + 6 + 7, "{l}");
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    // `dbdyno monitor | head -1`: the reader goes away while lines are still coming.
+    let mut child = dbdyno_cmd()
+        .args(["monitor", "--datadir=/", "--duration=4"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("Time (UTC)"), "{first}");
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(o.status.code(), Some(101), "{err}");
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        o.status.signal(),
+        Some(13),
+        "ended by SIGPIPE: {:?}",
+        o.status
+    );
+}
+
+#[test]
+fn monitor_and_check_take_no_monitoring_switches() {
+    for (cmd, flag) in [
+        ("monitor", "--monitor"),
+        ("monitor", "--no-monitor"),
+        ("check", "--monitor"),
+    ] {
+        let o = dbdyno_cmd().args([cmd, flag]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cmd} {flag}");
+        assert!(
+            stderr(&o).contains(&format!("unexpected argument '{flag}'")),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn a_refused_ssh_connection_names_its_cause_once() {
+    let o = dbdyno_cmd()
+        .args([
+            "monitor",
+            "--ssh-host=127.0.0.1",
+            "--ssh-port=1",
+            "--ssh-key=/dev/null",
+            "--duration=1",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("Connection refused").count(), 1, "{err}");
+}

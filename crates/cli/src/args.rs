@@ -32,6 +32,8 @@ pub struct WorkloadCli {
     pub history: crate::args_history::HistoryOpts,
     #[command(flatten)]
     pub ssh: SshArgs,
+    #[command(flatten)]
+    pub monitoring: MonitorToggle,
     /// Threads for run, and for prepare/prewarm/cleanup.
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
@@ -88,6 +90,8 @@ pub struct LadderArgs {
     pub history: crate::args_history::HistoryOpts,
     #[command(flatten)]
     pub ssh: SshArgs,
+    #[command(flatten)]
+    pub monitoring: MonitorToggle,
     #[command(flatten)]
     pub shape: LadderShape,
     /// Seconds of pause between steps (lets redo/WAL flushing settle).
@@ -266,6 +270,11 @@ pub struct SshArgs {
     /// Data disk device(s) to sample, overriding the resolver (kernel names: nvme0n1, sda).
     #[arg(long, value_delimiter = ',')]
     pub device: Vec<String>,
+}
+
+/// Whether `run` and `ladder` sample the server's OS (`check` and `monitor` always do).
+#[derive(Debug, Args, Clone, Default)]
+pub struct MonitorToggle {
     /// Do not sample the server's OS (no SSH, no local /proc): MySQL-side metrics only,
     /// as for a managed database.
     #[arg(long)]
@@ -302,6 +311,10 @@ pub struct CheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Leave the server's OS alone (no SSH, no local /proc), as for a managed database:
+    /// the host checks are skipped.
+    #[arg(long)]
+    pub no_monitor: bool,
     /// Apply the fixes the app can apply (SET GLOBAL, CREATE DATABASE), then check again.
     #[arg(long)]
     pub fix: bool,

@@ -12,12 +12,48 @@ pub const EXIT_REFUSED: u8 = 3;
 pub const EXIT_CANCELLED: u8 = 130;
 
 pub fn usage_error(e: anyhow::Error) -> ExitCode {
-    eprintln!("FATAL: {e:#}");
+    eprintln!("FATAL: {}", chain(&e));
     ExitCode::from(EXIT_USAGE)
 }
 
 /// Something failed before the run started (SSH monitoring refused, a check failed).
 pub fn failed(e: anyhow::Error) -> ExitCode {
-    eprintln!("FATAL: {e:#}");
+    eprintln!("FATAL: {}", chain(&e));
     ExitCode::from(EXIT_FAILED)
+}
+
+/// The error and its causes, each once: a library error that already shows its
+/// source in its own message (thiserror's `{source}`) does not get it repeated.
+pub fn chain(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_printed_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
+        let e = dbdyno_monitor::SshError::Connect {
+            addr: "127.0.0.1:1".into(),
+            source: io,
+        };
+        let text = chain(&anyhow::Error::new(e).context("monitoring"));
+        assert_eq!(text.matches("Connection refused").count(), 1, "{text}");
+        assert!(
+            text.starts_with("monitoring: cannot connect to 127.0.0.1:1"),
+            "{text}"
+        );
+        let plain = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(chain(&plain), "outer: inner");
+    }
 }

@@ -26,6 +26,13 @@ const TOOL_WORDS: [&str; 7] = [
 ];
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`dbdyno check | head -1`)
+    // would panic with exit 101; the default action ends the process quietly instead.
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let argv = args::normalize_args(std::env::args());
     match args::first_word(&argv) {
         Some(w) if TOOL_WORDS.contains(&w) => {

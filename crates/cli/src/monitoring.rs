@@ -19,7 +19,7 @@ use dbdyno_session::{Preflight, RunMonitor, Update};
 
 pub use dbdyno_session::MonitoringReport;
 
-use crate::args::SshArgs;
+use crate::args::{MonitorToggle, SshArgs};
 use crate::ssh_target::{self, SshSpec};
 
 /// Where monitoring lines go: stdout for the ladder, stderr for the sysbench form
@@ -50,10 +50,16 @@ pub struct Access {
 /// Decides whether to monitor `plan` (`default_on` false: the sysbench form, which
 /// monitors only with an SSH host or `--monitor`) and how to reach the server's OS;
 /// an SSH host key is checked (and accepted, when the user says so) here.
-pub fn access(plan: &Plan, spec: &SshSpec, ssh: &SshArgs, default_on: bool) -> Result<Access> {
+pub fn access(
+    plan: &Plan,
+    spec: &SshSpec,
+    ssh: &SshArgs,
+    toggle: &MonitorToggle,
+    default_on: bool,
+) -> Result<Access> {
     let monitor =
-        plan.steps().next().is_some() && (default_on || spec.host.is_some() || ssh.monitor);
-    let target = if ssh.no_monitor || !monitor {
+        plan.steps().next().is_some() && (default_on || spec.host.is_some() || toggle.monitor);
+    let target = if toggle.no_monitor || !monitor {
         None
     } else {
         ssh_target::build_target(spec, ssh)?
@@ -62,7 +68,7 @@ pub fn access(plan: &Plan, spec: &SshSpec, ssh: &SshArgs, default_on: bool) -> R
         ssh_target::ensure_trusted(t, spec.host_key_fingerprint.as_deref())?;
     }
     Ok(Access {
-        host: HostAccess::decide(&plan.connect, target, ssh.no_monitor),
+        host: HostAccess::decide(&plan.connect, target, toggle.no_monitor),
         devices: spec.devices(ssh),
         monitor,
     })

@@ -104,12 +104,12 @@ fn prepare(
     crate::secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile, keyring_name)?;
     let mut spec = SshSpec::from_history(&a.history);
     crate::secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
-    let target = if a.ssh.no_monitor {
+    let target = if a.no_monitor {
         None
     } else {
         ssh_target::build_target(&spec, &a.ssh)?
     };
-    let host = HostAccess::decide(&plan.connect, target, a.ssh.no_monitor);
+    let host = HostAccess::decide(&plan.connect, target, a.no_monitor);
     let opts = SuiteOptions {
         plan: plan.clone(),
         host,

@@ -43,7 +43,7 @@ pub fn run(a: &LadderArgs) -> ExitCode {
         .is_some_and(|s| s.settings.report_interval_s > 0);
     let mut spec = SshSpec::from_history(&a.history);
     secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
-    let access = match monitoring::access(&plan, &spec, &a.ssh, true) {
+    let access = match monitoring::access(&plan, &spec, &a.ssh, &a.monitoring, true) {
         Ok(x) => x,
         Err(e) => return failed(e),
     };

@@ -44,7 +44,7 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
     // A measured run is checked first (prepare, prewarm and cleanup have their own
     // guards); the facts also give the environment snapshot the history keeps.
     let preflight = if cli.command == WorkloadCommand::Run {
-        let access = match monitoring::access(&plan, &spec, &cli.ssh, false) {
+        let access = match monitoring::access(&plan, &spec, &cli.ssh, &cli.monitoring, false) {
             Ok(x) => x,
             Err(e) => return failed(e),
         };
