@@ -48,7 +48,9 @@ fn ink_share(pgm: &[u8]) -> f64 {
 
 fn render_and_check(size: PageSize, dir: &Path) -> (String, usize) {
     let r = report("three_envs.json", Some("idc"));
-    let bytes = pdf::render(&r, &PdfOptions::new(size)).expect("pdf renders");
+    let (bytes, warnings) =
+        pdf::render_with_warnings(&r, &PdfOptions::new(size)).expect("pdf renders");
+    assert!(warnings.is_empty(), "printpdf warned: {warnings:#?}");
     assert!(bytes.starts_with(b"%PDF-"));
     // Fonts are subset: a 20 MB CJK collection must not be embedded whole.
     assert!(bytes.len() < 2_000_000, "{} bytes", bytes.len());
@@ -239,11 +241,9 @@ fn hostile_names_and_a_long_title_lay_out_cleanly() {
     let r = dbdyno_report::build(&runs, &opts).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hostile.pdf");
-    std::fs::write(
-        &path,
-        pdf::render(&r, &PdfOptions::new(PageSize::A4)).unwrap(),
-    )
-    .unwrap();
+    let (bytes, warnings) = pdf::render_with_warnings(&r, &PdfOptions::new(PageSize::A4)).unwrap();
+    assert!(warnings.is_empty(), "printpdf warned: {warnings:#?}");
+    std::fs::write(&path, bytes).unwrap();
     let p = path.to_str().unwrap();
     let prefix = dir.path().join("page");
     let (_, stderr) = tool(

@@ -19,21 +19,55 @@ use super::layout::{Align, Layout};
 use crate::charts::{Anchor, Chart};
 use crate::error::ReportError;
 
-/// Converts every chart's shapes to a PDF form, two at a time.
-pub fn convert_all(charts: &[&Chart]) -> Result<Vec<ExternalXObject>, ReportError> {
+/// Every chart's PDF form, looked up by the chart it was converted from, so that the
+/// order in which sections place charts cannot hand one chart another's shapes.
+pub struct Forms<'a> {
+    forms: Vec<(&'a Chart, ExternalXObject)>,
+    /// What printpdf's SVG import reported while converting (non-fatal), per chart.
+    pub warnings: Vec<String>,
+}
+
+impl Forms<'_> {
+    pub fn get(&self, chart: &Chart) -> Result<&ExternalXObject, ReportError> {
+        self.forms
+            .iter()
+            .find(|(c, _)| std::ptr::eq(*c, chart))
+            .map(|(_, f)| f)
+            .ok_or_else(|| {
+                ReportError::Chart(format!("chart {:?} was not converted", chart_title(chart)))
+            })
+    }
+}
+
+fn chart_title(c: &Chart) -> &str {
+    c.labels.first().map(|l| l.text.as_str()).unwrap_or("?")
+}
+
+/// Converts every chart's shapes to a PDF form, on up to four threads.
+pub fn convert_all<'a>(charts: &[&'a Chart]) -> Result<Forms<'a>, ReportError> {
     let docs: Vec<String> = charts.iter().map(|c| c.to_shapes_document()).collect();
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
         .clamp(1, 4);
     let chunk = docs.len().div_ceil(workers).max(1);
-    let results: Vec<Result<ExternalXObject, String>> = std::thread::scope(|s| {
+    type Converted = (Result<ExternalXObject, String>, Vec<String>);
+    let results: Vec<Converted> = std::thread::scope(|s| {
         let handles: Vec<_> = docs
             .chunks(chunk)
             .map(|part| {
                 s.spawn(move || {
                     part.iter()
-                        .map(|d| Svg::parse(d, &mut Vec::new()))
+                        .map(|d| {
+                            let mut w = Vec::new();
+                            let form = Svg::parse(d, &mut w);
+                            (
+                                form,
+                                w.into_iter()
+                                    .map(|w| format!("{:?}: {}", w.severity, w.msg))
+                                    .collect(),
+                            )
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -41,15 +75,23 @@ pub fn convert_all(charts: &[&Chart]) -> Result<Vec<ExternalXObject>, ReportErro
         handles
             .into_iter()
             .flat_map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| vec![Err("the SVG converter panicked".to_string())])
+                h.join().unwrap_or_else(|_| {
+                    vec![(Err("the SVG converter panicked".to_string()), Vec::new())]
+                })
             })
             .collect()
     });
-    results
-        .into_iter()
-        .map(|r| r.map_err(ReportError::Chart))
-        .collect()
+    let mut forms = Vec::with_capacity(charts.len());
+    let mut warnings = Vec::new();
+    for (chart, (form, w)) in charts.iter().zip(results) {
+        let form = form.map_err(|e| ReportError::Chart(format!("{}: {e}", chart_title(chart))))?;
+        warnings.extend(
+            w.into_iter()
+                .map(|w| format!("chart {:?}: {w}", chart_title(chart))),
+        );
+        forms.push((*chart, form));
+    }
+    Ok(Forms { forms, warnings })
 }
 
 /// Places a converted chart with its top-left corner at (`x`, `y`) and `width` points
@@ -103,4 +145,47 @@ pub fn place(
         l.text(lx, ly, size, style, lab.colour, align, &text);
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::line::{LineChart, Series, Side, XAxis};
+
+    fn chart(title: &str) -> Chart {
+        LineChart {
+            title: title.into(),
+            x: XAxis::Categories(vec!["1".into(), "8".into()]),
+            x_title: "threads".into(),
+            y_title: "QPS".into(),
+            y_right_title: None,
+            y_max: None,
+            series: vec![Series {
+                name: "lab".into(),
+                colour: "#0072B2",
+                points: vec![(0.0, 1.0), (1.0, 2.0)],
+                dashed: false,
+                markers: true,
+                side: Side::Left,
+            }],
+            width: 480.0,
+            height: 260.0,
+        }
+        .render()
+    }
+
+    #[test]
+    fn forms_are_found_by_their_chart_not_by_order() {
+        let (a, b, c) = (chart("a"), chart("b"), chart("c"));
+        let forms = convert_all(&[&a, &b]).unwrap();
+        assert!(forms.warnings.is_empty(), "{:?}", forms.warnings);
+        // Asked in the other order, each chart still gets its own form.
+        assert!(forms.get(&b).is_ok() && forms.get(&a).is_ok());
+        assert!(!std::ptr::eq(
+            forms.get(&a).unwrap(),
+            forms.get(&b).unwrap()
+        ));
+        let e = forms.get(&c).unwrap_err().to_string();
+        assert!(e.contains("\"c\""), "{e}");
+    }
 }

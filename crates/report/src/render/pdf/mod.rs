@@ -70,8 +70,18 @@ impl PdfOptions {
     }
 }
 
-/// Renders the report to PDF bytes.
+/// Renders the report to PDF bytes. What printpdf reports along the way that is not
+/// fatal is left out; [`render_with_warnings`] returns it (the tests require none).
 pub fn render(r: &Report, opts: &PdfOptions) -> Result<Vec<u8>, ReportError> {
+    render_with_warnings(r, opts).map(|(bytes, _)| bytes)
+}
+
+/// Renders the report to PDF bytes, with printpdf's non-fatal warnings (SVG import of the
+/// charts, serialisation). An error printpdf reports while serialising fails the render.
+pub fn render_with_warnings(
+    r: &Report,
+    opts: &PdfOptions,
+) -> Result<(Vec<u8>, Vec<String>), ReportError> {
     let files = match &opts.fonts {
         Some(f) => f.clone(),
         None => font::discover()?,
@@ -98,7 +108,7 @@ pub fn render(r: &Report, opts: &PdfOptions) -> Result<Vec<u8>, ReportError> {
     };
     let charts = report_charts::build(r, Sizes::print());
     let mut l = layout::Layout::new(&fonts, geom);
-    sections::render_all(&mut l, &mut doc, r, &charts)?;
+    let mut warnings_out = sections::render_all(&mut l, &mut doc, r, &charts)?;
     l.footers(&r.title);
 
     let pages: Vec<PdfPage> = std::mem::take(&mut l.pages)
@@ -129,10 +139,16 @@ pub fn render(r: &Report, opts: &PdfOptions) -> Result<Vec<u8>, ReportError> {
     if save.optimize {
         pdf.compress();
     }
+    for w in warnings {
+        if w.severity == printpdf::PdfParseErrorSeverity::Error {
+            return Err(ReportError::Pdf(w.msg));
+        }
+        warnings_out.push(format!("{:?}: {}", w.severity, w.msg));
+    }
     let mut bytes = Vec::new();
     pdf.save_to(&mut bytes)
         .map_err(|e| ReportError::Pdf(e.to_string()))?;
-    Ok(bytes)
+    Ok((bytes, warnings_out))
 }
 
 /// The PDF version this file needs: SVG forms are transparency groups (PDF 1.4).

@@ -21,20 +21,7 @@ const KNEE: &str = "#eaf3fb";
 const BODY: f32 = 9.5;
 const SMALL: f32 = 7.6;
 
-/// Charts converted up front (in parallel), then handed out in the order they are placed.
-struct Forms {
-    forms: std::vec::IntoIter<ExternalXObject>,
-}
-
-impl Forms {
-    fn next(&mut self) -> Result<ExternalXObject, ReportError> {
-        self.forms
-            .next()
-            .ok_or_else(|| ReportError::Chart("a chart was placed twice".into()))
-    }
-}
-
-/// Charts in placement order: per scenario (QPS, TPS, p95, efficiency), timelines, latency.
+/// Every chart the PDF places: per scenario (QPS, TPS, p95, efficiency), timelines, latency.
 fn placement_order(c: &ReportCharts) -> Vec<&Chart> {
     let mut v = Vec::new();
     for s in &c.scenarios {
@@ -59,26 +46,24 @@ pub fn render_all(
     doc: &mut PdfDocument,
     r: &Report,
     charts: &ReportCharts,
-) -> Result<(), ReportError> {
-    let mut forms = Forms {
-        forms: chart::convert_all(&placement_order(charts))?.into_iter(),
-    };
+) -> Result<Vec<String>, ReportError> {
+    let forms = chart::convert_all(&placement_order(charts))?;
     cover(l, r);
     l.new_page();
     environments(l, r);
     analysis(l, r);
     for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
         l.new_page();
-        scenario(l, doc, r, s, c, &mut forms)?;
+        scenario(l, doc, r, s, c, &forms)?;
     }
     if !charts.timelines.is_empty() || charts.latency.is_some() {
         l.new_page();
-        timeline(l, doc, r, charts, &mut forms)?;
+        timeline(l, doc, r, charts, &forms)?;
     }
     warnings(l, r);
     l.new_page();
     appendix_pdf(l, r);
-    Ok(())
+    Ok(forms.warnings)
 }
 
 fn cover(l: &mut Layout, r: &Report) {
@@ -370,7 +355,7 @@ fn scenario(
     r: &Report,
     s: &ScenarioReport,
     c: &crate::charts::ScenarioCharts,
-    forms: &mut Forms,
+    forms: &chart::Forms,
 ) -> Result<(), ReportError> {
     l.heading(s.scenario.name(), 1, 200.0);
     for e in &s.envs {
@@ -410,8 +395,8 @@ fn scenario(
         let y = l.y;
         let mut x = l.geom.margin_x;
         for chart in pair {
-            let form = forms.next()?;
-            chart::place(l, doc, chart, &form, x, y, cw);
+            let form = forms.get(chart)?;
+            chart::place(l, doc, chart, form, x, y, cw);
             x += cw + gap;
         }
         l.y = y + ch + gap;
@@ -494,7 +479,7 @@ fn timeline(
     doc: &mut PdfDocument,
     r: &Report,
     charts: &ReportCharts,
-    forms: &mut Forms,
+    forms: &chart::Forms,
 ) -> Result<(), ReportError> {
     l.heading("Timeline and latency", 1, 200.0);
     if let Some(t) = r.timeline.first() {
@@ -516,9 +501,9 @@ fn timeline(
         let h = chart.height as f32 * w / chart.width as f32;
         l.need(h + 10.0);
         let y = l.y;
-        let form = forms.next()?;
+        let form = forms.get(chart)?;
         let x = l.geom.margin_x;
-        chart::place(l, doc, chart, &form, x, y, w);
+        chart::place(l, doc, chart, form, x, y, w);
         l.y = y + h + 10.0;
     }
     if let Some(d) = &r.latency_distribution {
