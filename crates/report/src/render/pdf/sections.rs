@@ -2,7 +2,7 @@
 //! environments, analysis, one section per scenario, timeline and latency, warnings,
 //! appendix.
 
-use printpdf::{ExternalXObject, PdfDocument};
+use printpdf::PdfDocument;
 
 use super::chart;
 use super::font::Style;
