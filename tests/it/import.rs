@@ -622,3 +622,55 @@ fn duplicate_imports_are_refused_and_times_are_consistent() {
         stderr(&o)
     );
 }
+
+/// `import config` refuses a file that is not a seed config (nothing written, no "line
+/// 0"), and a single-quoted password with `$` in it is a password, not shell expansion.
+#[test]
+fn import_config_refuses_a_non_config_and_keeps_single_quoted_dollars() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.toml");
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "config",
+            fixture("read_only_p99.txt").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("no setting DB Dyno knows") && !e.contains("line 0"),
+        "{e}"
+    );
+    assert!(!out.exists(), "no profile written");
+
+    let conf = dir.path().join("benchmark_config.conf");
+    std::fs::write(
+        &conf,
+        "MYSQL_HOST=127.0.0.1\nMYSQL_PASSWORD='pa$$w0rd'\nTABLES=2\n",
+    )
+    .unwrap();
+    let o = dbdyno_cmd()
+        .args([
+            "import",
+            "config",
+            conf.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--no-keyring",
+        ])
+        .output()
+        .unwrap();
+    let text = ok(&o);
+    let e = stderr(&o);
+    assert!(!e.contains("shell expansion"), "{e}");
+    assert!(
+        e.contains("MYSQL_PASSWORD was dropped (--no-keyring)"),
+        "{e}"
+    );
+    assert!(text.contains("Wrote profile"), "{text}");
+    assert!(!std::fs::read_to_string(&out).unwrap().contains("pa$$w0rd"));
+}

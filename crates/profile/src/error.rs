@@ -57,6 +57,10 @@ pub enum ProfileError {
         line: usize,
         message: String,
     },
+
+    /// A problem of the whole seed config, not of one line.
+    #[error("cannot import the seed config {file}: {message}")]
+    SeedConfigFile { file: String, message: String },
 }
 
 impl ProfileError {

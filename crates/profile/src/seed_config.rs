@@ -20,8 +20,12 @@ pub struct SeedImport {
     pub notices: Vec<String>,
 }
 
-/// One `KEY=value  # comment` line; None for blank and comment-only lines.
-fn assignment(line: &str) -> Result<Option<(String, String, Option<String>)>, String> {
+/// One `KEY=value  # comment` line: key, value, comment, and whether the value was in
+/// single quotes (literal in a shell: `$` and backticks are not expanded there). None
+/// for blank and comment-only lines.
+type Assignment = (String, String, Option<String>, bool);
+
+fn assignment(line: &str) -> Result<Option<Assignment>, String> {
     let t = line.trim();
     if t.is_empty() || t.starts_with('#') {
         return Ok(None);
@@ -33,6 +37,7 @@ fn assignment(line: &str) -> Result<Option<(String, String, Option<String>)>, St
     if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return Err("not a KEY=value line".into());
     }
+    let literal = rest.starts_with('\'');
     let (value, after) = match rest.chars().next() {
         Some(q @ ('"' | '\'')) => {
             let body = &rest[1..];
@@ -68,24 +73,25 @@ fn assignment(line: &str) -> Result<Option<(String, String, Option<String>)>, St
             return Err("unexpected text after the value (quote values that hold spaces)".into())
         }
     };
-    Ok(Some((key.to_string(), value, comment)))
+    Ok(Some((key.to_string(), value, comment, literal)))
 }
 
 /// Converts `text` (the config file `file`) into profile `name`.
 pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImport, ProfileError> {
-    validate::check_name(name).map_err(|message| ProfileError::SeedConfig {
+    validate::check_name(name).map_err(|message| ProfileError::SeedConfigFile {
         file: file.to_string(),
-        line: 0,
-        message: format!("profile name '{name}': {message} (give -n NAME)"),
+        message: format!("profile name '{name}': {message} (give --name NAME)"),
     })?;
     let mut profile = Profile::named(name);
     profile.description = format!("Imported from the seed toolkit's {file}");
     let mut comments = Comments::new();
     let mut password = None;
     let mut notices = Vec::new();
+    // The line each known key was set on, to name it when the result is not valid.
+    let mut set_on: Vec<(String, usize)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
-        let (key, value, comment) = match assignment(line) {
+        let (key, value, comment, literal) = match assignment(line) {
             Ok(Some(a)) => a,
             Ok(None) => continue,
             Err(why) => {
@@ -93,7 +99,7 @@ pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImpo
                 continue;
             }
         };
-        if value.contains('$') || value.contains('`') {
+        if !literal && (value.contains('$') || value.contains('`')) {
             notices.push(format!(
                 "line {n}: {key} uses shell expansion, which is not evaluated; skipped"
             ));
@@ -108,12 +114,14 @@ pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImpo
             .map_err(|p| err(format!("{key}: {}", p.message)))?
         {
             Applied::Set => {
+                set_on.push((key.clone(), n));
                 let option = LEGACY_KEYS.iter().find(|(k, _)| *k == key).map(|(_, o)| *o);
                 if let (Some(c), Some(f)) = (comment, option.and_then(by_option)) {
                     comments.insert(f.key.to_string(), c);
                 }
             }
             Applied::Password => {
+                set_on.push((key.clone(), n));
                 if !value.is_empty() {
                     password = Some(Secret::new(value));
                 }
@@ -123,12 +131,38 @@ pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImpo
             )),
         }
     }
+    if set_on.is_empty() {
+        let known: Vec<&str> = LEGACY_KEYS.iter().map(|(k, _)| *k).collect();
+        return Err(ProfileError::SeedConfigFile {
+            file: file.to_string(),
+            message: format!(
+                "no setting DB Dyno knows ({}, MYSQL_PASSWORD): is this the seed toolkit's benchmark_config.conf? No profile written",
+                known.join(", ")
+            ),
+        });
+    }
     let problems = validate::check(&profile);
     if let Some(p) = problems.first() {
-        return Err(ProfileError::SeedConfig {
-            file: file.to_string(),
-            line: 0,
-            message: format!("the converted profile is not valid: {p}"),
+        // Name the line that set the field, when one did.
+        let base = p.field.split('[').next().unwrap_or(&p.field);
+        let line = crate::fields::by_key(base)
+            .and_then(|f| LEGACY_KEYS.iter().find(|(_, o)| *o == f.option))
+            .and_then(|(k, _)| set_on.iter().rev().find(|(s, _)| s == k))
+            .map(|(_, n)| *n);
+        let message = format!(
+            "the converted profile is not valid: {}: {}",
+            p.field, p.message
+        );
+        return Err(match line {
+            Some(line) => ProfileError::SeedConfig {
+                file: file.to_string(),
+                line,
+                message,
+            },
+            None => ProfileError::SeedConfigFile {
+                file: file.to_string(),
+                message,
+            },
         });
     }
     if let Some(host) = &profile.mysql.host {
@@ -210,7 +244,12 @@ THREADS="1 8 16 32 64 128"
     fn quoting_comments_and_odd_lines() {
         assert_eq!(
             assignment(r#"export SCENARIOS="a \"b\"" # c"#).unwrap(),
-            Some(("SCENARIOS".into(), "a \"b\"".into(), Some("c".into())))
+            Some((
+                "SCENARIOS".into(),
+                "a \"b\"".into(),
+                Some("c".into()),
+                false
+            ))
         );
         assert_eq!(
             assignment("X='#not a comment'").unwrap().unwrap().1,
@@ -219,8 +258,47 @@ THREADS="1 8 16 32 64 128"
         assert_eq!(assignment("   # only a comment").unwrap(), None);
         assert!(assignment("echo hello").is_err());
         assert!(assignment("X=a b").is_err());
-        let imp = import_seed_config("TSAR=on\nTABLES=$N\n", "c.conf", "c").unwrap();
+        let imp = import_seed_config("TSAR=on\nTABLES=$N\nTABLES=2\n", "c.conf", "c").unwrap();
         assert_eq!(imp.notices.len(), 2, "{:?}", imp.notices);
+    }
+
+    #[test]
+    fn single_quotes_are_literal_and_double_quotes_expand() {
+        let imp = import_seed_config("MYSQL_HOST=db\nMYSQL_PASSWORD='pa$$w0rd'\n", "c.conf", "c")
+            .unwrap();
+        assert_eq!(imp.password.as_ref().map(|s| s.expose()), Some("pa$$w0rd"));
+        let imp = import_seed_config("MYSQL_HOST=db\nMYSQL_PASSWORD=\"pa$HOME\"\n", "c.conf", "c")
+            .unwrap();
+        assert!(imp.password.is_none());
+        assert!(
+            imp.notices[0].contains("shell expansion"),
+            "{:?}",
+            imp.notices
+        );
+    }
+
+    #[test]
+    fn a_file_with_no_known_setting_is_refused_and_no_error_says_line_0() {
+        let log = "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\nThreads started!\n";
+        let e = import_seed_config(log, "run.log", "c")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no setting DB Dyno knows") && e.contains("run.log"),
+            "{e}"
+        );
+        assert!(!e.contains("line 0"), "{e}");
+        let e = import_seed_config("TABLES=1\n", "c.conf", "bad name")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--name") && !e.contains("line 0"), "{e}");
+        let e = import_seed_config("MYSQL_HOST=h\nTABLE_SIZE=0\n", "c.conf", "c")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("c.conf: line 2:") && e.contains("workload.table_size"),
+            "{e}"
+        );
     }
 
     #[test]
