@@ -336,3 +336,25 @@ fn timeline_charts_of_one_step_share_their_scale() {
         assert_eq!(ticks(i), ticks(0));
     }
 }
+
+/// The cover lists the regressed cells as a small table (the first eight, then a count),
+/// and the executive summary stays short.
+#[test]
+fn regressed_cells_are_a_table_not_a_sentence() {
+    let r = report("three_envs.json", Some("idc"));
+    let md = markdown::render(&r);
+    assert!(
+        md.contains("| Regressed | Scenario | Threads | Why |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 华为云 | oltp_point_select | 1 | TPS −5.5% (15,531 → 14,680) |"),
+        "{md}"
+    );
+    assert!(md.contains("and 3 more in the side-by-side tables"), "{md}");
+    let html = html::render(&r);
+    assert!(html.contains("<th>Regressed</th>"));
+    for s in &r.executive_summary {
+        assert!(s.chars().count() < 400, "a wall of text: {s}");
+    }
+}

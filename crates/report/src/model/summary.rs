@@ -110,13 +110,14 @@ pub fn executive(r: &Report) -> Vec<String> {
     if let (Some(v), Some(b)) = (&r.verdict, r.baseline) {
         let base = r.env_name(b);
         let word = r.verdict_word().unwrap_or("PASS");
+        // The regressed cells themselves are a table beside the summary, not a list in
+        // this sentence.
         let mut sentence = if v.failed > 0 {
             format!(
-                "{word}: against the baseline {base}, {} of {} compared cells regressed by more than {}%: {}.",
+                "{word}: against the baseline {base}, {} of {} compared cells regressed by more than {}% (TPS or p95).",
                 v.failed,
                 v.compared,
                 r.threshold_pct,
-                short_list(&v.failures, 3)
             )
         } else if v.compared == 0 {
             format!("{word}: no cell could be compared with the baseline {base}.")
@@ -237,7 +238,7 @@ fn scope(r: &Report) -> String {
 }
 
 fn bottlenecks(r: &Report) -> String {
-    let mut per_env: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut per_env: BTreeMap<usize, Vec<(&'static str, String)>> = BTreeMap::new();
     for s in &r.scenarios {
         for e in &s.envs {
             if e.cells.iter().all(Option::is_none) {
@@ -248,18 +249,47 @@ fn bottlenecks(r: &Report) -> String {
                 per_env
                     .entry(e.env)
                     .or_default()
-                    .push(format!("{} in {}", c.phrase(), s.scenario));
+                    .push((c.label(), s.scenario.to_string()));
             }
         }
     }
     if per_env.is_empty() {
         return "No environment reached a bottleneck within its thread ladder: throughput was still rising at the top.".into();
     }
-    let parts: Vec<String> = per_env
-        .into_iter()
-        .map(|(env, items)| format!("{} is {}", r.env_name(env), items.join(", ")))
+    // Per class, how many scenario runs: the per-scenario detail is in the key figures
+    // and the analysis table, and a sentence naming every pair reads as a wall of text.
+    let mut per_class: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for items in per_env.values() {
+        for (class, _) in items {
+            *per_class.entry(class).or_default() += 1;
+        }
+    }
+    let mut counts: Vec<(&str, usize)> = per_class.into_iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let total: usize = r
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.envs)
+        .filter(|e| e.cells.iter().any(Option::is_some))
+        .count();
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(class, n)| {
+            // "Lock contention" reads "lock contention" mid-sentence; "CPU-bound" stays.
+            let mut c = class.chars();
+            let class = match (c.next(), c.next()) {
+                (Some(a), Some(b)) if a.is_uppercase() && b.is_lowercase() => {
+                    a.to_lowercase().collect::<String>() + &class[a.len_utf8()..]
+                }
+                _ => class.to_string(),
+            };
+            format!("{class} in {n}")
+        })
         .collect();
-    format!("Bottlenecks: {}.", parts.join("; "))
+    format!(
+        "Bottlenecks, over {total} scenario runs: {} (per scenario in the key figures and the analysis).",
+        parts.join(", ")
+    )
 }
 
 fn knees(r: &Report) -> Option<String> {
@@ -296,12 +326,4 @@ fn knees(r: &Report) -> Option<String> {
         }
     }
     (!parts.is_empty()).then(|| format!("Best thread counts (the knee): {}.", parts.join("; ")))
-}
-
-fn short_list(items: &[String], n: usize) -> String {
-    let mut s = items.iter().take(n).cloned().collect::<Vec<_>>().join("; ");
-    if items.len() > n {
-        s.push_str(&format!("; and {} more", items.len() - n));
-    }
-    s
 }

@@ -82,8 +82,32 @@ fn cover(o: &mut String, r: &Report) {
         let _ = writeln!(o, "<li>{}</li>", esc(s));
     }
     o.push_str("</ul>\n");
+    regressions(o, r);
     key_figures(o, r);
     o.push_str("</header>\n");
+}
+
+/// The regressed cells as a small table (the first few; the rest are in the scenarios).
+fn regressions(o: &mut String, r: &Report) {
+    let all = side::regressions(r);
+    if all.is_empty() {
+        return;
+    }
+    o.push_str("<table class=\"matrix regressions\">\n<thead><tr><th>Regressed</th><th>Scenario</th><th>Threads</th><th>Why</th></tr></thead>\n<tbody>\n");
+    for g in all.iter().take(side::COVER_REGRESSIONS) {
+        let _ = writeln!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            esc(&g.env),
+            esc(&g.scenario),
+            g.threads,
+            esc(&g.why)
+        );
+    }
+    o.push_str("</tbody>\n</table>\n");
+    if let Some(more) = side::more_regressions(all.len()) {
+        let _ = writeln!(o, "<p class=\"note\">{}.</p>", esc(&more));
+    }
 }
 
 /// Peak TPS per scenario and environment, with the best thread count.

@@ -51,6 +51,27 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o, "- {}", esc(s));
     }
     o.push('\n');
+    let regressed = side::regressions(r);
+    if !regressed.is_empty() {
+        let _ = writeln!(
+            o,
+            "| Regressed | Scenario | Threads | Why |\n|---|---|---:|---|"
+        );
+        for g in regressed.iter().take(side::COVER_REGRESSIONS) {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} |",
+                esc(&g.env),
+                esc(&g.scenario),
+                g.threads,
+                esc(&g.why)
+            );
+        }
+        if let Some(more) = side::more_regressions(regressed.len()) {
+            let _ = writeln!(o, "\n_{}._", esc(&more));
+        }
+        o.push('\n');
+    }
 
     environments(&mut o, r);
     matrix(&mut o, r);

@@ -173,3 +173,43 @@ pub fn side_by_side(r: &Report, s: &ScenarioReport) -> Option<SideTable> {
         failed,
     })
 }
+
+/// One regressed cell, for the cover's small table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Regression {
+    pub env: String,
+    pub scenario: String,
+    pub threads: u32,
+    pub why: String,
+}
+
+/// How many regressed cells the cover lists; the rest are in the comparison tables.
+pub const COVER_REGRESSIONS: usize = 8;
+
+/// The regressed cells in report order (scenario, environment, thread count).
+pub fn regressions(r: &Report) -> Vec<Regression> {
+    let mut out = Vec::new();
+    for s in &r.scenarios {
+        for c in &s.comparisons {
+            for d in c.rows.iter().filter(|d| d.verdict == Verdict::Fail) {
+                out.push(Regression {
+                    env: r.env_name(c.env).to_string(),
+                    scenario: s.scenario.to_string(),
+                    threads: d.threads,
+                    why: d.reasons.join("; "),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// "and 3 more in the comparison tables" under a cut list.
+pub fn more_regressions(total: usize) -> Option<String> {
+    (total > COVER_REGRESSIONS).then(|| {
+        format!(
+            "and {} more in the side-by-side tables of each scenario",
+            total - COVER_REGRESSIONS
+        )
+    })
+}

@@ -158,6 +158,39 @@ fn cover(l: &mut Layout, r: &Report) {
         l.bullet(s, 10.0, INK, ACCENT);
     }
     l.y += 6.0;
+    let regressed = side::regressions(r);
+    if !regressed.is_empty() {
+        let cols = [
+            Column::new("Regressed", 1.1, Align::Left),
+            Column::new("Scenario", 1.2, Align::Left),
+            Column::new("Threads", 0.55, Align::Right),
+            Column::new("Why", 3.2, Align::Left),
+        ];
+        let rows: Vec<Row> = regressed
+            .iter()
+            .take(side::COVER_REGRESSIONS)
+            .map(|g| {
+                Row::new(vec![
+                    CellText::plain(g.env.clone()),
+                    CellText::plain(g.scenario.clone()),
+                    CellText::plain(g.threads.to_string()),
+                    CellText::coloured(g.why.clone(), BAD, Style::Regular),
+                ])
+            })
+            .collect();
+        table::draw(l, &cols, &rows, 7.6);
+        if let Some(more) = side::more_regressions(regressed.len()) {
+            l.paragraph(
+                &format!("{more}."),
+                SMALL,
+                Style::Regular,
+                MUTED,
+                l.geom.margin_x,
+                l.geom.content_width(),
+                4.0,
+            );
+        }
+    }
 
     let mut cols = vec![Column::new("Scenario", 1.25, Align::Left)];
     for e in &r.envs {
