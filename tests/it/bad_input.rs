@@ -239,3 +239,49 @@ fn a_run_that_never_connected_is_not_kept_and_no_password_points_at_the_keyring(
         .unwrap());
     assert_eq!(list.trim(), "[]");
 }
+
+/// Error texts say each thing once, in plain words.
+#[test]
+fn errors_say_each_thing_once_in_plain_words() {
+    let o = dbdyno_cmd()
+        .args(["ladder", "--profile=/nonexistent/idc.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("profile file /nonexistent/idc.toml not found"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = dbdyno_cmd()
+        .args(["ladder", "--profile=local-sandbox", "--ssh-auth=kerberos"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.matches("--ssh-auth").count(), 1, "{e}");
+    assert!(
+        e.contains("unknown value `kerberos` (expected one of `agent`, `key`, `password`)"),
+        "{e}"
+    );
+
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(
+        data.path().join("history.sqlite3"),
+        "not a database, only text ".repeat(40),
+    )
+    .unwrap();
+    let o = dbdyno_cmd()
+        .args([
+            "runs",
+            "list",
+            &format!("--data-dir={}", data.path().display()),
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    let e = stderr(&o);
+    assert_eq!(e.matches("file is not a database").count(), 1, "{e}");
+    assert!(e.contains("cannot open the history database"), "{e}");
+}

@@ -30,14 +30,14 @@ impl History {
     /// Opens (creating it when missing) the history in `data_dir`, brings its schema up
     /// to date, and marks runs whose writer process is gone as interrupted.
     pub async fn open(data_dir: &Path) -> Result<History, HistoryError> {
-        std::fs::create_dir_all(data_dir).map_err(|source| HistoryError::DataDir {
+        std::fs::create_dir_all(data_dir).map_err(|cause| HistoryError::DataDir {
             path: data_dir.to_path_buf(),
-            source,
+            cause,
         })?;
         let path = data_dir.join(DB_FILE_NAME);
-        let open_err = |source| HistoryError::Open {
+        let open_err = |cause| HistoryError::Open {
             path: path.clone(),
-            source,
+            cause,
         };
         let options = SqliteConnectOptions::from_str("sqlite://")
             .map_err(open_err)?
@@ -118,10 +118,10 @@ async fn migrate(pool: &SqlitePool, path: &Path) -> Result<(), HistoryError> {
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
             }
-            Err(source) => {
+            Err(cause) => {
                 return Err(HistoryError::Migrate {
                     path: path.to_path_buf(),
-                    source,
+                    cause,
                 })
             }
         }

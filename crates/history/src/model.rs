@@ -124,7 +124,7 @@ pub(crate) fn to_value<T: Serialize>(
     v: &T,
     what: &'static str,
 ) -> Result<serde_json::Value, HistoryError> {
-    serde_json::to_value(v).map_err(|source| HistoryError::Serialize { what, source })
+    serde_json::to_value(v).map_err(|cause| HistoryError::Serialize { what, cause })
 }
 
 /// One line of `dbdyno runs list`.

@@ -146,10 +146,10 @@ impl History {
         let mut out = Vec::with_capacity(steps.len());
         for (index, json, histogram) in steps {
             let mut result: StepResult =
-                serde_json::from_str(&json).map_err(|source| HistoryError::Corrupt {
+                serde_json::from_str(&json).map_err(|cause| HistoryError::Corrupt {
                     run: id,
                     what: "step result",
-                    source,
+                    cause,
                 })?;
             result.histogram = histogram;
             result.intervals = self.load_intervals(id, index).await?;
@@ -242,5 +242,5 @@ fn parse_json<T: serde::de::DeserializeOwned>(
     what: &'static str,
     text: &str,
 ) -> Result<T, HistoryError> {
-    serde_json::from_str(text).map_err(|source| HistoryError::Corrupt { run, what, source })
+    serde_json::from_str(text).map_err(|cause| HistoryError::Corrupt { run, what, cause })
 }

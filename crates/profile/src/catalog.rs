@@ -137,6 +137,12 @@ pub fn resolve_profile(x: &str) -> Result<Loaded, ProfileError> {
     if p.is_file() {
         return load_file(p);
     }
+    // A path means a file: say that it is missing rather than look it up as a name.
+    if x.contains('/') || x.contains(std::path::MAIN_SEPARATOR) {
+        return Err(ProfileError::FileNotFound {
+            path: x.to_string(),
+        });
+    }
     let dir = user_profiles_dir()?;
     let user = dir.join(format!("{}.toml", stem(x)));
     if user.is_file() {
@@ -154,6 +160,14 @@ pub fn resolve_profile(x: &str) -> Result<Loaded, ProfileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_file_is_said_to_be_missing() {
+        let e = resolve_profile("/nonexistent/idc.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "profile file /nonexistent/idc.toml not found");
+    }
 
     #[test]
     fn shipped_examples_are_valid() {

@@ -48,6 +48,9 @@ pub enum ProfileError {
     #[error("no profile named '{name}': not a file, not in {user_dir}, not a shipped example (see `dbdyno profile list`)")]
     NotFound { name: String, user_dir: String },
 
+    #[error("profile file {path} not found")]
+    FileNotFound { path: String },
+
     #[error("no user configuration directory on this system; set DBDYNO_CONFIG_DIR")]
     NoConfigDir,
 

@@ -431,9 +431,23 @@ impl Profile {
             None => v.as_object_mut().expect("a profile is an object"),
         };
         table.insert(k.to_string(), value);
-        *self = serde_json::from_value(v).map_err(|e| problem(format!("--{option}: {e}")))?;
+        // The caller names the option; say only what is wrong with the value.
+        *self =
+            serde_json::from_value(v).map_err(|e| problem(plain_serde_message(&e.to_string())))?;
         Ok(())
     }
+}
+
+/// serde's wording in words a user acts on: "unknown variant `kerberos`, expected one of
+/// `agent`, `key`" becomes "unknown value `kerberos` (expected one of `agent`, `key`)".
+fn plain_serde_message(m: &str) -> String {
+    let m = m.split(" at line ").next().unwrap_or(m);
+    if let Some(rest) = m.strip_prefix("unknown variant `") {
+        let v = rest.split('`').next().unwrap_or("");
+        let expected = rest.split_once("expected ").map(|x| x.1).unwrap_or("");
+        return format!("unknown value `{v}` (expected {expected})");
+    }
+    m.to_string()
 }
 
 fn option_text(v: &Value) -> Option<String> {
@@ -486,6 +500,23 @@ fn parse_option(kind: Kind, raw: &str) -> Result<Value, String> {
 mod tests {
     use super::*;
     use crate::model::*;
+
+    #[test]
+    fn a_bad_option_value_is_said_once_in_plain_words() {
+        let mut p = Profile::named("x");
+        let e = p.set_option("ssh-auth", "kerberos").unwrap_err();
+        assert_eq!(e.field, "ssh.auth");
+        assert_eq!(
+            e.message,
+            "unknown value `kerberos` (expected one of `agent`, `key`, `password`)"
+        );
+        let e = p.set_option("mysql-port", "1.5").unwrap_err();
+        assert!(
+            !e.message.contains("u16") && !e.message.contains("--mysql-port"),
+            "{}",
+            e.message
+        );
+    }
 
     /// A profile with every field set, to compare against the table.
     pub(crate) fn full_profile() -> Profile {
