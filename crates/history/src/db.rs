@@ -114,7 +114,9 @@ async fn migrate(pool: &SqlitePool, path: &Path) -> Result<(), HistoryError> {
     loop {
         match MIGRATOR.run(pool).await {
             Ok(()) => return Ok(()),
-            Err(_) if attempt < 5 => {
+            // Only the race is retried: a newer database, a changed migration or a full
+            // disk fails at once, with its own message.
+            Err(e) if attempt < 5 && lost_the_race(&e) => {
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
             }
@@ -125,5 +127,44 @@ async fn migrate(pool: &SqlitePool, path: &Path) -> Result<(), HistoryError> {
                 })
             }
         }
+    }
+}
+
+/// True for what a second process migrating the same new database meets: a table
+/// the other one just created, its row in `_sqlx_migrations`, or its lock.
+fn lost_the_race(e: &sqlx::migrate::MigrateError) -> bool {
+    let text = e.to_string();
+    [
+        "already exists",
+        "UNIQUE constraint failed",
+        "database is locked",
+        "busy",
+    ]
+    .iter()
+    .any(|t| text.contains(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::migrate::MigrateError;
+
+    #[test]
+    fn only_the_race_between_two_openers_is_retried() {
+        let db = |m: &str| sqlx::Error::Protocol(m.to_string());
+        assert!(lost_the_race(&MigrateError::ExecuteMigration(
+            db("table runs already exists"),
+            1
+        )));
+        assert!(lost_the_race(&MigrateError::Execute(db(
+            "UNIQUE constraint failed: _sqlx_migrations.version"
+        ))));
+        assert!(!lost_the_race(&MigrateError::VersionMissing(
+            20990101000000
+        )));
+        assert!(!lost_the_race(&MigrateError::VersionMismatch(1)));
+        assert!(!lost_the_race(&MigrateError::Execute(db(
+            "database or disk is full"
+        ))));
     }
 }
