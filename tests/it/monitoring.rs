@@ -924,3 +924,68 @@ fn a_refused_ssh_connection_names_its_cause_once() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.matches("Connection refused").count(), 1, "{err}");
 }
+
+#[test]
+fn keys_trusted_in_the_users_known_hosts_are_trusted_and_never_written() {
+    let _ssh = sshd::shared();
+    let sb = Sshd::from_env();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join(".ssh")).unwrap();
+    let user_file = home.path().join(".ssh/known_hosts");
+    let line = format!("[{}]:{} {}\n", sb.host, sb.port, sb.host_pubkey);
+    std::fs::write(&user_file, &line).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut args = sb.args(std::path::Path::new("unused"));
+    args.retain(|a| !a.starts_with("--known-hosts="));
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(&args)
+        .arg("--duration=1")
+        .env("HOME", home.path())
+        .env("DBDYNO_DATA_DIR", data.path())
+        .env_remove("DBDYNO_KNOWN_HOSTS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&user_file).unwrap(), line);
+    // Without that line the key is unknown again: the user's file was what trusted it.
+    std::fs::write(&user_file, "").unwrap();
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(&args)
+        .arg("--duration=1")
+        .env("HOME", home.path())
+        .env("DBDYNO_DATA_DIR", data.path())
+        .env_remove("DBDYNO_KNOWN_HOSTS")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("is not known"), "{}", stderr(&o));
+}
+
+#[test]
+fn monitor_logs_in_once() {
+    let _ssh = sshd::exclusive();
+    let sb = Sshd::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    let kh = sb.trusted_known_hosts(dir.path());
+    let log = sb.script.parent().unwrap().join("../.work/sshd/sshd.log");
+    let logins = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_else(|e| panic!("{}: {e}", log.display()))
+            .matches("Accepted publickey")
+            .count()
+    };
+    let before = logins();
+    let o = dbdyno_cmd()
+        .arg("monitor")
+        .args(sb.args(&kh))
+        .arg("--duration=1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The host key check, the disk and the sampler share one session.
+    assert_eq!(logins() - before, 1);
+}

@@ -248,7 +248,13 @@ pub fn build_target(spec: &SshSpec, ssh: &SshArgs) -> Result<Option<SshTarget>> 
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "root".into());
     let auth = auth(spec, ssh, &user, &host)?;
-    let known = KnownHostsConfig::new(known_hosts_file(ssh, spec.data_dir.as_deref())?);
+    let mut known = KnownHostsConfig::new(known_hosts_file(ssh, spec.data_dir.as_deref())?);
+    // As OpenSSH users expect, keys they already trust in ~/.ssh/known_hosts count
+    // too (read only; accepted keys go to DB Dyno's file). A known_hosts file named
+    // on purpose (--known-hosts, DBDYNO_KNOWN_HOSTS) is the only authority.
+    if ssh.known_hosts.is_none() {
+        known = known.with_user_known_hosts();
+    }
     let mut t = SshTarget::new(host, spec.port.unwrap_or(22), user, auth, known);
     t.accept_new_host_key = ssh.accept_new_host_key;
     t.pinned_fingerprint = spec.host_key_fingerprint.clone();
@@ -260,18 +266,25 @@ pub fn build_target(spec: &SshSpec, ssh: &SshArgs) -> Result<Option<SshTarget>> 
 /// names its fingerprint or a person at the terminal says yes; otherwise the error
 /// (with the fingerprint and how to accept it) is returned.
 pub fn ensure_trusted(target: &SshTarget, expected_fingerprint: Option<&str>) -> Result<()> {
+    connect_trusted(target, expected_fingerprint)?.close();
+    Ok(())
+}
+
+/// [`ensure_trusted`], keeping the session open for the caller (`monitor` resolves the
+/// disk and samples over it: one SSH login instead of three).
+pub fn connect_trusted(
+    target: &SshTarget,
+    expected_fingerprint: Option<&str>,
+) -> Result<dbdyno_monitor::SshConnection> {
     match dbdyno_monitor::ssh::connect(target) {
-        Ok(c) => {
-            c.close();
-            Ok(())
-        }
+        Ok(c) => Ok(c),
         Err(SshError::UnknownHostKey(u)) => {
             let seen = u.key.fingerprint_sha256();
             match expected_fingerprint {
                 Some(fp) if fp.trim().trim_start_matches("SHA256:") == seen.trim_start_matches("SHA256:") => {
                     u.accept()?;
                     eprintln!("SSH: stored {}'s host key {seen} (the profile's fingerprint) in {}", u.host, u.known_hosts_file.display());
-                    return ensure_trusted(target, None);
+                    return connect_trusted(target, None);
                 }
                 Some(fp) => bail!(
                     "REFUSED: {}:{} presents host key {seen}, but the profile expects {fp}: a different server, or a \
@@ -296,7 +309,7 @@ pub fn ensure_trusted(target: &SshTarget, expected_fingerprint: Option<&str>) ->
                     .context("reading the answer")?;
                 if matches!(answer.trim(), "y" | "Y" | "yes") {
                     u.accept()?;
-                    return ensure_trusted(target, None);
+                    return connect_trusted(target, None);
                 }
                 bail!("host key not trusted: nothing was run");
             }
@@ -361,6 +374,10 @@ mod tests {
         assert!(matches!(t.auth, SshAuth::Key { ref path, .. } if path == Path::new("/k")));
         assert_eq!((t.port, t.user.as_str()), (22, "root"));
         assert_eq!(t.known_hosts.app_file, Path::new("/tmp/kh"));
+        assert_eq!(
+            t.known_hosts.user_file, None,
+            "--known-hosts is the only file"
+        );
         let agent = SshArgs {
             ssh_agent: true,
             ..ssh.clone()

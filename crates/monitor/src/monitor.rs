@@ -343,7 +343,9 @@ fn run_ssh(
                     let _ = tx.send(connected_event(&c, clock, true));
                     break c;
                 }
-                Err(e) if is_host_key_problem(&e) => {
+                // Host key and login problems do not go away by retrying: stop, and
+                // say why (the gap so far is recorded).
+                Err(e) if e.needs_user_action() => {
                     close_gap(&tx, &mut cont, unix_ms_now());
                     let _ = tx.send(SamplerEvent::Stopped {
                         reason: Some(e.to_string()),
@@ -359,15 +361,6 @@ fn run_ssh(
             }
         };
     }
-}
-
-fn is_host_key_problem(e: &SshError) -> bool {
-    matches!(
-        e,
-        SshError::UnknownHostKey(_)
-            | SshError::HostKeyChanged { .. }
-            | SshError::HostKeyRevoked { .. }
-    )
 }
 
 fn close_gap(tx: &Sender<SamplerEvent>, cont: &mut Continuity, to_ms: i64) {

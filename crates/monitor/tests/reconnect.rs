@@ -6,7 +6,11 @@ mod common;
 
 use common::sandbox;
 use dbdyno_monitor::{Monitor, MonitorConfig, SamplerEvent, Target};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The tests take the one sandbox sshd down in turn.
+static SSHD: Mutex<()> = Mutex::new(());
 
 fn next(monitor: &Monitor, within: Duration) -> SamplerEvent {
     monitor
@@ -17,6 +21,7 @@ fn next(monitor: &Monitor, within: Duration) -> SamplerEvent {
 
 #[test]
 fn drop_records_gap_and_sampling_resumes() {
+    let _sshd = SSHD.lock().unwrap_or_else(|e| e.into_inner());
     let sb = sandbox("drop_records_gap_and_sampling_resumes");
     let dir = tempfile::tempdir().expect("tempdir");
     let mut cfg = MonitorConfig::new(Target::Ssh(sb.key_target(dir.path())));
@@ -112,4 +117,53 @@ fn drop_records_gap_and_sampling_resumes() {
         .count();
     assert_eq!(more, 2, "sampling goes on");
     monitor.stop();
+}
+
+/// A reconnection refused for a reason only the user can fix (here the login: the
+/// monitor was handed a session opened with a good key, but its target carries a key
+/// the server does not accept) stops the monitor with that reason instead of
+/// retrying forever.
+#[test]
+fn a_login_refused_on_reconnect_stops_with_the_reason() {
+    let _sshd = SSHD.lock().unwrap_or_else(|e| e.into_inner());
+    let sb = sandbox("a_login_refused_on_reconnect_stops_with_the_reason");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = sb.key_target(dir.path());
+    let conn = dbdyno_monitor::ssh::connect(&good).expect("connect");
+    let mut bad = good.clone();
+    bad.auth = dbdyno_monitor::SshAuth::Key {
+        path: common::new_key(dir.path(), "not_authorized", ""),
+        passphrase: None,
+    };
+    let mut cfg = MonitorConfig::new(Target::Ssh(bad));
+    cfg.retry_every = Duration::from_millis(300);
+    let monitor = Monitor::start_connected(cfg, conn).expect("monitor starts");
+    while !matches!(
+        next(&monitor, Duration::from_secs(5)),
+        SamplerEvent::Sample(_)
+    ) {}
+    sb.control(&["stop"]);
+    std::thread::sleep(Duration::from_millis(500));
+    sb.control(&["start"]);
+    let t = Instant::now();
+    let mut failures = 0;
+    let reason = loop {
+        match next(&monitor, Duration::from_secs(15)) {
+            SamplerEvent::Stopped { reason } => break reason,
+            SamplerEvent::ReconnectFailed { reason, .. } => {
+                assert!(
+                    reason.contains("cannot connect"),
+                    "only the down time is retried: {reason}"
+                );
+                failures += 1;
+            }
+            _ => {}
+        }
+    };
+    let reason = reason.expect("stopped for a reason");
+    println!(
+        "stopped after {:?} and {failures} failed attempt(s): {reason}",
+        t.elapsed()
+    );
+    assert!(reason.contains("authentication failed"), "{reason}");
 }

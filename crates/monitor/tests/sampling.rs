@@ -80,9 +80,9 @@ fn ssh_monitor_gives_one_sample_per_second_cheaply() {
         .collect();
     let transport_pct = transport.iter().sum::<f64>() / transport.len().max(1) as f64;
     println!("sampler loop CPU: {loop_pct:.3} % of one core over {secs:.1} s; sshd session: {transport_pct:.3} %");
-    // Target is < 1 %; the bound leaves room for a busy shared CI machine.
+    // The target (issue 3): under 1 % of one core. Measured here at 0.2 % (5 s).
     assert!(
-        loop_pct < 2.0,
+        loop_pct < 1.0,
         "sampler loop costs {loop_pct:.2} % of a core"
     );
 }

@@ -246,8 +246,12 @@ fn passphrase_key_works_and_wrong_passphrase_is_explained() {
 fn password_login_and_wrong_password() {
     let sb = sandbox("password_login_and_wrong_password");
     let (Some(user), Some(pw)) = (sb.pw_user.clone(), sb.password.clone()) else {
-        eprintln!("SKIPPED password_login_and_wrong_password: the sandbox has no password user (not started as root)");
-        return;
+        panic!(
+            "password_login_and_wrong_password: the sandbox has no password user \
+             (DBDYNO_TEST_SSH_PW_USER / DBDYNO_TEST_SSH_PASSWORD unset): start it as root \
+             (`sudo bash scripts/sshd-sandbox.sh start`, it creates the account) and \
+             `eval \"$(bash scripts/sshd-sandbox.sh env)\"`"
+        );
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let kh = sb.trusted_known_hosts(dir.path());

@@ -11,9 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dbdyno_checks::host::HostShell;
-use dbdyno_checks::HostAccess;
 use dbdyno_monitor::local::unix_ms_now;
-use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, SamplerEvent, ServerSample};
+use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, SamplerEvent, ServerSample, Target};
 
 use crate::args::MonitorArgs;
 use crate::exit::{failed, usage_error, EXIT_FAILED};
@@ -39,27 +38,33 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return usage_error(e),
     };
-    if let Some(t) = &target {
-        if let Err(e) = ssh_target::ensure_trusted(t, None) {
+    // One SSH session: the host key check's, then the disk's, then the sampler's.
+    let shell = match &target {
+        Some(t) => match ssh_target::connect_trusted(t, spec.host_key_fingerprint.as_deref()) {
+            Ok(c) => HostShell::Ssh(c),
+            Err(e) => return failed(e),
+        },
+        None => HostShell::Local,
+    };
+    let devices = match choose_devices(&shell, &spec.devices(&a.ssh), &a.datadir) {
+        Ok(d) => d,
+        Err(e) => {
+            shell.close();
             return failed(e);
         }
-    }
-    let access = match target {
-        Some(t) => HostAccess::Ssh(t),
-        None => HostAccess::Local,
     };
-    let devices = match choose_devices(&access, &spec.devices(&a.ssh), &a.datadir) {
-        Ok(d) => d,
-        Err(e) => return failed(e),
-    };
-    let Some(monitor_target) = access.monitor_target() else {
-        return ExitCode::from(EXIT_FAILED);
-    };
-    let mut cfg = MonitorConfig::new(monitor_target);
+    let mut cfg = MonitorConfig::new(match target {
+        Some(t) => Target::Ssh(t),
+        None => Target::Local,
+    });
     if !devices.is_empty() {
         cfg.rates.disks = DiskSelection::Only(devices.clone());
     }
-    let monitor = match Monitor::start(cfg) {
+    let started = match shell {
+        HostShell::Ssh(conn) => Monitor::start_connected(cfg, conn),
+        HostShell::Local => Monitor::start(cfg),
+    };
+    let monitor = match started {
         Ok(m) => m,
         Err(e) => return failed(e.into()),
     };
@@ -149,25 +154,19 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
 /// /proc/diskstats (an unknown name is an error, a partition a warning), else the
 /// one under `datadir` as the resolver finds it.
 fn choose_devices(
-    access: &HostAccess,
+    shell: &HostShell,
     given: &[String],
     datadir: &str,
 ) -> anyhow::Result<Vec<String>> {
-    let shell =
-        HostShell::open(access)?.ok_or_else(|| anyhow::anyhow!("no access to the server's OS"))?;
-    let chosen = if given.is_empty() {
-        Ok(resolve_devices(&shell, datadir))
-    } else {
-        shell.check_devices(given).map(|c| {
-            eprintln!("disk: {} (--device)", c.devices.join(", "));
-            for w in &c.warnings {
-                eprintln!("WARNING: {w}");
-            }
-            c.devices
-        })
-    };
-    shell.close();
-    Ok(chosen?)
+    if given.is_empty() {
+        return Ok(resolve_devices(shell, datadir));
+    }
+    let c = shell.check_devices(given)?;
+    eprintln!("disk: {} (--device)", c.devices.join(", "));
+    for w in &c.warnings {
+        eprintln!("WARNING: {w}");
+    }
+    Ok(c.devices)
 }
 
 /// The data disk under `datadir`. No silent fallback: a path that is not there, or
