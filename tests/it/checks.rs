@@ -266,6 +266,17 @@ fn a_ladder_or_run_whose_checks_fail_is_stopped_before_anything_runs() {
             "nothing is recorded or written"
         );
     }
+    // The desktop app's start_run refuses through the same engine-side call.
+    let pre =
+        dbdyno_session::Preflight::gather(&ladder_plan(&s, 16, 8, 200), &HostAccess::Local, &[]);
+    assert!(pre.failed());
+    let why = pre.refusal().expect("a refusal");
+    assert!(
+        why.contains("nothing was run")
+            && why.contains("[mysql.max_prepared_stmt_count]")
+            && why.contains("SET GLOBAL max_prepared_stmt_count = 2048"),
+        "{why}"
+    );
 }
 
 #[test]
