@@ -138,7 +138,10 @@ fn a4_pdf_renders_clean_and_reads_back() {
     assert!(text.contains("35% more oltp_write_only TPS than idc at 52% lower server CPU"));
     assert!(text.contains("FAIL"));
     headings_keep_their_tables(&text);
-    assert!(text.contains("Regressed"), "the cover's table of regressed cells");
+    assert!(
+        text.contains("Regressed"),
+        "the cover's table of regressed cells"
+    );
     // The comparison is a side-by-side table of real text.
     assert!(text.contains("Side by side against the baseline idc"));
     // Chart labels are real text as well.

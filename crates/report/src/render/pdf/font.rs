@@ -273,6 +273,9 @@ pub enum Style {
     Mono,
 }
 
+/// A font file's bytes, read once and shared by the faces taken from it.
+type Shared = std::rc::Rc<Vec<u8>>;
+
 /// A stretch of text drawn with one face.
 pub struct Run<'a> {
     pub text: String,
@@ -286,8 +289,8 @@ impl Fonts {
     /// Reads the faces and adds them to `doc` (subset when the document is saved).
     pub fn load(files: FontFiles, doc: &mut PdfDocument) -> Result<Fonts, ReportError> {
         // Faces of one collection (a 20 MB .ttc) share one read of the file.
-        let mut cache: HashMap<PathBuf, std::rc::Rc<Vec<u8>>> = HashMap::new();
-        let mut read = |p: &Path| -> Result<std::rc::Rc<Vec<u8>>, ReportError> {
+        let mut cache: HashMap<PathBuf, Shared> = HashMap::new();
+        let mut read = |p: &Path| -> Result<Shared, ReportError> {
             if let Some(b) = cache.get(p) {
                 return Ok(b.clone());
             }
@@ -320,7 +323,7 @@ impl Fonts {
         // Bold and mono are optional: a face that does not load is left out, not an error.
         let optional =
             |f: &Option<(PathBuf, usize)>,
-             read: &mut dyn FnMut(&Path) -> Result<std::rc::Rc<Vec<u8>>, ReportError>| {
+             read: &mut dyn FnMut(&Path) -> Result<Shared, ReportError>| {
                 f.as_ref()
                     .and_then(|(p, i)| read(p).ok().and_then(|b| Face::load(&b, *i, p).ok()))
             };
