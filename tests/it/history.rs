@@ -141,6 +141,16 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
         text.contains("Latency (ms):") && text.contains("Threads fairness:"),
         "{text}"
     );
+    // The stored server and MySQL figures of each step, as --json has them.
+    assert_eq!(text.matches("Server during the step:").count(), 4, "{text}");
+    let cpu = shown["monitoring"]["steps"][0]["os"]["cpu_util_avg"]
+        .as_f64()
+        .unwrap();
+    assert!(text.contains(&format!("{cpu:.1}% avg")), "{text}");
+    assert!(
+        text.contains("questions/s") && text.contains(" of 2 expected"),
+        "{text}"
+    );
 
     let export = data.path().join("export.json");
     ok(&dbdyno_cmd()
