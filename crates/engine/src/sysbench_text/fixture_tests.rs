@@ -297,3 +297,63 @@ fn histogram_block_reprints_real_buckets() {
     };
     assert_eq!(total(&reprinted), total(&original));
 }
+
+/// Seed 001 prints the summary with a `// explanation` after each figure and without
+/// sysbench's indentation: the figures are read, the notes ignored.
+#[test]
+fn seed_001_annotated_summary() {
+    let r = one(include_str!(
+        "../../../../tests/fixtures/sysbench/seed_001_annotated.txt"
+    ));
+    assert!(r.complete);
+    assert_eq!(
+        (
+            r.queries.read,
+            r.queries.write,
+            r.queries.other,
+            r.queries_total
+        ),
+        (49_552_244, 0, 7_078_892, 56_631_136)
+    );
+    assert_eq!(
+        (r.transactions, r.transactions_per_sec),
+        (3_539_446, 29492.41)
+    );
+    assert_eq!(r.queries_per_sec, 471878.50);
+    assert_eq!((r.total_time_s, r.events), (120.011, 3_539_446));
+    assert_eq!(r.latency.percentile_ms, Some(6.79));
+    assert_eq!((r.latency.min_ms, r.latency.max_ms), (1.48, 210.23));
+    assert_eq!(r.fairness.events_avg, 27651.9219);
+    // No "Number of threads:": events / events per thread.
+    assert_eq!(r.threads, 128);
+}
+
+/// Seed 004's oltp_insert run, with the article's `#` comment lines inside the summary.
+#[test]
+fn seed_004_oltp_insert_with_comment_lines() {
+    let r = one(include_str!(
+        "../../../../tests/fixtures/sysbench/seed_004_oltp_insert.txt"
+    ));
+    assert!(r.complete);
+    assert_eq!(r.threads, 1);
+    assert_eq!(
+        (r.queries.read, r.queries.write, r.queries.other),
+        (0, 175_062, 0)
+    );
+    assert_eq!((r.transactions, r.transactions_per_sec), (175_062, 972.55));
+    assert_eq!(r.total_time_s, 180.0014);
+    assert_eq!(r.latency.percentile_ms, Some(1.58));
+    let s = r.to_step_result(Scenario::OltpInsert);
+    assert_eq!(
+        (s.tps(), s.latency.p95_ms, s.latency.p99_ms),
+        (972.55, Some(1.58), None)
+    );
+}
+
+#[test]
+fn only_an_annotation_after_a_figure_is_cut() {
+    use super::parse::without_annotation;
+    assert_eq!(without_annotation("read: 5 // reads"), "read: 5");
+    assert_eq!(without_annotation("see http://x // y"), "see http://x // y");
+    assert_eq!(without_annotation("    read:   5"), "    read:   5");
+}

@@ -23,13 +23,35 @@ use super::ParseError;
 pub fn parse_sysbench_output(text: &str) -> Result<Vec<ParsedRun>, ParseError> {
     let mut p = Parser::default();
     for (i, raw) in text.lines().enumerate() {
-        p.line(i + 1, raw.trim_end_matches('\r'))?;
+        p.line(i + 1, without_annotation(raw.trim_end_matches('\r')))?;
     }
     p.finish_run()?;
     if p.runs.is_empty() {
         return Err(ParseError::NoRun);
     }
     Ok(p.runs)
+}
+
+/// A figure line annotated after the fact, as articles print them (seed 001:
+/// `read: 49552244 // Total number of read requests ...`): the figure without the note.
+/// Only " // " after a figure counts, so no line sysbench writes is changed.
+pub(super) fn without_annotation(line: &str) -> &str {
+    match line.find(" // ") {
+        Some(at) => {
+            let head = line[..at].trim_end();
+            // "label: figure", the figure ending in a digit, "s" (120.0110s) or ")".
+            let figure_end = head
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_ascii_digit() || c == 's' || c == ')');
+            if head.contains(": ") && figure_end {
+                head
+            } else {
+                line
+            }
+        }
+        None => line,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
