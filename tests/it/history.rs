@@ -874,3 +874,53 @@ impl Drop for LeakCleanup {
             .query_drop(format!("DROP USER IF EXISTS '{user}'@'127.0.0.1'"));
     }
 }
+
+/// What monitoring noticed (here: an unmonitored server's missing OS metrics) is in the
+/// run's warnings, not only inside the monitoring record.
+#[test]
+fn monitoring_findings_are_run_warnings() {
+    let _g = shared_server();
+    let s = TestSchema::new("monwarn");
+    let data = tempfile::tempdir().unwrap();
+    ok(&s.dbdyno(&[
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=100",
+        "prepare",
+    ]));
+    let out = ok(&s.dbdyno(&[
+        "ladder",
+        "--scenarios=oltp_point_select",
+        "--ladder=1",
+        "--time=1",
+        "--no-monitor",
+        &dd(data.path()),
+    ]));
+    let id = run_id(&out);
+    let shown = runs(data.path(), &["show", &id.to_string(), "--json"]);
+    let missing = shown["monitoring"]["missing"].as_array().unwrap();
+    assert!(!missing.is_empty(), "{}", shown["monitoring"]);
+    let warnings: Vec<&str> = shown["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["text"].as_str().unwrap())
+        .collect();
+    for m in missing {
+        let what = m["what"].as_str().unwrap();
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.starts_with("not measured: ") && w.contains(what)),
+            "{what} in {warnings:?}"
+        );
+    }
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &id.to_string(), &dd(data.path())])
+        .output()
+        .unwrap());
+    assert!(
+        text.contains("Warnings:") && text.contains("not measured: "),
+        "{text}"
+    );
+}
