@@ -114,8 +114,8 @@ async fn migrate(pool: &SqlitePool, path: &Path) -> Result<(), HistoryError> {
     loop {
         match MIGRATOR.run(pool).await {
             Ok(()) => return Ok(()),
-            // Only the race is retried: a newer database, a changed migration or a full
-            // disk fails at once, with its own message.
+            // Only errors executing a migration are retried (the race): a database of a
+            // newer DB Dyno, a changed or a partly applied migration fails at once.
             Err(e) if attempt < 5 && lost_the_race(&e) => {
                 attempt += 1;
                 tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
@@ -130,18 +130,17 @@ async fn migrate(pool: &SqlitePool, path: &Path) -> Result<(), HistoryError> {
     }
 }
 
-/// True for what a second process migrating the same new database meets: a table
-/// the other one just created, its row in `_sqlx_migrations`, or its lock.
+/// True for what a second process migrating the same new database may meet while
+/// executing a migration (a table the other one just created, its row in
+/// `_sqlx_migrations`, its lock, a schema changed under it). Not for a database this
+/// build cannot migrate (applied by a newer DB Dyno, a changed migration, a partly
+/// applied one): those are said at once.
 fn lost_the_race(e: &sqlx::migrate::MigrateError) -> bool {
-    let text = e.to_string();
-    [
-        "already exists",
-        "UNIQUE constraint failed",
-        "database is locked",
-        "busy",
-    ]
-    .iter()
-    .any(|t| text.contains(t))
+    use sqlx::migrate::MigrateError;
+    matches!(
+        e,
+        MigrateError::Execute(_) | MigrateError::ExecuteMigration(..)
+    )
 }
 
 #[cfg(test)]
@@ -163,8 +162,6 @@ mod tests {
             20990101000000
         )));
         assert!(!lost_the_race(&MigrateError::VersionMismatch(1)));
-        assert!(!lost_the_race(&MigrateError::Execute(db(
-            "database or disk is full"
-        ))));
+        assert!(!lost_the_race(&MigrateError::Dirty(1)));
     }
 }
