@@ -988,4 +988,15 @@ fn monitor_logs_in_once() {
     assert!(o.status.success(), "{}", stderr(&o));
     // The host key check, the disk and the sampler share one session.
     assert_eq!(logins() - before, 1);
+
+    // A ladder: the host key check's session carries the sampler; the facts for the
+    // checks and the snapshot take one more.
+    let _g = shared_server();
+    let s = TestSchema::new("mon_logins");
+    let args = ladder_args(&sb, &kh, &[]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let before = logins();
+    let out = ok(&s.dbdyno(&refs));
+    assert!(out.contains("Machine: "), "{out}");
+    assert_eq!(logins() - before, 2, "{out}");
 }

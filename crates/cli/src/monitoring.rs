@@ -14,6 +14,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use dbdyno_checks::{CheckStatus, HostAccess, StepServerFigures};
 use dbdyno_engine::{EngineEvent, Plan};
+use dbdyno_monitor::SshConnection;
 use dbdyno_session::run_monitor::StartError;
 use dbdyno_session::{Preflight, RunMonitor, Update};
 
@@ -45,6 +46,8 @@ pub struct Access {
     devices: Vec<String>,
     /// Monitoring was asked for (or is the default) and the plan has a measured step.
     monitor: bool,
+    /// The session opened to check the host key, kept for the sampler.
+    conn: Option<SshConnection>,
 }
 
 /// Decides whether to monitor `plan` (`default_on` false: the sysbench form, which
@@ -64,13 +67,18 @@ pub fn access(
     } else {
         ssh_target::build_target(spec, ssh)?
     };
-    if let Some(t) = &target {
-        ssh_target::ensure_trusted(t, spec.host_key_fingerprint.as_deref())?;
-    }
+    let conn = match &target {
+        Some(t) => Some(ssh_target::connect_trusted(
+            t,
+            spec.host_key_fingerprint.as_deref(),
+        )?),
+        None => None,
+    };
     Ok(Access {
         host: HostAccess::decide(&plan.connect, target, toggle.no_monitor),
         devices: spec.devices(ssh),
         monitor,
+        conn,
     })
 }
 
@@ -140,6 +148,7 @@ pub fn start(
         access.host,
         pre.environment().clone(),
         &pre.facts,
+        access.conn,
     ) {
         Ok(Some(m)) => m,
         Ok(None) => return Ok(None),

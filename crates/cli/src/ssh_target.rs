@@ -262,16 +262,10 @@ pub fn build_target(spec: &SshSpec, ssh: &SshArgs) -> Result<Option<SshTarget>> 
 }
 
 /// Connects once before anything runs, so that host key and login problems stop the
-/// command before the benchmark starts. A first-seen key is stored when the profile
+/// command before the benchmark starts; the open session is returned for the sampler
+/// (one SSH login less). A first-seen key is stored when the profile
 /// names its fingerprint or a person at the terminal says yes; otherwise the error
 /// (with the fingerprint and how to accept it) is returned.
-pub fn ensure_trusted(target: &SshTarget, expected_fingerprint: Option<&str>) -> Result<()> {
-    connect_trusted(target, expected_fingerprint)?.close();
-    Ok(())
-}
-
-/// [`ensure_trusted`], keeping the session open for the caller (`monitor` resolves the
-/// disk and samples over it: one SSH login instead of three).
 pub fn connect_trusted(
     target: &SshTarget,
     expected_fingerprint: Option<&str>,

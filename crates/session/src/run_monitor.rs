@@ -20,7 +20,9 @@ use dbdyno_checks::{
 };
 use dbdyno_engine::{EngineEvent, Plan};
 use dbdyno_history::SampleRow;
-use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, MonitorError, SamplerEvent};
+use dbdyno_monitor::{
+    DiskSelection, Monitor, MonitorConfig, MonitorError, SamplerEvent, SshConnection, Target,
+};
 use serde::Serialize;
 
 use crate::fold::Fold;
@@ -97,16 +99,19 @@ impl RunMonitor {
             return Ok(None);
         }
         let (environment, facts) = EnvironmentSnapshot::gather(&plan.connect, &access, devices);
-        Self::start_gathered(plan, access, environment, &facts)
+        Self::start_gathered(plan, access, environment, &facts, None)
     }
 
     /// [`RunMonitor::start`] on facts already gathered (by [`crate::Preflight`]), so
-    /// the checks and the monitoring share one SSH session and one SQL round.
+    /// the checks and the monitoring share one round of SSH and SQL. `conn`: an SSH
+    /// session to `access`'s target the caller already opened (its host key check),
+    /// which the sampler then uses instead of logging in again.
     pub fn start_gathered(
         plan: &Plan,
         access: HostAccess,
         environment: EnvironmentSnapshot,
         facts: &Facts,
+        conn: Option<SshConnection>,
     ) -> Result<Option<RunMonitor>, StartError> {
         if plan.steps().next().is_none() {
             return Ok(None);
@@ -138,7 +143,10 @@ impl RunMonitor {
                 if !devices.is_empty() {
                     cfg.rates.disks = DiskSelection::Only(devices.clone());
                 }
-                Some(Monitor::start(cfg)?)
+                Some(match (conn, &cfg.target) {
+                    (Some(c), Target::Ssh(_)) => Monitor::start_connected(cfg, c)?,
+                    _ => Monitor::start(cfg)?,
+                })
             }
             (None, HostAccess::None { why }) => {
                 timeline.set_os_missing(why.clone());

@@ -77,6 +77,7 @@ pub async fn start_run(
                 access,
                 preflight.environment().clone(),
                 &preflight.facts,
+                None,
             )
             .map_err(|e| match e {
                 StartError::Ssh(_) => AppError::new(
