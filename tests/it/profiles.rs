@@ -142,6 +142,16 @@ fn every_problem_of_a_file_is_reported_at_once() {
             );
         }
     }
+    // A port in words a user acts on, whatever the wrong kind.
+    let (_, err) = check(
+        dir.path(),
+        "port.toml",
+        "schema_version = 1\nname = \"p\"\n\n[ssh]\nhost = \"h\"\nport = \"22a\"\n",
+    );
+    assert!(
+        err.contains("port.toml:6: ssh.port: expected a port number (1-65535), found text"),
+        "{err}"
+    );
     // A passphrase in a profile gets the passphrase's own keyring hint.
     let (_, err) = check(
         dir.path(),

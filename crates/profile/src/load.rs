@@ -269,6 +269,10 @@ fn check_value(dotted: &str, value: &toml::Value) -> Result<(), String> {
                 Err("expected a port number (1-65535), found a decimal number".into())
             }
             toml::Value::Float(_) => Err("expected a whole number, found a decimal number".into()),
+            other if dotted.ends_with(".port") => Err(format!(
+                "expected a port number (1-65535), found {}",
+                kind_word(other)
+            )),
             other => Err(format!(
                 "expected a whole number, found {}",
                 kind_word(other)
