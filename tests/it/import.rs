@@ -460,6 +460,23 @@ fn figures_a_log_does_not_print_stay_unknown_everywhere() {
         "no summary of zeros: {text}"
     );
     assert!(text.contains("no summary in the source"), "{text}");
+    // A report leaves the step out (no "0.00 TPS") and says why.
+    let md = rep.path().join("killed.md");
+    ok(&dbdyno_cmd()
+        .args([
+            "report",
+            &format!("--runs={killed_id}"),
+            &format!("--md={}", md.display()),
+            &d,
+        ])
+        .output()
+        .unwrap());
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(!md.contains("0.00 TPS"), "{md}");
+    assert!(
+        md.contains("the imported log has no summary (it was cut off), so the step is left out"),
+        "{md}"
+    );
 }
 
 /// A reads-only mix could be any of several scripts: no silent guess.

@@ -12,7 +12,15 @@ use super::ReportRun;
 /// The run as a report reads it. Its id is the history id (what `--baseline` names).
 pub fn report_run(run: &StoredRun) -> ReportRun {
     let plan = run.plan.clone().unwrap_or(Value::Null);
-    let results = run.results().cloned().collect();
+    // A step imported from a log cut off before its summary has interval lines only:
+    // no totals to put in a matrix (they would read 0 TPS). It is left out, and said so.
+    let results = run.results().filter(|r| r.has_totals()).cloned().collect();
+    let no_totals: Vec<String> = run
+        .steps
+        .iter()
+        .filter(|s| !s.result.has_totals())
+        .map(|s| format!("{} @ {} threads", s.result.scenario, s.result.threads))
+        .collect();
     // Older recordings kept the monitoring object inside the environment snapshot.
     let monitoring = run
         .monitoring
@@ -58,6 +66,11 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
     }
     r.warnings
         .extend(run.warnings.iter().map(|w| w.text.clone()));
+    for step in no_totals {
+        r.warnings.push(format!(
+            "{step}: the imported log has no summary (it was cut off), so the step is left out"
+        ));
+    }
     fill_per_second(&mut r, run);
     r
 }
