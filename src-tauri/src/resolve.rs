@@ -116,11 +116,15 @@ pub fn host_access(
     connect: &ConnectOptions,
     known_hosts: &Path,
 ) -> AppResult<HostAccess> {
-    Ok(HostAccess::decide(
-        connect,
-        ssh_target(p, known_hosts)?,
-        false,
-    ))
+    // Checks and runs hold the server to the key the environment pinned, on every
+    // connection (known_hosts or not). Test SSH and the accept dialog compare it
+    // themselves, so that a re-keyed server can still be accepted there.
+    let pinned = p.ssh.as_ref().and_then(|s| s.host_key_fingerprint.clone());
+    let target = ssh_target(p, known_hosts)?.map(|mut t| {
+        t.pinned_fingerprint = pinned;
+        t
+    });
+    Ok(HostAccess::decide(connect, target, false))
 }
 
 /// The profile's data disk override as device names (`data_disk = "nvme0n1,nvme1n1"`,
@@ -132,4 +136,32 @@ pub fn data_disk(p: &Profile) -> Vec<String> {
         .map(|d| d.trim().trim_start_matches("/dev/").to_string())
         .filter(|d| !d.is_empty())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_checks_hold_the_server_to_the_pinned_host_key() {
+        let text = "schema_version = 1\nname = \"pinned\"\n\n[mysql]\nhost = \"127.0.0.1\"\nport = 33306\nuser = \"sbtest\"\ndb = \"sbtest\"\n\n\
+                    [ssh]\nhost = \"127.0.0.1\"\nport = 22222\nuser = \"root\"\nauth = \"agent\"\nhost_key_fingerprint = \"SHA256:pinned\"\n";
+        let p = dbdyno_profile::load_str(text, "test", "pinned")
+            .expect("a valid profile")
+            .profile;
+        let connect = ConnectOptions {
+            host: "127.0.0.1".into(),
+            ..Default::default()
+        };
+        let HostAccess::Ssh(t) = host_access(&p, &connect, Path::new("/nonexistent/kh")).unwrap()
+        else {
+            panic!("an [ssh] section means SSH access")
+        };
+        assert_eq!(t.pinned_fingerprint.as_deref(), Some("SHA256:pinned"));
+        // Test SSH and the accept dialog compare it themselves: the plain target is free.
+        let plain = ssh_target(&p, Path::new("/nonexistent/kh"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(plain.pinned_fingerprint, None);
+    }
 }
