@@ -149,9 +149,15 @@ mod tests {
         let generated = std::fs::read_to_string(&fresh).expect("read generated bindings");
         let _ = std::fs::remove_file(&fresh);
         let on_disk = std::fs::read_to_string(&committed).unwrap_or_default();
+        // Update mode (as snapshot-test tools do): the cheapest way to regenerate, since
+        // it reuses the test build instead of building the exporter example.
+        if std::env::var_os("DBDYNO_UPDATE_BINDINGS").is_some() && generated != on_disk {
+            std::fs::write(&committed, &generated).expect("write ui/src/bindings.ts");
+            return;
+        }
         assert!(
             generated == on_disk,
-            "ui/src/bindings.ts is stale: run `cargo run -p dbdyno-app --example export-bindings` and commit it"
+            "ui/src/bindings.ts is stale: run `DBDYNO_UPDATE_BINDINGS=1 cargo test -p dbdyno-app bindings` (or `cargo run -p dbdyno-app --example export-bindings`) and commit it"
         );
     }
 }

@@ -77,6 +77,23 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
         (Some(id), Some("it-history"), Some("complete"), Some(4))
     );
     assert!(r["started_at"].as_str().unwrap().ends_with('Z'));
+    // The text list names the subcommand; the full (redacted) command line is in --json
+    // and `runs show`.
+    assert!(
+        r["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("dbdyno ladder --"),
+        "{r}"
+    );
+    let text = dbdyno_cmd()
+        .args(["runs", "list", &dd(data.path())])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let line = text.lines().find(|l| l.contains("it-history")).unwrap();
+    assert!(line.contains(" ladder "), "{line}");
+    assert!(!line.contains("--mysql-host"), "{line}");
 
     // Every figure of every step is what the run's own JSON output says.
     let shown = runs(data.path(), &["show", &id.to_string(), "--json"]);

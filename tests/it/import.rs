@@ -477,6 +477,11 @@ fn figures_a_log_does_not_print_stay_unknown_everywhere() {
         md.contains("the imported log has no summary (it was cut off), so the step is left out"),
         "{md}"
     );
+    // With its only step left out, the summary says there is nothing to analyse rather
+    // than "0 scenario(s)" and "throughput was still rising".
+    assert!(md.contains("This report has no step to show"), "{md}");
+    assert!(!md.contains("0 scenario(s)"), "{md}");
+    assert!(!md.contains("still rising"), "{md}");
 }
 
 /// A reads-only mix could be any of several scripts: no silent guess.

@@ -403,6 +403,8 @@ export type PrepareProgress = {
 
 export type RunDetail = {
 	row: RunRow,
+	/**  The recorded command line, secrets redacted (the CLI's whole line). */
+	command_line: string,
 	failure: string | null,
 	steps: StepRow[],
 	/**  Every interval of every step, on the run's clock (the Run screen's charts). */
@@ -429,6 +431,7 @@ export type RunRow = {
 	id: number,
 	env: string,
 	state: RunStateName,
+	/**  The subcommand ("ladder", "ladder (app)", "import sysbench x.log"). */
 	command: string,
 	/**  "2024-05-01 12:00:00" (UTC). */
 	started: string,

@@ -35,8 +35,8 @@ pub use blocking::BlockingHistory;
 pub use db::{History, DB_FILE_NAME};
 pub use error::HistoryError;
 pub use model::{
-    ImportedFile, NewRun, RunSource, RunState, RunSummary, SampleRow, StoredRun, StoredSample,
-    StoredStep, StoredWarning,
+    command_name, ImportedFile, NewRun, RunSource, RunState, RunSummary, SampleRow, StoredRun,
+    StoredSample, StoredStep, StoredWarning,
 };
 pub use write::PhaseReport;
 pub use writer::{HistoryWriter, WriterReport};

@@ -83,8 +83,10 @@ pub struct NewRun {
     /// The environment the run belongs to (the profile's name or `--env`).
     pub env: String,
     pub source: RunSource,
-    /// "ladder", "oltp_read_write run", "import sysbench": never the raw command line,
-    /// which may hold a password.
+    /// How the run was made: the CLI's command line with every secret value redacted
+    /// ("dbdyno ladder --mysql-host=… --mysql-password=***"), "ladder (app)",
+    /// "import sysbench FILE". Never a raw command line, which may hold a password.
+    /// [`command_name`] gives the short form lists show.
     pub command: String,
     pub labels: Vec<String>,
     pub profile: Option<serde_json::Value>,
@@ -125,6 +127,25 @@ pub(crate) fn to_value<T: Serialize>(
     what: &'static str,
 ) -> Result<serde_json::Value, HistoryError> {
     serde_json::to_value(v).map_err(|cause| HistoryError::Serialize { what, cause })
+}
+
+/// The short name of a recorded command, for lists: the subcommand of a CLI command line
+/// ("dbdyno ladder --threads=…" → "ladder"; sysbench's form "dbdyno oltp_read_write
+/// --threads=8 run" → "oltp_read_write run"), anything else as it is ("ladder (app)",
+/// "import sysbench x.log").
+pub fn command_name(command: &str) -> String {
+    let Some(rest) = command.strip_prefix("dbdyno ") else {
+        return command.to_string();
+    };
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let Some(first) = words.first() else {
+        return command.to_string();
+    };
+    const PHASES: [&str; 4] = ["prepare", "prewarm", "run", "cleanup"];
+    match words.last() {
+        Some(last) if words.len() > 1 && PHASES.contains(last) => format!("{first} {last}"),
+        _ => first.to_string(),
+    }
 }
 
 /// One line of `dbdyno runs list`.
@@ -230,4 +251,27 @@ impl StoredRun {
 
 pub(crate) fn source_from_db(s: &str) -> RunSource {
     RunSource::parse(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_name;
+
+    #[test]
+    fn command_names_are_the_subcommand_of_a_recorded_command_line() {
+        assert_eq!(
+            command_name("dbdyno ladder --mysql-host=127.0.0.1 --mysql-password=*** --threads=1,2"),
+            "ladder"
+        );
+        assert_eq!(
+            command_name("dbdyno oltp_read_write --threads=8 --time=30 run"),
+            "oltp_read_write run"
+        );
+        assert_eq!(command_name("dbdyno ladder"), "ladder");
+        assert_eq!(command_name("ladder (app)"), "ladder (app)");
+        assert_eq!(
+            command_name("import sysbench x.log"),
+            "import sysbench x.log"
+        );
+    }
 }

@@ -50,6 +50,7 @@ pub struct RunRow {
     pub id: u32,
     pub env: String,
     pub state: RunStateName,
+    /// The subcommand ("ladder", "ladder (app)", "import sysbench x.log").
     pub command: String,
     /// "2024-05-01 12:00:00" (UTC).
     pub started: String,
@@ -63,6 +64,8 @@ pub struct RunRow {
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct RunDetail {
     pub row: RunRow,
+    /// The recorded command line, secrets redacted (the CLI's whole line).
+    pub command_line: String,
     pub failure: Option<String>,
     pub steps: Vec<StepRow>,
     /// Every interval of every step, on the run's clock (the Run screen's charts).
@@ -92,7 +95,7 @@ fn row_of(r: &dbdyno_history::RunSummary) -> RunRow {
         id: r.id as u32,
         env: r.env.clone(),
         state: r.state.into(),
-        command: r.command.clone(),
+        command: dbdyno_history::command_name(&r.command),
         started: started_text(&r.started_at),
         duration_s: r.ended_at_ms.map(|e| (e - r.started_at_ms) as f64 / 1000.0),
         steps: r.steps,
@@ -162,7 +165,7 @@ pub(crate) fn detail(run: &StoredRun) -> RunDetail {
             id: run.id as u32,
             env: run.env.clone(),
             state: run.state.into(),
-            command: run.command.clone(),
+            command: dbdyno_history::command_name(&run.command),
             started: started_text(&run.started_at),
             duration_s: run
                 .ended_at_ms
@@ -172,6 +175,7 @@ pub(crate) fn detail(run: &StoredRun) -> RunDetail {
             max_tps,
             labels: run.labels.clone(),
         },
+        command_line: run.command.clone(),
         failure: run.failure.clone(),
         steps,
         points,

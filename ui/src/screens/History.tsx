@@ -88,6 +88,9 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
         <span className="spacer" style={{ flex: 1 }} />
         <button className="btn danger" onClick={onDelete}>Delete run</button>
       </div>
+      {run.command_line !== run.row.command && (
+        <code className="sub" style={{ overflowWrap: "anywhere" }} data-testid="run-command-line">{run.command_line}</code>
+      )}
       {run.failure && <ErrorNote error={run.failure} />}
       <ExportBar request={request} label="Export report" />
       <div className="grid-2">

@@ -111,7 +111,7 @@ describe("History", () => {
   it("exports the open run's own report (one run, no baseline)", async () => {
     const user = userEvent.setup();
     commands.getRun.mockImplementation(() =>
-      ok({ row: rows[0], failure: null, steps: [], points: [], server: [], mysql: [], warnings: [] }),
+      ok({ row: rows[0], command_line: rows[0].command, failure: null, steps: [], points: [], server: [], mysql: [], warnings: [] }),
     );
     commands.exportReport.mockImplementation(() => ok("/tmp/run-1.html"));
     mount(<History />);
@@ -122,6 +122,19 @@ describe("History", () => {
     expect(commands.compareRuns).toHaveBeenCalledWith({ run_ids: [1], baseline: null, threshold_pct: null });
   });
 
+  it("shows a CLI run's recorded command line under its short name, and no second line for the app's", async () => {
+    const user = userEvent.setup();
+    const line = "dbdyno ladder --mysql-host=127.0.0.1 --mysql-password=*** --threads=1,2";
+    commands.getRun.mockImplementation((id: number) =>
+      ok({ row: rows[id - 1], command_line: id === 1 ? line : rows[id - 1].command, failure: null, steps: [], points: [], server: [], mysql: [], warnings: [] }),
+    );
+    mount(<History />);
+    await user.click(await screen.findByTestId("run-1"));
+    expect(await screen.findByTestId("run-command-line")).toHaveTextContent(line);
+    await user.click(screen.getByTestId("run-2"));
+    await waitFor(() => expect(screen.queryByTestId("run-command-line")).toBeNull());
+  });
+
   it("charts the server and MySQL samples of a monitored run, and none for an unmonitored one", async () => {
     const user = userEvent.setup();
     const server = [
@@ -130,7 +143,7 @@ describe("History", () => {
     ];
     const mysql = [{ t_s: 1, qps: 900, tps: 90 }];
     commands.getRun.mockImplementation((id: number) =>
-      ok({ row: rows[id - 1], failure: null, steps: [], points: [], server: id === 1 ? server : [], mysql: id === 1 ? mysql : [], warnings: [] }),
+      ok({ row: rows[id - 1], command_line: rows[id - 1].command, failure: null, steps: [], points: [], server: id === 1 ? server : [], mysql: id === 1 ? mysql : [], warnings: [] }),
     );
     mount(<History />);
     await user.click(await screen.findByTestId("run-1"));

@@ -62,7 +62,7 @@ fn run_inner(a: &RunsArgs) -> Result<()> {
                         r.started_at.replace('T', " ").trim_end_matches('Z'),
                         r.steps,
                         r.max_tps.map_or("-".into(), |t| format!("{t:.2}")),
-                        r.command,
+                        dbdyno_history::command_name(&r.command),
                         r.scenarios.join(",")
                     )?;
                 }

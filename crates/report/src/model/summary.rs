@@ -221,6 +221,14 @@ fn scope(r: &Report) -> String {
         (Some(a), _) => format!(", measured {}", format::date(*a)),
         _ => String::new(),
     };
+    if scenarios == 0 {
+        // Every step was left out (cancelled, or imported without its summary): say so
+        // rather than "0 scenario(s) at no thread counts".
+        return format!(
+            "This report has no step to show: none of the {} run(s) kept a complete step (see the warnings).",
+            r.envs.len()
+        );
+    }
     if r.envs.len() == 1 {
         format!(
             "This report covers one run on {}: {scenarios} scenario(s) at {range}{when}.",
@@ -252,6 +260,13 @@ fn bottlenecks(r: &Report) -> String {
                     .push((c.label(), s.scenario.to_string()));
             }
         }
+    }
+    let analysed = r
+        .scenarios
+        .iter()
+        .any(|s| s.envs.iter().any(|e| e.cells.iter().any(Option::is_some)));
+    if !analysed {
+        return "No step could be analysed, so no bottleneck is named.".into();
     }
     if per_env.is_empty() {
         return "No environment reached a bottleneck within its thread ladder: throughput was still rising at the top.".into();
