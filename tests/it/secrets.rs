@@ -134,12 +134,35 @@ fn a_protected_key_asks_for_its_passphrase_on_a_terminal() {
         };
     }
     let mut child = c.spawn().expect("util-linux script");
-    // Typed once the prompt has turned the echo off (the terminal echoes earlier input).
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Typed only once the prompt is shown, so the echo is off by then (the terminal
+    // echoes earlier input): the terminal's output is read until the prompt appears.
+    let mut out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = std::io::Read::read(&mut out, &mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !String::from_utf8_lossy(&seen).contains("Passphrase for key") {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(chunk) => seen.extend(chunk),
+            Err(_) => panic!("no passphrase prompt: {}", String::from_utf8_lossy(&seen)),
+        }
+    }
     writeln!(child.stdin.take().unwrap(), "{passphrase}").unwrap();
-    let o = child.wait_with_output().unwrap();
-    let all = format!("{}{}", stdout(&o), stderr(&o));
-    assert!(o.status.success(), "{all}");
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    seen.extend(rx.try_iter().flatten());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    let all = format!("{}{err}", String::from_utf8_lossy(&seen));
+    assert!(status.success(), "{all}");
     assert!(all.contains("Passphrase for key"), "{all}");
     assert!(!all.contains(&passphrase), "no echo: {all}");
 }
