@@ -131,6 +131,14 @@ fn compare(workload: &str, opts: &[&str]) -> Vec<String> {
     let mut problems = Vec::new();
     for c in COUNTERS.iter().filter(|c| sb.contains_key(**c)) {
         let (a, b) = (sb[*c], us[*c]);
+        // MariaDB's Rows_read for select_random_ranges is bimodal whichever tool runs:
+        // 64.3–65.4 or 69.5–69.7 rows per transaction on the same data, while
+        // Handler_read_key and Handler_read_next stay within the tolerance (measured over
+        // repeated runs of this test). The other counters hold the statements to sysbench's.
+        if workload == "select_random_ranges" && *c == "Rows_read" {
+            eprintln!("{workload:<24} {c:<22} sysbench {a:>9.3} dbdyno {b:>9.3} (not compared)");
+            continue;
+        }
         // 3% of the larger value, plus a small absolute slack for counters near zero
         // (connection set-up queries are amortised over the run, not per transaction).
         let tolerance = 0.03 * a.abs().max(b.abs()) + 0.02;
