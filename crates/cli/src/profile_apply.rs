@@ -27,47 +27,43 @@ pub struct Applied {
     pub notices: Vec<String>,
 }
 
-/// `dbdyno ladder --profile=X ...`: the arguments re-parsed with the profile filled in.
-pub fn ladder(name: &str) -> Result<(LadderArgs, Applied)> {
+/// `dbdyno SUB --profile=X ...`: the arguments re-parsed with the profile filled in,
+/// `pick` taking SUB's arguments out of the parsed command.
+fn tool_subcommand<T>(
+    sub: &'static str,
+    name: &str,
+    pick: fn(ToolCommand) -> Option<T>,
+) -> Result<(T, Applied)> {
     let argv = args::normalize_args(std::env::args());
-    let (argv, applied) = with_profile(&argv, ToolCli::command(), Some("ladder"), name, &[])?;
+    let (argv, applied) = with_profile(&argv, ToolCli::command(), Some(sub), name, &[])?;
     let cli = ToolCli::try_parse_from(&argv).map_err(|e| anyhow!("{e}"))?;
-    match cli.command {
-        ToolCommand::Ladder(a) => Ok((*a, applied)),
-        _ => Err(anyhow!(
-            "internal: the ladder command changed while applying the profile"
-        )),
-    }
+    let picked = pick(cli.command)
+        .ok_or_else(|| anyhow!("internal: the {sub} command changed while applying the profile"))?;
+    Ok((picked, applied))
+}
+
+/// `dbdyno ladder --profile=X ...`.
+pub fn ladder(name: &str) -> Result<(LadderArgs, Applied)> {
+    tool_subcommand("ladder", name, |c| match c {
+        ToolCommand::Ladder(a) => Some(*a),
+        _ => None,
+    })
 }
 
 /// `dbdyno check --profile=X ...`: the profile's MySQL, SSH and plan settings.
 pub fn check(name: &str) -> Result<(CheckArgs, Applied)> {
-    let argv = args::normalize_args(std::env::args());
-    let (argv, applied) = with_profile(&argv, ToolCli::command(), Some("check"), name, &[])?;
-    match ToolCli::try_parse_from(&argv)
-        .map_err(|e| anyhow!("{e}"))?
-        .command
-    {
-        ToolCommand::Check(a) => Ok((*a, applied)),
-        _ => Err(anyhow!(
-            "internal: the check command changed while applying the profile"
-        )),
-    }
+    tool_subcommand("check", name, |c| match c {
+        ToolCommand::Check(a) => Some(*a),
+        _ => None,
+    })
 }
 
 /// `dbdyno monitor --profile=X ...`: the profile's SSH settings and data disk.
 pub fn monitor(name: &str) -> Result<(MonitorArgs, Applied)> {
-    let argv = args::normalize_args(std::env::args());
-    let (argv, applied) = with_profile(&argv, ToolCli::command(), Some("monitor"), name, &[])?;
-    match ToolCli::try_parse_from(&argv)
-        .map_err(|e| anyhow!("{e}"))?
-        .command
-    {
-        ToolCommand::Monitor(a) => Ok((a, applied)),
-        _ => Err(anyhow!(
-            "internal: the monitor command changed while applying the profile"
-        )),
-    }
+    tool_subcommand("monitor", name, |c| match c {
+        ToolCommand::Monitor(a) => Some(a),
+        _ => None,
+    })
 }
 
 /// `dbdyno <workload> --profile=X ... run`.

@@ -122,7 +122,8 @@ fn key_is_encrypted(path: &Path) -> bool {
         .skip(1)
         .take_while(|l| !l.starts_with("-----END"))
         .collect();
-    let Some(bytes) = base64_decode(&b64) else {
+    use base64::Engine as _;
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(b64.trim()) else {
         return false;
     };
     // "openssh-key-v1\0", then the cipher name as a length-prefixed string.
@@ -136,28 +137,6 @@ fn key_is_encrypted(path: &Path) -> bool {
         return false;
     };
     rest.get(4..4 + len).is_some_and(|cipher| cipher != b"none")
-}
-
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=') {
-        acc = (acc << 6) | u32::from(val(c)?);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Some(out)
 }
 
 /// The key's passphrase: the keyring's or DBDYNO_SSH_PASSPHRASE, else asked on the

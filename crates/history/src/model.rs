@@ -137,15 +137,46 @@ pub fn command_name(command: &str) -> String {
     let Some(rest) = command.strip_prefix("dbdyno ") else {
         return command.to_string();
     };
-    let words: Vec<&str> = rest.split_whitespace().collect();
-    let Some(first) = words.first() else {
+    let words = shell_words(rest);
+    // sysbench's form takes options before the workload too ("dbdyno --threads=8
+    // oltp_read_write run"); a shell-quoted option starts with "'-".
+    let is_option = |w: &&String| w.starts_with('-') || w.starts_with("'-");
+    let Some(first) = words.iter().find(|w| !is_option(w)) else {
         return command.to_string();
     };
     const PHASES: [&str; 4] = ["prepare", "prewarm", "run", "cleanup"];
     match words.last() {
-        Some(last) if words.len() > 1 && PHASES.contains(last) => format!("{first} {last}"),
+        Some(last) if words.len() > 1 && PHASES.contains(&last.as_str()) => {
+            format!("{first} {last}")
+        }
         _ => first.to_string(),
     }
+}
+
+/// `line` split where a POSIX shell would split it (whitespace outside single quotes,
+/// backslash escapes outside them), each word kept as written, quotes included.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word) = (Vec::new(), String::new());
+    let (mut quoted, mut escaped) = (false, false);
+    for c in line.chars() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' && !quoted {
+            escaped = true;
+        } else if c == '\'' {
+            quoted = !quoted;
+        } else if c.is_whitespace() && !quoted {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        word.push(c);
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
 }
 
 /// One line of `dbdyno runs list`.
@@ -268,6 +299,14 @@ mod tests {
             "oltp_read_write run"
         );
         assert_eq!(command_name("dbdyno ladder"), "ladder");
+        assert_eq!(
+            command_name("dbdyno --threads=8 '--mysql-db=a b' oltp_read_write --time=5 run"),
+            "oltp_read_write run"
+        );
+        assert_eq!(
+            command_name(r"dbdyno '--mysql-db=it'\''s a b' oltp_point_select run"),
+            "oltp_point_select run"
+        );
         assert_eq!(command_name("ladder (app)"), "ladder (app)");
         assert_eq!(
             command_name("import sysbench x.log"),

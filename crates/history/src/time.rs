@@ -100,7 +100,15 @@ pub fn parse_datetime(text: &str) -> Result<i64, String> {
     };
     let offset_s = match zone {
         "" | "Z" | "z" => 0,
-        z if (z.starts_with('+') || z.starts_with('-')) && z.len() == 6 && &z[3..4] == ":" => {
+        // Checked byte by byte before slicing: a non-ASCII character there must be an
+        // error, not a panic on a char boundary.
+        z if z.len() == 6
+            && matches!(z.as_bytes()[0], b'+' | b'-')
+            && z.as_bytes()[3] == b':'
+            && [1, 2, 4, 5]
+                .iter()
+                .all(|&i| z.as_bytes()[i].is_ascii_digit()) =>
+        {
             let hh: i64 = z[1..3].parse().map_err(|_| bad())?;
             let mm: i64 = z[4..6].parse().map_err(|_| bad())?;
             let s = hh * 3600 + mm * 60;
@@ -139,6 +147,10 @@ mod tests {
             "yesterday",
             "2026-11-29T23:25:33+8",
             "2026-13-01 00:00:00",
+            "2026-11-29T23:25:33+0é00",
+            "2026-11-29T23:25:33+ab:cd",
+            "2026-11-29T23:25:3é",
+            "é026-11-29T23:25:33Z",
         ] {
             let e = parse_datetime(bad).unwrap_err();
             assert!(e.contains("RFC 3339"), "{bad}: {e}");

@@ -62,7 +62,7 @@ pub enum SshError {
     )]
     UnknownHostKey(Box<UnknownHostKey>),
     #[error(
-        "REFUSED: {host}:{port} presents {key_type} key {fingerprint}, not the host key this target is pinned          to ({pinned}, the profile's host_key_fingerprint or --ssh-host-key-fingerprint). A different server, a          reinstalled one, or a man-in-the-middle: change the pinned fingerprint only if you know which"
+        "REFUSED: {host}:{port} presents {key_type} key {fingerprint}, not the host key this target is pinned to ({pinned}, the profile's host_key_fingerprint or --ssh-host-key-fingerprint). A different server, a reinstalled one, or a man-in-the-middle: change the pinned fingerprint only if you know which"
     )]
     HostKeyPinMismatch {
         host: String,
