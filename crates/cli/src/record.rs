@@ -49,29 +49,6 @@ fn environment_json(
     doc
 }
 
-/// Monitoring's findings as warning lines: sampling gaps, per-step sample-count flags,
-/// metrics the run does not have.
-fn monitoring_warnings(m: &MonitoringReport) -> Vec<String> {
-    let mut out = Vec::new();
-    for g in &m.gaps {
-        out.push(format!(
-            "monitoring: no {} samples for {:.1} s ({})",
-            g.source,
-            g.seconds(),
-            g.reason
-        ));
-    }
-    for s in &m.steps {
-        for f in &s.flags {
-            out.push(format!("monitoring, {}: {f}", s.label));
-        }
-    }
-    for x in &m.missing {
-        out.push(format!("not measured: {} ({})", x.what, x.why));
-    }
-    out
-}
-
 /// True when the run ended at its first connection: no phase ran, nothing changed.
 fn nothing_ran(outcome: &RunOutcome, error: Option<&EngineError>) -> bool {
     matches!(error, Some(EngineError::Connect { .. }))
@@ -162,11 +139,6 @@ impl Recorder {
         monitoring: Option<&MonitoringReport>,
     ) {
         let (state, _) = dbdyno_session::final_state(outcome, error);
-        // What monitoring noticed goes to the run's warnings too, where `runs show`, the
-        // reports and the app list warnings, not only inside the monitoring record.
-        for text in monitoring.map(monitoring_warnings).unwrap_or_default() {
-            self.writer.record(&EngineEvent::Warning { text });
-        }
         let report = dbdyno_session::finish_recording(self.writer, outcome, error, monitoring);
         if nothing_ran(outcome, error) {
             // The server was never reached: a failed run with no step would only clutter

@@ -3,7 +3,7 @@
 //! A history that cannot be written never fails a run: what went wrong comes back in
 //! the writer's report.
 
-use dbdyno_engine::{EngineError, RunOutcome};
+use dbdyno_engine::{EngineError, EngineEvent, RunOutcome};
 use dbdyno_history::{HistoryWriter, RunState, WriterReport};
 
 use crate::run_monitor::MonitoringReport;
@@ -35,11 +35,39 @@ pub fn finish_recording(
     error: Option<&EngineError>,
     monitoring: Option<&MonitoringReport>,
 ) -> WriterReport {
+    // What monitoring noticed goes to the run's warnings too, where `runs show`, the
+    // reports and the app list warnings, not only inside the monitoring record.
+    for text in monitoring.map(monitoring_warnings).unwrap_or_default() {
+        writer.record(&EngineEvent::Warning { text });
+    }
     let not_stored = monitoring.and_then(|m| store_monitoring(&writer, m));
     let (state, failure) = final_state(outcome, error);
     let mut report = writer.finish(state, failure);
     report.errors.extend(not_stored);
     report
+}
+
+/// Monitoring's findings as warning lines: sampling gaps, per-step sample-count flags,
+/// metrics the run does not have.
+fn monitoring_warnings(m: &MonitoringReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for g in &m.gaps {
+        out.push(format!(
+            "monitoring: no {} samples for {:.1} s ({})",
+            g.source,
+            g.seconds(),
+            g.reason
+        ));
+    }
+    for s in &m.steps {
+        for f in &s.flags {
+            out.push(format!("monitoring, {}: {f}", s.label));
+        }
+    }
+    for x in &m.missing {
+        out.push(format!("not measured: {} ({})", x.what, x.why));
+    }
+    out
 }
 
 /// Replaces the run's monitoring record and appends the report's sample rows. Returns

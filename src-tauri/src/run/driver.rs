@@ -209,21 +209,19 @@ mod tests {
     use dbdyno_history::{BlockingHistory, NewRun, RunState};
     use std::sync::Mutex;
 
-    /// The app's whole run path against the sandbox MariaDB (on this machine, so the OS
-    /// side comes from /proc): the samplers the CLI starts, their samples in the live
-    /// snapshots and in the history. Needs the sandbox MariaDB (`scripts/test.sh` starts
-    /// it and sets its variables).
-    #[test]
-    fn a_run_is_monitored_and_recorded_as_the_cli_does() {
-        // Without the sandbox's variables this fails, saying how to start it
-        // (`dbdyno_tests::Sandbox::from_env`): a skipped test would pass for nothing.
-        let _g = dbdyno_tests::shared_server();
-        let schema = dbdyno_tests::TestSchema::new("app_run");
+    /// A one-step point_select ladder of `time_s` seconds on a 1000-row table, driven as
+    /// the app drives it, monitored with `access` and recorded in `data`.
+    fn run_recorded(
+        schema: &dbdyno_tests::TestSchema,
+        data: &std::path::Path,
+        access: HostAccess,
+        time_s: u64,
+    ) -> (i64, Vec<crate::run::snapshot::RunSnapshot>) {
         let spec = LadderSpec {
             scenarios: vec![Scenario::OltpPointSelect],
             threads: vec![1],
             settings: RunSettings {
-                time_s: 3,
+                time_s,
                 report_interval_s: 1,
                 ..Default::default()
             },
@@ -241,13 +239,12 @@ mod tests {
             phases: spec.phases(),
             force: false,
         };
-        let data = tempfile::tempdir().unwrap();
         let new = NewRun::new("app-it", "ladder (app)")
             .with_plan(&plan)
             .unwrap();
-        let recorder = HistoryWriter::start(data.path(), new).unwrap();
+        let recorder = HistoryWriter::start(data, new).unwrap();
         let run_id = recorder.run_id();
-        let monitor = RunMonitor::start(&plan, HostAccess::Local, &[])
+        let monitor = RunMonitor::start(&plan, access, &[])
             .expect("monitoring starts")
             .expect("the plan has a step");
         let snapshots = Mutex::new(Vec::new());
@@ -262,8 +259,21 @@ mod tests {
             },
             |s| snapshots.lock().unwrap().push(s),
         );
+        (run_id, snapshots.into_inner().unwrap())
+    }
 
-        let snapshots = snapshots.into_inner().unwrap();
+    /// The app's whole run path against the sandbox MariaDB (on this machine, so the OS
+    /// side comes from /proc): the samplers the CLI starts, their samples in the live
+    /// snapshots and in the history. Needs the sandbox MariaDB (`scripts/test.sh` starts
+    /// it and sets its variables).
+    #[test]
+    fn a_run_is_monitored_and_recorded_as_the_cli_does() {
+        // Without the sandbox's variables this fails, saying how to start it
+        // (`dbdyno_tests::Sandbox::from_env`): a skipped test would pass for nothing.
+        let _g = dbdyno_tests::shared_server();
+        let schema = dbdyno_tests::TestSchema::new("app_run");
+        let data = tempfile::tempdir().unwrap();
+        let (run_id, snapshots) = run_recorded(&schema, data.path(), HostAccess::Local, 3);
         let last = snapshots.last().unwrap();
         assert_eq!(
             last.status,
@@ -331,5 +341,37 @@ mod tests {
             "{step}"
         );
         assert!(step["os"]["cpu_util_avg"].as_f64().is_some(), "{step}");
+    }
+
+    /// Without OS access the run says which metrics it lacks, and the app files that
+    /// among the run's warnings, as the CLI does.
+    #[test]
+    fn what_monitoring_misses_is_among_the_runs_warnings() {
+        let _g = dbdyno_tests::shared_server();
+        let schema = dbdyno_tests::TestSchema::new("app_missing");
+        let data = tempfile::tempdir().unwrap();
+        let access = HostAccess::None {
+            why: "no SSH for this test".into(),
+        };
+        let (run_id, _) = run_recorded(&schema, data.path(), access, 1);
+        let run = BlockingHistory::open(data.path())
+            .unwrap()
+            .load_run(run_id)
+            .unwrap();
+        let m = run.monitoring.expect("the monitoring record is stored");
+        let missing = m["missing"].as_array().unwrap();
+        assert!(!missing.is_empty(), "{m}");
+        for x in missing {
+            let line = format!(
+                "not measured: {} ({})",
+                x["what"].as_str().unwrap(),
+                x["why"].as_str().unwrap()
+            );
+            assert!(
+                run.warnings.iter().any(|w| w.text == line),
+                "{line} not among {:?}",
+                run.warnings
+            );
+        }
     }
 }
