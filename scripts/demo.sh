@@ -130,7 +130,7 @@ gui_bin() {
 
 # Builds the front-end (ui/dist) and the app with the front-end embedded.
 build_gui() {
-    command -v npm >/dev/null 2>&1 || die "npm not found: install Node.js 20 or newer to build the desktop app"
+    ensure_node
     step "GUI: building the front-end (npm ci, vite build) and the app (first build: a few minutes)"
     (cd ui && npm ci --no-audit --no-fund >/dev/null && npm run build >/dev/null)
     cargo build -p dbdyno-app --features custom-protocol

@@ -64,6 +64,13 @@ main() {
         die "this script supports Debian and Ubuntu (apt) only; install by hand: ${PACKAGES[*]}"
     fi
 
+    # Node.js and npm for the front-end (Vite, Vitest) and the GUI tests: the
+    # distribution's when the machine has none; a Node.js installed otherwise
+    # (NodeSource, nvm, a tarball) is used as it is. scripts/test.sh checks the version.
+    if ! command -v npm >/dev/null 2>&1; then
+        PACKAGES+=(nodejs npm)
+    fi
+
     local missing=() p
     for p in "${PACKAGES[@]}"; do
         is_installed "$p" || missing+=("$p")

@@ -76,3 +76,21 @@ ensure_rust_components() {
     info "adding Rust components: ${missing[*]}"
     rustup component add "${missing[@]}" >/dev/null
 }
+
+# Dies, saying what to do, unless Node.js and npm are there in a version the front-end
+# tools run on (Vite 7 needs Node.js 20.19+ or 22.12+).
+ensure_node() {
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        die "Node.js and npm not found: scripts/deps.sh installs the distribution's; or install Node.js 20.19+ (nodejs.org)"
+    fi
+    local v major minor
+    v="$(node --version)"
+    v="${v#v}"
+    major="${v%%.*}"
+    minor="${v#*.}"
+    minor="${minor%%.*}"
+    if [ "$major" -lt 20 ] || { [ "$major" -eq 20 ] && [ "$minor" -lt 19 ]; } ||
+        { [ "$major" -eq 21 ]; } || { [ "$major" -eq 22 ] && [ "$minor" -lt 12 ]; }; then
+        die "Node.js $v is too old for the front-end tools (Vite 7 needs 20.19+ or 22.12+): install a newer Node.js (Debian 13's nodejs, NodeSource, or nodejs.org)"
+    fi
+}

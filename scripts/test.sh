@@ -102,7 +102,7 @@ join_by() {
 }
 
 ui_tests() {
-    command -v npm >/dev/null 2>&1 || die "npm not found: install Node.js 20 or newer"
+    ensure_node
     cd ui
     npm ci --no-audit --no-fund
     npm test

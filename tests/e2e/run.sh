@@ -36,6 +36,7 @@ trap stop_all EXIT
 rm -rf "$OUT"
 mkdir -p "$OUT"
 t0="$(now_s)"
+ensure_node
 
 # The front-end is rebuilt only when a source is newer than ui/dist: a new dist makes
 # cargo relink the app (the assets are embedded), which takes minutes here.
