@@ -739,6 +739,42 @@ fn a_pinned_host_key_is_compared_even_when_known_hosts_trusts_the_server() {
     ok(&s.dbdyno(&refs));
 }
 
+/// First contact with a pinned target: a key that matches the pin is stored without a
+/// question; one that does not is refused and nothing is stored.
+#[test]
+fn a_pinned_fingerprint_stores_a_matching_key_on_first_contact_and_refuses_another() {
+    let _ssh = sshd::shared();
+    let sb = Sshd::from_env();
+    let dir = tempfile::tempdir().unwrap();
+    let kh = dir.path().join("known_hosts");
+    std::fs::write(&kh, "").unwrap();
+    let fp = sb.fingerprint(dir.path());
+    let monitor = |pin: &str| {
+        let mut args = vec!["monitor".to_string(), "--duration=1".into()];
+        args.extend(sb.args(&kh));
+        args.push(format!("--ssh-host-key-fingerprint={pin}"));
+        dbdyno_cmd().args(&args).output().unwrap()
+    };
+    let wrong = "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let o = monitor(wrong);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("REFUSED"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&kh).unwrap(), "", "nothing stored");
+
+    let o = monitor(&fp);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the profile's fingerprint"),
+        "{}",
+        stderr(&o)
+    );
+    let stored = std::fs::read_to_string(&kh).unwrap();
+    assert!(
+        stored.contains(sb.host_pubkey.split_whitespace().nth(1).unwrap()),
+        "{stored}"
+    );
+}
+
 #[test]
 fn accept_new_host_key_refuses_a_key_of_another_type_than_the_known_ones() {
     let _ssh = sshd::shared();

@@ -68,10 +68,7 @@ pub fn access(
         ssh_target::build_target(spec, ssh)?
     };
     let conn = match &target {
-        Some(t) => Some(ssh_target::connect_trusted(
-            t,
-            spec.host_key_fingerprint.as_deref(),
-        )?),
+        Some(t) => Some(ssh_target::connect_trusted(t)?),
         None => None,
     };
     Ok(Access {

@@ -242,30 +242,23 @@ pub fn build_target(spec: &SshSpec, ssh: &SshArgs) -> Result<Option<SshTarget>> 
 
 /// Connects once before anything runs, so that host key and login problems stop the
 /// command before the benchmark starts; the open session is returned for the sampler
-/// (one SSH login less). A first-seen key is stored when the profile
-/// names its fingerprint or a person at the terminal says yes; otherwise the error
-/// (with the fingerprint and how to accept it) is returned.
-pub fn connect_trusted(
-    target: &SshTarget,
-    expected_fingerprint: Option<&str>,
-) -> Result<dbdyno_monitor::SshConnection> {
+/// (one SSH login less). A first-seen key is stored when the target is pinned to it (the
+/// profile's fingerprint: the monitor compares the pin before it looks the key up, so a
+/// key that reaches this point matches it) or a person at the terminal says yes;
+/// otherwise the error (with the fingerprint and how to accept it) is returned.
+pub fn connect_trusted(target: &SshTarget) -> Result<dbdyno_monitor::SshConnection> {
     match dbdyno_monitor::ssh::connect(target) {
         Ok(c) => Ok(c),
         Err(SshError::UnknownHostKey(u)) => {
             let seen = u.key.fingerprint_sha256();
-            match expected_fingerprint {
-                Some(fp) if fp.trim().trim_start_matches("SHA256:") == seen.trim_start_matches("SHA256:") => {
-                    u.accept()?;
-                    eprintln!("SSH: stored {}'s host key {seen} (the profile's fingerprint) in {}", u.host, u.known_hosts_file.display());
-                    return connect_trusted(target, None);
-                }
-                Some(fp) => bail!(
-                    "REFUSED: {}:{} presents host key {seen}, but the profile expects {fp}: a different server, or a \
-                     reinstalled one; fix the profile's ssh host_key_fingerprint only if you know which",
+            if target.pinned_fingerprint.is_some() {
+                u.accept()?;
+                eprintln!(
+                    "SSH: stored {}'s host key {seen} (the profile's fingerprint) in {}",
                     u.host,
-                    u.port
-                ),
-                None => {}
+                    u.known_hosts_file.display()
+                );
+                return connect_trusted(target);
             }
             if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
                 eprint!(
@@ -282,7 +275,7 @@ pub fn connect_trusted(
                     .context("reading the answer")?;
                 if matches!(answer.trim(), "y" | "Y" | "yes") {
                     u.accept()?;
-                    return connect_trusted(target, None);
+                    return connect_trusted(target);
                 }
                 bail!("host key not trusted: nothing was run");
             }

@@ -40,7 +40,7 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
     };
     // One SSH session: the host key check's, then the disk's, then the sampler's.
     let shell = match &target {
-        Some(t) => match ssh_target::connect_trusted(t, spec.host_key_fingerprint.as_deref()) {
+        Some(t) => match ssh_target::connect_trusted(t) {
             Ok(c) => HostShell::Ssh(c),
             Err(e) => return failed(e),
         },
