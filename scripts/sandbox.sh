@@ -18,6 +18,9 @@
 #   DBDYNO_SANDBOX_PORT     TCP port (default 33306)
 #   DBDYNO_SANDBOX_DIR      where it lives (default <project>/.work/sandbox)
 #   DBDYNO_SANDBOX_TIMEOUT  seconds to wait for start/stop (default 60)
+#   DBDYNO_SANDBOX_EXTRA_CNF  lines appended to the server's [mariadbd] section, for a
+#                           private sandbox with other settings (a test that needs a
+#                           tiny back_log sets "back_log = 1"); later lines win
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -146,6 +149,10 @@ write_cnf() {
         echo "performance_schema = OFF"
         echo "# max_prepared_stmt_count stays at the server default on purpose: tests check"
         echo "# that dbdyno warns when a run needs more prepared statements than it allows."
+        if [ -n "${DBDYNO_SANDBOX_EXTRA_CNF:-}" ]; then
+            echo "# DBDYNO_SANDBOX_EXTRA_CNF"
+            printf '%s\n' "$DBDYNO_SANDBOX_EXTRA_CNF"
+        fi
     } >"$CNF"
 }
 

@@ -57,6 +57,35 @@ fn unknown_option_is_refused() {
 }
 
 #[test]
+fn verbosity_outside_0_to_5_is_refused() {
+    for (bad, why) in [("6", "0..=5"), ("high", "invalid digit")] {
+        let o = dbdyno_cmd()
+            .args(["oltp_read_write", &format!("--verbosity={bad}"), "run"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("invalid value '{bad}' for '--verbosity")) && err.contains(why),
+            "{err}"
+        );
+    }
+}
+
+/// `--version` alone names no workload; it prints the version, not the help.
+#[test]
+fn version_is_printed_without_a_workload() {
+    for flag in ["--version", "-V"] {
+        let o = dbdyno_cmd().arg(flag).output().unwrap();
+        assert_eq!(
+            ok(&o),
+            format!("dbdyno {}\n", env!("CARGO_PKG_VERSION")),
+            "{flag}"
+        );
+    }
+}
+
+#[test]
 fn unknown_workload_is_refused() {
     let o = dbdyno_cmd()
         .args(["oltp_read_wrote", "run"])

@@ -941,3 +941,35 @@ fn monitoring_findings_are_run_warnings() {
         "{text}"
     );
 }
+
+/// `--data-dir` before the command is the command's own (`dbdyno --data-dir=X runs list`),
+/// in both spellings; the private data directory of the test's DBDYNO_DATA_DIR is not used.
+#[test]
+fn data_dir_before_the_command_chooses_the_history() {
+    for spaced in [false, true] {
+        let data = tempfile::tempdir().unwrap();
+        let dir = data.path().display().to_string();
+        let before: Vec<String> = if spaced {
+            vec!["--data-dir".into(), dir.clone()]
+        } else {
+            vec![dd(data.path())]
+        };
+        let o = dbdyno_cmd()
+            .args(&before)
+            .args(["runs", "list"])
+            .output()
+            .unwrap();
+        let out = ok(&o);
+        assert!(
+            out.contains(&format!("No runs in the history ({dir}")),
+            "{out}"
+        );
+        assert!(data.path().join(dbdyno_history::DB_FILE_NAME).exists());
+        let o = dbdyno_cmd()
+            .args(&before)
+            .args(["runs", "list", "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(json_of(&o), Value::Array(vec![]));
+    }
+}

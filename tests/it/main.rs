@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod checks;
+mod connections;
 mod counters;
 mod history;
 mod import;

@@ -58,3 +58,97 @@ fn server_restart_mid_run_reconnects_and_finishes() {
         "an interval shows reconn/s: {text}"
     );
 }
+
+/// Reads a child's stdout line by line on a thread, so that a test can wait for a line.
+fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a line containing `needle`, keeping every line seen.
+fn wait_for(rx: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, needle: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) {
+            let hit = line.contains(needle);
+            seen.push(line);
+            if hit {
+                return;
+            }
+        }
+    }
+    panic!("no line with {needle:?} within 60 s:\n{}", seen.join("\n"));
+}
+
+#[test]
+fn a_step_that_starts_while_the_server_is_down_waits_for_it() {
+    let _g = exclusive_server();
+    let s = TestSchema::new("restart_between");
+    ok(&s.dbdyno(&[
+        "oltp_read_only",
+        "--tables=1",
+        "--table-size=1000",
+        "prepare",
+    ]));
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let mut child = s.spawn_dbdyno(
+        &[
+            "ladder",
+            "--scenarios=oltp_read_only",
+            "--ladder=1,2",
+            "--time=3",
+            "--cooldown=0",
+            "--tables=1",
+            "--table-size=1000",
+        ],
+        file.path(),
+    );
+    let rx = lines_of(&mut child);
+    let mut seen = Vec::new();
+    let sandbox = |verb: &str| {
+        let r = Command::new("bash")
+            .arg(sandbox_script())
+            .arg(verb)
+            .output()
+            .unwrap();
+        assert!(r.status.success(), "sandbox {verb} failed: {}", stderr(&r));
+    };
+    // Down during the first step, still down when the second starts, back 3 s later.
+    wait_for(&rx, &mut seen, "oltp_read_only @ 1 threads");
+    std::thread::sleep(Duration::from_secs(1));
+    sandbox("stop");
+    wait_for(&rx, &mut seen, "oltp_read_only @ 2 threads");
+    std::thread::sleep(Duration::from_secs(3));
+    sandbox("start");
+    let out = child.wait_with_output().unwrap();
+    seen.extend(stdout(&out).lines().map(str::to_string));
+    let text = format!("{}\n{}", seen.join("\n"), stderr(&out));
+    assert!(out.status.success(), "the ladder finished: {text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
+    let steps = doc["outcome"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{text}");
+    let second = &steps[1];
+    assert!(second["transactions"].as_u64().unwrap() > 0, "{text}");
+    let opened = &second["connections"];
+    assert!(
+        opened["retries"].as_u64().unwrap() > 0 && opened["seconds"].as_f64().unwrap() >= 2.0,
+        "the second step waited for the server: {opened}"
+    );
+    assert!(
+        text.contains("connections took") && text.contains("to open"),
+        "the wait is noted: {text}"
+    );
+}

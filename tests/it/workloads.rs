@@ -93,13 +93,74 @@ fn single_table_workloads_run() {
         );
         assert!(step["transactions"].as_u64().unwrap() > 20, "{w}");
     }
-    let o = s.dbdyno(&["select_random_points", "--tables=2", "--time=1", "run"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("works on a single table"),
-        "{}",
-        stderr(&o)
+    // sysbench asserts --tables=1 only in prepare and cleanup: its run uses sbtest1.
+    for w in ["select_random_points", "select_random_ranges"] {
+        let step = run_json(&s, &[w, "--tables=4", "--table-size=2000", "--time=1"]);
+        assert!(step["transactions"].as_u64().unwrap() > 10, "{w}");
+        for command in ["prepare", "cleanup"] {
+            let o = s.dbdyno(&[w, "--tables=2", command]);
+            assert_eq!(o.status.code(), Some(2), "{w} {command}");
+            assert!(
+                stderr(&o).contains(&format!(
+                    "{w} works on a single table (sysbench asserts --tables=1); got --tables=2"
+                )),
+                "{}",
+                stderr(&o)
+            );
+        }
+    }
+    assert_eq!(
+        s.tables(),
+        ["sbtest1"],
+        "the refused cleanup dropped nothing"
     );
+}
+
+/// sysbench command lines as scripts write them: an option given twice keeps its last
+/// value, and --verbosity=0 leaves out the header and interval lines (not the summary).
+#[test]
+fn repeated_options_and_verbosity() {
+    let _g = shared_server();
+    let s = TestSchema::new("verbosity");
+    ok(&s.dbdyno(&[
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=500",
+        "prepare",
+    ]));
+    let common = [
+        "oltp_point_select",
+        "--threads=4",
+        "--table-size=500",
+        "--time=2",
+        "--report-interval=1",
+        "--threads=1",
+    ];
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let json = format!("--json={}", file.path().display());
+    let mut quiet = common.to_vec();
+    quiet.extend(["--verbosity=0", &json, "run"]);
+    let out = ok(&s.dbdyno(&quiet));
+    assert!(
+        !out.contains("Running the test with following options"),
+        "{out}"
+    );
+    assert!(!out.contains("[ 1s ]"), "{out}");
+    assert!(out.contains("SQL statistics:"), "{out}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
+    assert_eq!(
+        doc["outcome"]["steps"][0]["threads"], 1,
+        "the last --threads"
+    );
+    let mut loud = common.to_vec();
+    loud.extend(["--verbosity=3", "run"]);
+    let out = ok(&s.dbdyno(&loud));
+    assert!(
+        out.contains("Running the test with following options"),
+        "{out}"
+    );
+    assert!(out.contains("Number of threads: 1\n"), "{out}");
+    assert!(out.contains("[ 1s ]"), "{out}");
 }
 
 #[test]

@@ -246,3 +246,72 @@ pub fn global_status(c: &mut Conn) -> std::collections::HashMap<String, f64> {
 pub fn sandbox_script() -> PathBuf {
     PathBuf::from(env("DBDYNO_SANDBOX_SCRIPT"))
 }
+
+/// A MariaDB of a test's own, with settings the shared sandbox must not have (a tiny
+/// accept queue, more connections): `scripts/sandbox.sh` in a private directory on a
+/// free port, with `extra_cnf` appended to its config. Stopped and deleted on drop.
+pub struct PrivateSandbox {
+    dir: PathBuf,
+    pub port: u16,
+}
+
+impl PrivateSandbox {
+    pub fn start(tag: &str, extra_cnf: &str) -> PrivateSandbox {
+        // A short path: the server's unix socket lives in it (108 bytes at most).
+        let dir = std::env::temp_dir().join(format!("dbdyno-{tag}-{}", std::process::id()));
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free loopback port")
+            .port();
+        let sandbox = PrivateSandbox { dir, port };
+        let out = sandbox
+            .script()
+            .arg("start")
+            .env("DBDYNO_SANDBOX_EXTRA_CNF", extra_cnf)
+            .output()
+            .expect("run sandbox.sh");
+        assert!(
+            out.status.success(),
+            "private sandbox did not start:\n{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        sandbox
+    }
+
+    fn script(&self) -> Command {
+        let mut c = Command::new("bash");
+        c.arg(sandbox_script())
+            .env("DBDYNO_SANDBOX_DIR", &self.dir)
+            .env("DBDYNO_SANDBOX_PORT", self.port.to_string());
+        c
+    }
+
+    /// The connection flags for `dbdyno` (password through MYSQL_PWD, as for [`TestSchema`]).
+    pub fn mysql_args(&self) -> Vec<String> {
+        let s = Sandbox::from_env();
+        vec![
+            format!("--mysql-host={}", s.host),
+            format!("--mysql-port={}", self.port),
+            format!("--mysql-user={}", s.user),
+            "--mysql-db=sbtest".to_string(),
+        ]
+    }
+
+    pub fn dbdyno(&self, args: &[&str]) -> Output {
+        let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        all.extend(self.mysql_args());
+        dbdyno_cmd()
+            .args(&all)
+            .env("MYSQL_PWD", Sandbox::from_env().password)
+            .output()
+            .expect("run dbdyno")
+    }
+}
+
+impl Drop for PrivateSandbox {
+    fn drop(&mut self) {
+        let _ = self.script().arg("reset").output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -168,6 +168,18 @@ export type CompareView = {
 	warnings: WarningView[],
 };
 
+/**
+ *  A step's connections while they open, so that a slow ramp (a thousand threads, a
+ *  server coming back from a restart) shows as progress, not as a frozen screen.
+ */
+export type ConnectingProgress = {
+	opened: number,
+	threads: number,
+	/**  Attempts that failed and were tried again (server restarting, queue full). */
+	retries: number | null,
+	elapsed_s: number | null,
+};
+
 export type DataDiskRow = {
 	role: string,
 	path: string,
@@ -461,6 +473,8 @@ export type RunSnapshot = {
 	step_planned_s: number | null,
 	cooldown_left_s: number | null,
 	prepare: PrepareProgress | null,
+	/**  Set while the current step's connections open. */
+	connecting: ConnectingProgress | null,
 	/**
 	 *  Chart points new since the previous snapshot, one series each: the engine's
 	 *  intervals, the server's OS samples, this client's CPU, MySQL's status samples.

@@ -14,8 +14,11 @@ pub const ABOUT: &str =
     name = "dbdyno",
     version,
     about = ABOUT,
+    // sysbench takes an option given twice and keeps the last value: a script that
+    // appends `--threads=1` to a shared option list must not be refused.
+    args_override_self = true,
     override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno ladder [options]\n       dbdyno help",
-    after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name; --table_size and --table-size are the same option.\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
+    after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name, and the last of an option given twice wins; --table_size and --table-size are the same option.\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
 )]
 pub struct WorkloadCli {
     /// Workload name (oltp_read_write, ...) or a sysbench script path.
@@ -40,7 +43,15 @@ pub struct WorkloadCli {
     /// With prepare/cleanup: allow a schema that also holds non-benchmark tables.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub force: bool,
+    /// sysbench's verbosity: 0 only critical messages ... 5 debug. Below 3 the header,
+    /// interval lines and notes are left out (docs/cli.md).
+    #[arg(long, default_value_t = VERBOSITY_NOTICE, value_parser = clap::value_parser!(u8).range(0..=5))]
+    pub verbosity: u8,
 }
+
+/// sysbench's default verbosity (its LOG_NOTICE): the level at which its header and
+/// interval lines are printed.
+pub const VERBOSITY_NOTICE: u8 = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WorkloadCommand {
@@ -52,10 +63,25 @@ pub enum WorkloadCommand {
 
 /// Top-level subcommands other than the sysbench form.
 #[derive(Debug, Parser)]
-#[command(name = "dbdyno", version, about = ABOUT)]
+// Last value wins for an option given twice, as in the sysbench form (propagated to
+// every subcommand).
+#[command(name = "dbdyno", version, about = ABOUT, args_override_self = true)]
 pub struct ToolCli {
     #[command(subcommand)]
     pub command: ToolCommand,
+    #[command(flatten)]
+    pub global: GlobalOpts,
+}
+
+/// Options the commands share, accepted before the command too (`dbdyno --data-dir=X
+/// runs list`). clap hands a value given here to the subcommand's option of the same
+/// id, so the commands read it from their own arguments, as if given after them.
+#[derive(Debug, Args)]
+pub struct GlobalOpts {
+    /// Hidden: the commands that use the history list their own --data-dir; the
+    /// others (profile, import config) accept it and have no use for it.
+    #[arg(long, global = true, hide = true)]
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -376,13 +402,23 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
-/// Which grammar argv uses: the first word that is not an option decides.
+/// Which grammar argv uses: the first word that is not an option decides. The value of
+/// a top-level option spelled apart (`--data-dir X runs list`) is not that word.
 pub fn first_word(args: &[String]) -> Option<&str> {
-    args.iter()
-        .skip(1)
-        .map(String::as_str)
-        .find(|a| !a.starts_with('-'))
+    let mut words = args.iter().skip(1).map(String::as_str);
+    while let Some(a) = words.next() {
+        if !a.starts_with('-') {
+            return Some(a);
+        }
+        if SPACED_VALUE_OPTIONS.contains(&a) {
+            words.next();
+        }
+    }
+    None
 }
+
+/// The [`GlobalOpts`] that take a value: `--data-dir X` before the command.
+const SPACED_VALUE_OPTIONS: [&str; 1] = ["--data-dir"];
 
 #[cfg(test)]
 mod tests {
@@ -435,6 +471,170 @@ mod tests {
         let args =
             normalize_args(["dbdyno", "oltp_read_write", "--tabels=4", "run"].map(String::from));
         assert!(WorkloadCli::try_parse_from(args).is_err());
+    }
+
+    fn argv(a: &[&str]) -> Vec<String> {
+        normalize_args(a.iter().map(|s| s.to_string()))
+    }
+
+    fn workload(a: &[&str]) -> Result<WorkloadCli, clap::Error> {
+        WorkloadCli::try_parse_from(argv(a))
+    }
+
+    fn tool(a: &[&str]) -> ToolCli {
+        ToolCli::try_parse_from(argv(a)).unwrap()
+    }
+
+    #[test]
+    fn the_clap_definitions_are_consistent() {
+        use clap::CommandFactory;
+        WorkloadCli::command().debug_assert();
+        ToolCli::command().debug_assert();
+    }
+
+    #[test]
+    fn an_option_given_twice_keeps_the_last_value() {
+        let cli = workload(&[
+            "dbdyno",
+            "--threads=8",
+            "--table_size=10",
+            "oltp_read_write",
+            "--skip-checks",
+            "--table-size=20",
+            "--threads=1",
+            "--skip-checks",
+            "run",
+        ])
+        .unwrap();
+        assert_eq!(cli.threads, 1);
+        assert_eq!(cli.workload_opts.table_size, 20);
+        assert!(cli.run.skip_checks);
+        // The subcommands too (the setting is propagated).
+        match tool(&[
+            "dbdyno",
+            "ladder",
+            "--time=5",
+            "--time=7",
+            "--labels=a",
+            "--labels=b,c",
+        ])
+        .command
+        {
+            ToolCommand::Ladder(l) => {
+                assert_eq!(l.run.time, Some(7));
+                // A list option adds up rather than being replaced.
+                assert_eq!(l.history.labels, ["a", "b", "c"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        match tool(&[
+            "dbdyno", "runs", "list", "--json", "--json", "--env=a", "--env=b",
+        ])
+        .command
+        {
+            ToolCommand::Runs(r) => match r.command {
+                crate::args_history::RunsCommand::List { env, json } => {
+                    assert_eq!(env.as_deref(), Some("b"));
+                    assert!(json);
+                }
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn verbosity_is_sysbench_0_to_5_default_3() {
+        let v = |a: &str| workload(&["dbdyno", "oltp_read_write", a, "run"]).map(|c| c.verbosity);
+        assert_eq!(
+            workload(&["dbdyno", "oltp_read_write", "run"])
+                .unwrap()
+                .verbosity,
+            VERBOSITY_NOTICE
+        );
+        assert_eq!(v("--verbosity=0").unwrap(), 0);
+        assert_eq!(v("--verbosity=5").unwrap(), 5);
+        for bad in ["--verbosity=6", "--verbosity=-1", "--verbosity=abc"] {
+            let e = v(bad).unwrap_err();
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{bad}");
+            assert!(e.to_string().contains("--verbosity"), "{bad}: {e}");
+        }
+        assert!(v("--verbosity=6")
+            .unwrap_err()
+            .to_string()
+            .contains("0..=5"));
+    }
+
+    /// The history directory each command ends up with.
+    fn data_dir_of(cli: ToolCli) -> Option<std::path::PathBuf> {
+        use crate::args_history::ImportCommand;
+        match cli.command {
+            ToolCommand::Runs(r) => r.data_dir,
+            ToolCommand::Ladder(l) => l.history.data_dir,
+            ToolCommand::Check(c) => c.history.data_dir,
+            ToolCommand::Monitor(m) => m.history.data_dir,
+            ToolCommand::Report(r) => r.data_dir,
+            ToolCommand::Import(i) => match i.command {
+                ImportCommand::Sysbench { data_dir, .. } => data_dir,
+                ImportCommand::Config { .. } => None,
+            },
+            ToolCommand::Profile(_) => None,
+        }
+    }
+
+    #[test]
+    fn data_dir_before_the_command_is_the_commands_data_dir() {
+        let x = Some(std::path::PathBuf::from("/x"));
+        for cmd in [
+            &["runs", "list"][..],
+            &["runs", "show", "3"],
+            &["ladder"],
+            &["check"],
+            &["monitor"],
+            &["report", "--runs=1"],
+            &["import", "sysbench", "f.txt", "--env=e"],
+        ] {
+            for before in [&["--data-dir=/x"][..], &["--data_dir", "/x"]] {
+                let mut a = vec!["dbdyno"];
+                a.extend(before);
+                a.extend(cmd);
+                assert_eq!(first_word(&argv(&a)), Some(cmd[0]), "{a:?}");
+                assert_eq!(data_dir_of(tool(&a)), x, "{a:?}");
+            }
+            // After the command, as before; the later of two wins.
+            let mut a = vec!["dbdyno", "--data-dir=/y"];
+            a.extend(cmd);
+            a.push("--data-dir=/x");
+            assert_eq!(data_dir_of(tool(&a)), x, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn spaced_value_options_are_the_global_options_taking_a_value() {
+        use clap::CommandFactory;
+        let cmd = ToolCli::command();
+        let mut global: Vec<String> = cmd
+            .get_arguments()
+            .filter(|a| a.is_global_set() && a.get_action().takes_values())
+            .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+            .collect();
+        global.sort();
+        assert_eq!(global, SPACED_VALUE_OPTIONS);
+    }
+
+    #[test]
+    fn the_first_word_skips_options_and_their_spaced_values() {
+        let w = |a: &[&str]| first_word(&argv(a)).map(str::to_string);
+        assert_eq!(w(&["dbdyno", "--version"]), None);
+        assert_eq!(
+            w(&["dbdyno", "--threads=2", "oltp_read_write", "run"]).as_deref(),
+            Some("oltp_read_write")
+        );
+        assert_eq!(
+            w(&["dbdyno", "--data-dir", "runs", "oltp_read_write", "run"]).as_deref(),
+            Some("oltp_read_write")
+        );
+        assert_eq!(w(&["dbdyno", "--data-dir"]), None);
     }
 }
 

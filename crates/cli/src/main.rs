@@ -48,12 +48,24 @@ fn main() -> ExitCode {
             }
         }
         Some("help") | None => {
+            answer_version(&argv);
             let _ = WorkloadCli::try_parse_from(["dbdyno", "--help"]).map_err(|e| e.print());
             ExitCode::SUCCESS
         }
         Some(_) => {
             let cli = WorkloadCli::try_parse_from(&argv).unwrap_or_else(|e| e.exit());
             cmd::workload::run(&cli)
+        }
+    }
+}
+
+/// `dbdyno --version` (or `-V`) names no workload, which would send it to the help:
+/// clap answers it (and exits) before it looks for the missing workload. Any other
+/// options without a workload fall through to the help, as before.
+fn answer_version(argv: &[String]) {
+    if let Err(e) = WorkloadCli::try_parse_from(argv) {
+        if e.kind() == clap::error::ErrorKind::DisplayVersion {
+            e.exit();
         }
     }
 }

@@ -163,3 +163,33 @@ pub fn ladder_plan(a: &LadderArgs) -> Result<Plan> {
     plan.validate()?;
     Ok(plan)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn plan_of(a: &[&str]) -> Result<Plan> {
+        let argv = crate::args::normalize_args(a.iter().map(|s| s.to_string()));
+        workload_plan(&WorkloadCli::try_parse_from(argv).unwrap())
+    }
+
+    #[test]
+    fn select_random_runs_with_more_tables_but_prepares_and_cleans_one() {
+        for w in ["select_random_points", "select_random_ranges"] {
+            // sysbench's run of these scripts uses sbtest1 whatever --tables says.
+            let plan = plan_of(&["dbdyno", w, "--tables=4", "--time=1", "run"]).unwrap();
+            assert_eq!(plan.steps().count(), 1, "{w}");
+            for command in ["prepare", "cleanup"] {
+                let e = plan_of(&["dbdyno", w, "--tables=4", command]).unwrap_err();
+                assert!(
+                    e.to_string().contains(&format!(
+                        "{w} works on a single table (sysbench asserts --tables=1); got --tables=4"
+                    )),
+                    "{w} {command}: {e}"
+                );
+            }
+            assert!(plan_of(&["dbdyno", w, "--tables=1", "prepare"]).is_ok());
+        }
+    }
+}

@@ -61,6 +61,14 @@ impl Printer {
                     r.tables, r.rows, r.seconds, r.rows_per_sec, r.load_seconds, r.index_seconds, r.threads
                 );
             }
+            EngineEvent::Connecting {
+                threads,
+                opened,
+                retries,
+                elapsed_s,
+                done,
+                ..
+            } => self.connecting(*threads, *opened, *retries, *elapsed_s, *done),
             EngineEvent::PrewarmFinished(r) => {
                 let _ = writeln!(out, "Prewarmed {} table(s) in {:.1}s", r.tables, r.seconds);
             }
@@ -118,6 +126,44 @@ impl Printer {
             EngineEvent::Cooldown { seconds } => {
                 let _ = writeln!(out, "cool-down {seconds}s...");
             }
+        }
+    }
+
+    /// A step's connections opening: a bar on a terminal while it lasts, and in a
+    /// ladder one line when it took long enough to notice (sysbench prints nothing here,
+    /// so its layout stays as it is).
+    fn connecting(&mut self, threads: u32, opened: u32, retries: u64, elapsed_s: f64, done: bool) {
+        if done {
+            if let Some(bar) = self.bar.take() {
+                bar.finish_and_clear();
+            }
+            if self.style == Style::Ladder && (elapsed_s >= 1.0 || retries > 0) {
+                let retried = if retries > 0 {
+                    format!(", {retries} attempt(s) retried")
+                } else {
+                    String::new()
+                };
+                println!("({opened} of {threads} connections opened in {elapsed_s:.1}s{retried})");
+            }
+            return;
+        }
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = ProgressBar::new(u64::from(threads));
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} opening connections [{bar:40}] {pos}/{len} {elapsed} {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            b
+        });
+        bar.set_position(u64::from(opened));
+        if retries > 0 {
+            bar.set_message(format!("{retries} retried"));
         }
     }
 

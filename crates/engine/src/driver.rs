@@ -8,6 +8,7 @@
 //! wins here; sqlx stays the right tool for the SQLite history.
 
 use std::collections::HashMap;
+use std::io;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
@@ -16,8 +17,21 @@ use mysql::{Conn, Opts, OptsBuilder, SslOpts};
 use crate::error::EngineError;
 use crate::plan::{ConnectOptions, TlsMode};
 
+/// How long a TCP connect may take before it is abandoned.
+pub const TCP_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the server may take to send its greeting and answer the login. A server
+/// whose accept queue (`back_log`) overflowed can leave a connection established but
+/// never greeted; without this bound the client waits forever in the handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Builds connection options. `stmt_cache` must cover every statement a worker
 /// prepares, or the driver would close and re-prepare statements mid-run.
+///
+/// The read and write timeouts set here bound the handshake only: [`connect_raw`]
+/// lifts them once the login succeeded, because a statement may rightly wait longer
+/// (a lock wait, a long range scan, an index build in prepare), and libmysqlclient,
+/// hence sysbench, has no statement timeout either.
 pub fn opts(c: &ConnectOptions, stmt_cache: usize) -> Opts {
     let mut b = OptsBuilder::new()
         .user(Some(c.user.clone()))
@@ -30,7 +44,9 @@ pub fn opts(c: &ConnectOptions, stmt_cache: usize) -> Opts {
         // otherwise switch 127.0.0.1 to the socket too, and a benchmark must use the
         // transport it was asked for.
         .prefer_socket(c.host == "localhost")
-        .tcp_connect_timeout(Some(Duration::from_secs(10)));
+        .tcp_connect_timeout(Some(TCP_CONNECT_TIMEOUT))
+        .read_timeout(HANDSHAKE_BOUND)
+        .write_timeout(HANDSHAKE_BOUND);
     match &c.socket {
         Some(sock) => b = b.socket(Some(sock.clone())),
         None => {
@@ -70,7 +86,80 @@ pub fn connect(c: &ConnectOptions) -> Result<Conn, EngineError> {
 }
 
 pub fn connect_with_cache(c: &ConnectOptions, stmt_cache: usize) -> Result<Conn, EngineError> {
-    Conn::new(opts(c, stmt_cache)).map_err(|e| connect_error(c, &e))
+    connect_raw(c, stmt_cache).map_err(|e| connect_error(c, &e))
+}
+
+/// Opens one connection and keeps the driver's error, for callers that decide
+/// whether to retry ([`is_transient_connect_error`]).
+pub fn connect_raw(c: &ConnectOptions, stmt_cache: usize) -> Result<Conn, mysql::Error> {
+    let conn = Conn::new(opts(c, stmt_cache))?;
+    lift_handshake_timeouts(&conn)?;
+    Ok(conn)
+}
+
+/// After the login, statements wait as long as the server takes (see [`opts`]).
+#[cfg(unix)]
+fn lift_handshake_timeouts(conn: &Conn) -> io::Result<()> {
+    use std::os::fd::{AsRawFd, BorrowedFd};
+    // SAFETY: the descriptor belongs to `conn`, which outlives this borrow.
+    let fd = unsafe { BorrowedFd::borrow_raw(conn.as_raw_fd()) };
+    let socket = socket2::SockRef::from(&fd);
+    socket.set_read_timeout(None)?;
+    socket.set_write_timeout(None)
+}
+
+/// The handshake is bounded only where the bound can be lifted afterwards.
+#[cfg(unix)]
+const HANDSHAKE_BOUND: Option<Duration> = Some(HANDSHAKE_TIMEOUT);
+#[cfg(not(unix))]
+const HANDSHAKE_BOUND: Option<Duration> = None;
+
+#[cfg(not(unix))]
+fn lift_handshake_timeouts(_conn: &Conn) -> io::Result<()> {
+    Ok(())
+}
+
+/// True when a failed connect may succeed if tried again: the server is restarting,
+/// overloaded, out of connections or slow to greet. Wrong credentials, an unknown
+/// schema or a TLS mismatch will fail the same way every time.
+pub fn is_transient_connect_error(e: &mysql::Error) -> bool {
+    match e {
+        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => true,
+        mysql::Error::DriverError(d) => matches!(
+            d,
+            mysql::DriverError::ConnectTimeout
+                | mysql::DriverError::CouldNotConnect(_)
+                | mysql::DriverError::PacketOutOfSync
+                | mysql::DriverError::Timeout
+        ),
+        // 1040 too many connections, 1053 server shutdown in progress, 2006/2013 gone
+        // away or lost during the query, 1927 connection killed, 4031 idle disconnect.
+        mysql::Error::MySqlError(me) => {
+            matches!(me.code, 1040 | 1053 | 2006 | 2013 | 1927 | 4031)
+        }
+        _ => false,
+    }
+}
+
+/// True when the error is the handshake timing out: the TCP connection was accepted
+/// (or the socket opened) but no greeting or login answer came within [`HANDSHAKE_TIMEOUT`].
+pub fn is_handshake_timeout(e: &mysql::Error) -> bool {
+    let timed_out = |io: &io::Error| {
+        matches!(
+            io.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        )
+    };
+    match e {
+        mysql::Error::IoError(io) => timed_out(io),
+        // The driver reads the greeting through its packet codec, whose error holds
+        // the socket's (the codec type itself is not exported by the driver).
+        mysql::Error::CodecError(codec) => std::error::Error::source(codec)
+            .and_then(|s| s.downcast_ref::<io::Error>())
+            .is_some_and(timed_out),
+        mysql::Error::DriverError(mysql::DriverError::Timeout) => true,
+        _ => false,
+    }
 }
 
 pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> EngineError {
@@ -90,6 +179,22 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> EngineError {
             " — is the server running and listening on this host and port?"
         }
         _ => "",
+    };
+    let message = if is_handshake_timeout(e) {
+        format!(
+            "no MySQL handshake within {}s: the server accepted the connection but did not greet or answer the login ({message}) — is this a MySQL port? An overloaded server, or one whose accept queue (back_log) overflowed, answers late",
+            HANDSHAKE_TIMEOUT.as_secs()
+        )
+    } else if matches!(
+        e,
+        mysql::Error::DriverError(mysql::DriverError::ConnectTimeout)
+    ) {
+        format!(
+            "no TCP connection within {}s ({message}) — is the host reachable and the port open?",
+            TCP_CONNECT_TIMEOUT.as_secs()
+        )
+    } else {
+        message
     };
     EngineError::Connect {
         endpoint: c.endpoint(),
@@ -205,6 +310,18 @@ mod tests {
         b.insert("Innodb_buffer_pool_read_requests".to_string(), 2000);
         assert_eq!(hit_rate_pct(Some(&a), &b), Some(100.0));
         assert_eq!(hit_rate_pct(Some(&b), &b), None);
+    }
+
+    #[test]
+    fn a_silent_server_is_named_as_a_handshake_timeout() {
+        // (The driver's codec error wraps the same io::Error; the integration test
+        // against a silent listener covers that path.)
+        let e = mysql::Error::IoError(io::Error::from(io::ErrorKind::WouldBlock));
+        assert!(is_handshake_timeout(&e) && is_transient_connect_error(&e));
+        let text = connect_error(&ConnectOptions::default(), &e).to_string();
+        assert!(text.contains("no MySQL handshake within 10s"), "{text}");
+        let refused = mysql::Error::IoError(io::Error::from(io::ErrorKind::ConnectionRefused));
+        assert!(!is_handshake_timeout(&refused) && is_transient_connect_error(&refused));
     }
 
     #[test]

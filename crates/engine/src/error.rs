@@ -42,6 +42,15 @@ pub enum EngineError {
     )]
     ReconnectFailed { seconds: u64, message: String },
 
+    /// A step could not open all its connections within its budget.
+    #[error("opened {opened} of {wanted} connections in {seconds:.1}s, then gave up: {cause}")]
+    ConnectionsNotOpened {
+        opened: u32,
+        wanted: u32,
+        seconds: f64,
+        cause: Box<EngineError>,
+    },
+
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -61,6 +70,7 @@ impl EngineError {
         match self {
             EngineError::Connect { code, .. } | EngineError::Query { code, .. } => *code,
             EngineError::Statement { code, .. } => Some(*code),
+            EngineError::ConnectionsNotOpened { cause, .. } => cause.server_code(),
             _ => None,
         }
     }

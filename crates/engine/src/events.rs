@@ -31,6 +31,17 @@ pub enum EngineEvent {
     },
     PrepareFinished(PrepareReport),
     PrewarmFinished(PrewarmReport),
+    /// A step's connections are opening (every quarter second while it lasts, and once
+    /// with `done` when every worker answered), so a slow ramp is never taken for a hang.
+    Connecting {
+        step: usize,
+        scenario: Scenario,
+        threads: u32,
+        opened: u32,
+        retries: u64,
+        elapsed_s: f64,
+        done: bool,
+    },
     /// A measured step is starting: warmup (if any) has ended, the clock runs.
     StepStarted {
         step: usize,

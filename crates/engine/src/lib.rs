@@ -35,6 +35,6 @@ pub use cancel::CancelToken;
 pub use error::EngineError;
 pub use events::{EngineEvent, EventSink};
 pub use plan::{ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepPlan};
-pub use results::{IntervalRecord, PrintedRates, StepResult};
+pub use results::{ConnectionsOpened, IntervalRecord, PrintedRates, StepResult};
 pub use runner::{run_plan, RunOutcome};
 pub use workload::{Scenario, StatementClass, WorkloadOptions};

@@ -381,6 +381,9 @@ impl Plan {
                     if let Err(e) = check_threads(*threads) {
                         push(e);
                     }
+                    if let Err(e) = check_single_table(*scenario, w) {
+                        push(e);
+                    }
                     if let Err(e) =
                         check_scenario(*scenario, w, matches!(phase, Phase::Prepare { .. }))
                     {
@@ -472,10 +475,17 @@ fn check_threads(t: u32) -> Result<(), PlanError> {
     }
 }
 
-fn check_scenario(s: Scenario, w: &WorkloadOptions, needs_rows: bool) -> Result<(), PlanError> {
+/// sysbench's select_random_points/ranges assert `--tables=1` in prepare and cleanup
+/// only: their `run` works on sbtest1 whatever --tables says, and so do our steps, so
+/// a `run` copied from a multi-table command line is accepted.
+fn check_single_table(s: Scenario, w: &WorkloadOptions) -> Result<(), PlanError> {
     if s.single_table_only() && w.tables != 1 {
         return Err(PlanError::SingleTableOnly(s, w.tables));
     }
+    Ok(())
+}
+
+fn check_scenario(s: Scenario, w: &WorkloadOptions, needs_rows: bool) -> Result<(), PlanError> {
     // oltp_insert and bulk_insert add rows; everything else reads or changes existing ones.
     let reads_rows = !matches!(s, Scenario::OltpInsert | Scenario::BulkInsert);
     if needs_rows && reads_rows && w.table_size == 0 {

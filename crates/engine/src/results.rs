@@ -179,6 +179,22 @@ pub struct StepResult {
     /// steps this engine measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printed: Option<PrintedRates>,
+    /// How the step's connections opened; None for imported steps and runs recorded
+    /// before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<ConnectionsOpened>,
+}
+
+/// The time a step took to open its connections (connect, login, prepare) before its
+/// clock started, and the attempts retried on the way (a server restarting, an
+/// overflowing accept queue).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionsOpened {
+    pub seconds: f64,
+    pub retries: u64,
+    /// The error of the last retried attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_retry_reason: Option<String>,
 }
 
 /// The per-second rates of sysbench's summary as printed. sysbench divides by a timer

@@ -37,6 +37,9 @@ pub fn run_plan(
     }
     let total = plan.phases.len();
     let mut step_index = 0;
+    // Every phase logs in to the server; once one has, a refused connect later in the
+    // run is a server coming back, worth waiting for (exec::run_step).
+    let mut server_seen = false;
     for (index, phase) in plan.phases.iter().enumerate() {
         if cancel.is_cancelled() {
             out.cancelled = true;
@@ -47,7 +50,15 @@ pub fn run_plan(
             of: total,
             label: phase_label(phase),
         });
-        let r = run_phase(plan, phase, &mut step_index, &mut out, events, cancel);
+        let r = run_phase(
+            plan,
+            phase,
+            &mut step_index,
+            server_seen,
+            &mut out,
+            events,
+            cancel,
+        );
         if let Err(e) = r {
             if cancel.is_cancelled() {
                 // A phase interrupted by the cancel is not a failure of the server.
@@ -57,6 +68,7 @@ pub fn run_plan(
             out.failure = Some(e.to_string());
             return (out, Some(e));
         }
+        server_seen |= !matches!(phase, Phase::Cooldown { .. });
     }
     out.cancelled |= cancel.is_cancelled();
     (out, None)
@@ -66,6 +78,7 @@ fn run_phase(
     plan: &Plan,
     phase: &Phase,
     step_index: &mut usize,
+    server_seen: bool,
     out: &mut RunOutcome,
     events: &EventSink,
     cancel: &CancelToken,
@@ -83,7 +96,7 @@ fn run_phase(
             out.prewarm = Some(r);
         }
         Phase::Step(step) => {
-            let r = exec::run_step(c, w, step, *step_index, events, cancel)?;
+            let r = exec::run_step(c, w, step, *step_index, server_seen, events, cancel)?;
             events.send(EngineEvent::StepFinished {
                 step: *step_index,
                 result: Box::new(r.clone()),

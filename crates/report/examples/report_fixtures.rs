@@ -225,6 +225,7 @@ fn make_step(s: &StepSpec) -> ReportStep {
             histogram: hist.to_base64(),
             cancelled: false,
             printed: None,
+            connections: None,
         },
         server: Some(ServerFigures {
             cpu_pct_avg: avg(|p| p.cpu_pct),
@@ -771,6 +772,7 @@ fn seed_003() -> Vec<ReportRun> {
             ignored_errors_ps: 0.0,
             reconnects_ps: 0.0,
         }),
+        connections: None,
     };
     vec![ReportRun {
         id: "seed_003".into(),

@@ -30,6 +30,7 @@ pub struct LiveRun {
     step_planned_s: f64,
     cooldown: Option<(Instant, f64)>,
     prepare: Option<PrepareProgress>,
+    connecting: Option<ConnectingProgress>,
     points: Vec<LivePoint>,
     server: Vec<ServerPoint>,
     client: Vec<ClientPoint>,
@@ -91,6 +92,7 @@ impl LiveRun {
             step_planned_s: 0.0,
             cooldown: None,
             prepare: None,
+            connecting: None,
             points: Vec::new(),
             server: Vec::new(),
             client: Vec::new(),
@@ -161,6 +163,31 @@ impl LiveRun {
                 self.line(LogLevel::Info, "Prepare finished");
             }
             EngineEvent::PrewarmFinished(_) => self.line(LogLevel::Info, "Prewarm finished"),
+            EngineEvent::Connecting {
+                threads,
+                opened,
+                retries,
+                elapsed_s,
+                done,
+                ..
+            } => {
+                self.connecting = (!done).then_some(ConnectingProgress {
+                    opened: *opened,
+                    threads: *threads,
+                    retries: *retries as f64,
+                    elapsed_s: *elapsed_s,
+                });
+                // A ramp worth noticing stays in the log once it is over.
+                if *done && (*elapsed_s >= 1.0 || *retries > 0) {
+                    self.line(
+                        LogLevel::Info,
+                        format!(
+                            "{opened} of {threads} connections opened in {elapsed_s:.1}s{}",
+                            retried_note(*retries)
+                        ),
+                    );
+                }
+            }
             EngineEvent::StepStarted {
                 step,
                 planned_s,
@@ -279,6 +306,7 @@ impl LiveRun {
             }
         }
         self.cooldown = None;
+        self.connecting = None;
         self.step_started = None;
         match error {
             Some(e) => {
@@ -342,6 +370,7 @@ impl LiveRun {
                 .cooldown
                 .map(|(at, secs)| (secs - now.duration_since(at).as_secs_f64()).max(0.0)),
             prepare: self.prepare.clone(),
+            connecting: self.connecting.clone(),
             points: std::mem::take(&mut self.points),
             server: std::mem::take(&mut self.server),
             client: std::mem::take(&mut self.client),
@@ -353,6 +382,14 @@ impl LiveRun {
             failure: self.failure.clone(),
             history_note: self.history_note.clone(),
         }
+    }
+}
+
+fn retried_note(retries: u64) -> String {
+    if retries == 0 {
+        String::new()
+    } else {
+        format!(" ({retries} attempt(s) retried)")
     }
 }
 

@@ -132,6 +132,17 @@ pub struct PrepareProgress {
     pub rows_total: f64,
 }
 
+/// A step's connections while they open, so that a slow ramp (a thousand threads, a
+/// server coming back from a restart) shows as progress, not as a frozen screen.
+#[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
+pub struct ConnectingProgress {
+    pub opened: u32,
+    pub threads: u32,
+    /// Attempts that failed and were tried again (server restarting, queue full).
+    pub retries: f64,
+    pub elapsed_s: f64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type)]
 pub struct RunSnapshot {
     /// The run's id in the history (None when the history could not be written).
@@ -152,6 +163,8 @@ pub struct RunSnapshot {
     pub step_planned_s: Option<f64>,
     pub cooldown_left_s: Option<f64>,
     pub prepare: Option<PrepareProgress>,
+    /// Set while the current step's connections open.
+    pub connecting: Option<ConnectingProgress>,
     /// Chart points new since the previous snapshot, one series each: the engine's
     /// intervals, the server's OS samples, this client's CPU, MySQL's status samples.
     pub points: Vec<LivePoint>,

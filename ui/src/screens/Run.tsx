@@ -80,6 +80,12 @@ export function Run() {
           </strong>
           {s.cooldown_left_s !== null && <span className="badge cooling_down">cool-down {duration(s.cooldown_left_s)} left</span>}
           {s.prepare && <span className="sub">loading rows {num(s.prepare.rows_done, 0)} / {num(s.prepare.rows_total, 0)}</span>}
+          {s.connecting && (
+            <span className="sub" data-testid="run-connecting">
+              opening connections {num(s.connecting.opened, 0)} / {num(s.connecting.threads, 0)} ({duration(s.connecting.elapsed_s)}
+              {(s.connecting.retries ?? 0) > 0 ? `, ${num(s.connecting.retries, 0)} retried` : ""})
+            </span>
+          )}
         </div>
         <div className="progress" role="progressbar" aria-label="Progress of the whole plan" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(s.progress_pct ?? 0)}>
           <div style={{ width: `${s.progress_pct ?? 0}%` }} />

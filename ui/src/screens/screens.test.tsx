@@ -104,6 +104,16 @@ describe("Run", () => {
     expect(commands.cancelRun).toHaveBeenCalledOnce();
   });
 
+  it("shows a large step's connections opening, so a slow ramp is not taken for a hang", async () => {
+    const snap = snapshot({
+      connecting: { opened: 512, threads: 1024, retries: 3, elapsed_s: 1.5 },
+    });
+    mount(<Run />, snap);
+    const note = await screen.findByTestId("run-connecting");
+    expect(note).toHaveTextContent("opening connections 512 / 1,024");
+    expect(note).toHaveTextContent("3 retried");
+  });
+
   it("keeps finished steps and hides Cancel once the run was cancelled", async () => {
     const snap = snapshot({
       status: "cancelled",

@@ -33,6 +33,7 @@ export const snapshot = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
   step_planned_s: 4,
   cooldown_left_s: null,
   prepare: null,
+  connecting: null,
   points: [],
   server: [],
   client: [],

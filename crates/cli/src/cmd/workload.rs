@@ -24,7 +24,8 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
     };
     let cli = reparsed.as_ref().unwrap_or(cli);
     let profile = applied.as_ref().map(|x| &x.profile);
-    for n in applied.iter().flat_map(|x| &x.notices) {
+    let notices = prints_notices(cli.verbosity);
+    for n in applied.iter().flat_map(|x| &x.notices).filter(|_| notices) {
         eprintln!("NOTE: {n}");
     }
     let mut plan = match plan_build::workload_plan(cli) {
@@ -71,7 +72,7 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
     let style = Style::Sysbench {
         histogram: cli.run.histogram,
     };
-    if cli.command == WorkloadCommand::Run {
+    if cli.command == WorkloadCommand::Run && notices {
         let s = plan.steps().next().expect("run has a step");
         print!(
             "{}",
@@ -84,10 +85,11 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
             )
         );
     }
-    let print_intervals = plan
-        .steps()
-        .next()
-        .is_some_and(|s| s.settings.report_interval_s > 0);
+    let print_intervals = notices
+        && plan
+            .steps()
+            .next()
+            .is_some_and(|s| s.settings.report_interval_s > 0);
     let command = format!("{} {:?}", cli.workload, cli.command).to_lowercase();
     // Only measured runs go to the history; stdout stays exactly sysbench's.
     let recorder = match cli.command {
@@ -110,4 +112,11 @@ pub fn run(cli: &WorkloadCli) -> ExitCode {
         recorder,
         monitoring,
     )
+}
+
+/// sysbench prints its header, interval lines and notes at its notice level (3, the
+/// default) and leaves them out below it. The summary, warnings and errors are the
+/// printer's and stay at every level.
+fn prints_notices(verbosity: u8) -> bool {
+    verbosity >= crate::args::VERBOSITY_NOTICE
 }

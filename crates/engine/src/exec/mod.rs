@@ -8,6 +8,8 @@
 //! Why threads and a synchronous driver: see [`crate::driver`].
 
 mod client_cpu;
+mod fd_limit;
+mod opening;
 mod shared;
 mod statements;
 mod worker;
@@ -18,28 +20,36 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use client_cpu::client_cores;
 use client_cpu::CpuClock;
+use opening::{Opening, OpeningProgress};
 use shared::{IntervalCell, Shared, Timeline};
-use worker::{Worker, WorkerTotals};
+use worker::{NotOpened, Worker, WorkerTotals};
 
 use crate::cancel::CancelToken;
 use crate::error::EngineError;
 use crate::events::{EngineEvent, EventSink};
 use crate::plan::{ConnectOptions, StepPlan};
-use crate::results::{per_sec, ClassLatency, ClientCpu, IntervalRecord, QueryCounts, StepResult};
+use crate::results::{
+    per_sec, ClassLatency, ClientCpu, ConnectionsOpened, IntervalRecord, QueryCounts, StepResult,
+};
 use crate::stats::{self, LatencyHistogram};
 use crate::workload::shape::TxnShape;
 use crate::workload::{StatementClass, WorkloadOptions};
 
 /// How often the controller checks for cancel, --events and failures between intervals.
 const POLL: Duration = Duration::from_millis(20);
+/// How often a step whose connections are still opening says how far it got.
+const OPENING_PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// Runs one step and returns its figures. A cancel ends the step early; what was
-/// measured until then is returned with `cancelled = true`.
+/// measured until then is returned with `cancelled = true`. `server_seen`: a login to
+/// this server succeeded earlier in the run, so a refused connect is worth retrying
+/// (see [`opening`]).
 pub fn run_step(
     connect: &ConnectOptions,
     workload: &WorkloadOptions,
     step: &StepPlan,
     step_index: usize,
+    server_seen: bool,
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<StepResult, EngineError> {
@@ -71,10 +81,14 @@ pub fn run_step(
         .map(|_| Mutex::new(IntervalCell::default()))
         .collect();
 
-    // Phase 1: connect and prepare on every worker thread, in parallel.
-    let (ready_tx, ready_rx) = crossbeam_channel::unbounded::<(u32, Result<(), EngineError>)>();
+    if let Some(note) = fd_limit::make_room_for(threads) {
+        events.warning(note);
+    }
+    // Phase 1: connect and prepare on every worker thread, paced by `opening`.
+    let (ready_tx, ready_rx) = crossbeam_channel::unbounded::<(u32, Result<(), NotOpened>)>();
     let barrier = Barrier::new(threads as usize + 1);
     let abort = AtomicBool::new(false);
+    let opening = Opening::new(opening::BUDGET, server_seen);
 
     std::thread::scope(|scope| -> Result<StepResult, EngineError> {
         let shared_ref: &Shared = &shared;
@@ -82,14 +96,17 @@ pub fn run_step(
         for id in 0..threads {
             let cell = &cells[id as usize];
             let ready_tx = ready_tx.clone();
-            let (barrier, abort) = (&barrier, &abort);
+            let (barrier, abort, opening) = (&barrier, &abort, &opening);
             let handle = std::thread::Builder::new()
                 .name(format!("dbdyno-worker-{id}"))
+                .stack_size(WORKER_STACK)
                 .spawn_scoped(scope, move || -> Result<WorkerTotals, EngineError> {
-                    let worker = Worker::connect(id, shared_ref, cell);
+                    let worker = Worker::connect(id, shared_ref, cell, opening);
                     let _ = ready_tx.send((id, worker.as_ref().map(|_| ()).map_err(Clone::clone)));
                     barrier.wait();
-                    let worker = worker?;
+                    let Ok(worker) = worker else {
+                        return Err(EngineError::Internal("step aborted".into()));
+                    };
                     if abort.load(Ordering::SeqCst) {
                         return Err(EngineError::Internal("step aborted".into()));
                     }
@@ -100,17 +117,19 @@ pub fn run_step(
         }
         drop(ready_tx);
 
-        let mut first_error: Option<EngineError> = None;
-        for _ in 0..threads {
-            match ready_rx.recv() {
-                Ok((_, Ok(()))) => {}
-                Ok((_, Err(e))) => {
-                    if first_error.is_none() {
-                        first_error = Some(e);
-                    }
-                }
-                Err(_) => break,
-            }
+        let first_error = await_ready(
+            &ready_rx, &opening, shared_ref, step, step_index, events, cancel,
+        );
+        let opened = opening.progress();
+        if opened.retries > 0 && first_error.is_none() {
+            events.warning(format!(
+                "{} @ {} threads: the connections took {:.1}s to open, {} attempt(s) retried (last: {})",
+                step.scenario,
+                threads,
+                opened.elapsed.as_secs_f64(),
+                opened.retries,
+                opened.last_retry_reason.as_deref().unwrap_or("unknown")
+            ));
         }
         if first_error.is_some() || cancel.is_cancelled() {
             abort.store(true, Ordering::SeqCst);
@@ -173,10 +192,79 @@ pub fn run_step(
             step,
             &mut run,
             totals,
+            &opened,
             measure_start,
             ended,
             cancel.is_cancelled(),
         ))
+    })
+}
+
+/// Each worker's stack. Workers keep small frames (their statistics live on the heap),
+/// and a thousand threads at the 2 MiB default reserve 2 GiB of address space; 512 KiB
+/// leaves room for a TLS handshake in a debug build.
+const WORKER_STACK: usize = 512 * 1024;
+
+/// Waits until every worker reported ready or failed, telling consumers how the opening
+/// goes and passing a cancel on to the workers still trying. Returns the error that
+/// stops the step, if any.
+#[allow(clippy::too_many_arguments)]
+fn await_ready(
+    ready_rx: &crossbeam_channel::Receiver<(u32, Result<(), NotOpened>)>,
+    opening: &Opening,
+    shared: &Shared,
+    step: &StepPlan,
+    step_index: usize,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Option<EngineError> {
+    let threads = step.threads;
+    let mut failed: Option<(EngineError, bool)> = None;
+    let mut answered = 0;
+    let mut next_progress = Instant::now() + OPENING_PROGRESS_EVERY;
+    let progress = |done: bool| {
+        let p = opening.progress();
+        events.send(EngineEvent::Connecting {
+            step: step_index,
+            scenario: step.scenario,
+            threads,
+            opened: p.opened,
+            retries: p.retries,
+            elapsed_s: p.elapsed.as_secs_f64(),
+            done,
+        });
+    };
+    while answered < threads {
+        match ready_rx.recv_timeout(POLL) {
+            Ok((_, Ok(()))) | Ok((_, Err(NotOpened::Stopped))) => answered += 1,
+            Ok((_, Err(NotOpened::Failed { error, retried }))) => {
+                answered += 1;
+                failed.get_or_insert((error, retried));
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        }
+        if cancel.is_cancelled() {
+            shared.stop.store(true, Ordering::SeqCst);
+        }
+        if Instant::now() >= next_progress {
+            progress(false);
+            next_progress += OPENING_PROGRESS_EVERY;
+        }
+    }
+    progress(true);
+    let (error, retried) = failed?;
+    let p = opening.progress();
+    // An error that retrying could not fix, before any connection opened, is the
+    // server's own answer (access denied, unknown schema): pass it on as it is.
+    if !retried && p.opened == 0 {
+        return Some(error);
+    }
+    Some(EngineError::ConnectionsNotOpened {
+        opened: p.opened,
+        wanted: threads,
+        seconds: p.elapsed.as_secs_f64(),
+        cause: Box::new(error),
     })
 }
 
@@ -320,6 +408,7 @@ fn finish(
     step: &StepPlan,
     run: &mut Controlled,
     totals: Vec<WorkerTotals>,
+    opened: &OpeningProgress,
     measure_start: Instant,
     ended: Instant,
     cancelled: bool,
@@ -335,7 +424,9 @@ fn finish(
     for t in &totals {
         latency.add(&t.latency);
         for (acc, h) in per_class.iter_mut().zip(&t.per_class) {
-            acc.add(h);
+            if let Some(h) = h {
+                acc.add(h);
+            }
         }
         queries.merge(&t.queries);
         transactions += t.transactions;
@@ -393,6 +484,11 @@ fn finish(
         histogram: latency.to_base64(),
         cancelled,
         printed: None,
+        connections: Some(ConnectionsOpened {
+            seconds: opened.elapsed.as_secs_f64(),
+            retries: opened.retries,
+            last_retry_reason: opened.last_retry_reason.clone(),
+        }),
     }
 }
 

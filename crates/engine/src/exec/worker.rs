@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 use mysql::Conn;
 
+use super::opening::{OpenError, Opening};
 use super::shared::{IntervalCell, Shared};
 use super::statements::{Draw, SliceDraw, Statements};
 use crate::driver::{self, ErrorKind};
@@ -19,8 +20,9 @@ use crate::workload::rand::SbRand;
 use crate::workload::shape::TxnShape;
 use crate::workload::{sql, Scenario, StatementClass};
 
-/// A lost connection is retried this long before the step fails.
-const RECONNECT_GIVE_UP: Duration = Duration::from_secs(60);
+/// A lost connection is retried this long before the step fails: the same budget a
+/// step's first connections get.
+const RECONNECT_GIVE_UP: Duration = super::opening::BUDGET;
 /// sysbench's bulk insert flushes a multi-row INSERT at this size.
 const BULK_FLUSH_BYTES: usize = 512 * 1024;
 
@@ -31,9 +33,20 @@ pub struct WorkerTotals {
     pub ignored_errors: u64,
     pub reconnects: u64,
     pub latency: LatencyHistogram,
-    pub per_class: Vec<LatencyHistogram>,
+    /// Indexed by [`StatementClass::index`]; a class gets its histogram on its first
+    /// statement. An empty HDR histogram is 16 KiB, and a worker runs a few of the 14
+    /// classes: allocating all of them cost a 1,024-thread step over 200 MB.
+    pub per_class: Vec<Option<LatencyHistogram>>,
     /// Sum of measured transaction times (sysbench's per-thread "execution time").
     pub busy: Duration,
+}
+
+impl WorkerTotals {
+    fn record_class(&mut self, class: StatementClass, latency: Duration) {
+        self.per_class[class.index()]
+            .get_or_insert_with(LatencyHistogram::new)
+            .record_us(latency.as_micros() as u64);
+    }
 }
 
 /// Why one transaction did not complete.
@@ -68,24 +81,46 @@ struct BulkState {
     next_id: i64,
 }
 
+/// Why a worker could not get ready. Errors here abort the step before it starts.
+#[derive(Debug, Clone)]
+pub enum NotOpened {
+    /// The step stopped first (cancel, or another worker failed for good).
+    Stopped,
+    /// `retried`: the cause could pass, and was retried until the budget ran out.
+    Failed { error: EngineError, retried: bool },
+}
+
 impl<'a> Worker<'a> {
-    /// Connects and prepares statements. Errors here abort the step before it starts.
+    /// Connects (paced and retried by `opening`) and prepares statements.
     pub fn connect(
         id: u32,
         shared: &'a Shared,
         cell: &'a Mutex<IntervalCell>,
-    ) -> Result<Self, EngineError> {
+        opening: &Opening,
+    ) -> Result<Self, NotOpened> {
         let o = &shared.workload;
         let shape = TxnShape::for_scenario(shared.scenario, o);
-        let mut conn = driver::connect_with_cache(&shared.connect, shared.stmt_cache)?;
-        let stmts = prepare_statements(&mut conn, shared, &shape)?;
-        let rng = SbRand::new(&o.rand, id as u64 + 1);
+        let (mut conn, stmts) = open_and_prepare(id, shared, &shape, opening)?;
+        let mut rng = SbRand::new(&o.rand, id as u64 + 1);
         let rlen = o.table_size / shared.threads.max(1) as u64;
+        // The distribution's set-up happens here, before the step's clock starts.
+        if shared.scenario.single_table_only() {
+            rng.prime(rlen * id as u64, rlen * (id as u64 + 1));
+        } else {
+            rng.prime(1, o.table_size.max(1));
+        }
         let bulk = if shared.scenario == Scenario::BulkInsert {
-            Some(BulkState::resume(&mut conn, id)?)
+            Some(BulkState::resume(&mut conn, id).map_err(|error| {
+                opening.fail_for_good();
+                NotOpened::Failed {
+                    error,
+                    retried: false,
+                }
+            })?)
         } else {
             None
         };
+        opening.mark_opened();
         Ok(Worker {
             id,
             shared,
@@ -100,9 +135,7 @@ impl<'a> Worker<'a> {
                 ignored_errors: 0,
                 reconnects: 0,
                 latency: LatencyHistogram::new(),
-                per_class: (0..StatementClass::COUNT)
-                    .map(|_| LatencyHistogram::new())
-                    .collect(),
+                per_class: (0..StatementClass::COUNT).map(|_| None).collect(),
                 busy: Duration::ZERO,
             },
             txn_queries: QueryCounts::default(),
@@ -176,8 +209,8 @@ impl<'a> Worker<'a> {
                     return Err(statement_error(StatementClass::BulkInsert, &e, "INSERT …"));
                 }
                 self.totals.queries.write += 1;
-                self.totals.per_class[StatementClass::BulkInsert.index()]
-                    .record_us(t0.elapsed().as_micros() as u64);
+                self.totals
+                    .record_class(StatementClass::BulkInsert, t0.elapsed());
                 b.rows = 0;
             }
         }
@@ -277,7 +310,7 @@ impl<'a> Worker<'a> {
             Ok(()) => {
                 self.txn_queries.add(class.kind(), 1);
                 if measured {
-                    self.totals.per_class[class.index()].record_us(t0.elapsed().as_micros() as u64);
+                    self.totals.record_class(class, t0.elapsed());
                 }
                 Ok(())
             }
@@ -306,8 +339,8 @@ impl<'a> Worker<'a> {
             Ok(()) => {
                 self.txn_queries.add(StatementClass::BulkInsert.kind(), 1);
                 if measured {
-                    self.totals.per_class[StatementClass::BulkInsert.index()]
-                        .record_us(t0.elapsed().as_micros() as u64);
+                    self.totals
+                        .record_class(StatementClass::BulkInsert, t0.elapsed());
                 }
                 Ok(())
             }
@@ -391,6 +424,51 @@ impl BulkState {
             rows: 0,
             next_id: max.unwrap_or(0) + 1,
         })
+    }
+}
+
+/// One connection with its statements prepared. A prepare that loses its connection
+/// (the server went away between login and prepare) starts over within the budget.
+fn open_and_prepare(
+    id: u32,
+    shared: &Shared,
+    shape: &TxnShape,
+    opening: &Opening,
+) -> Result<(Conn, Statements), NotOpened> {
+    loop {
+        let mut conn = opening
+            .connect(id, &shared.connect, shared.stmt_cache, &shared.stop)
+            .map_err(|e| match e {
+                OpenError::Stopped => NotOpened::Stopped,
+                OpenError::Failed { error, retried } => NotOpened::Failed {
+                    error: driver::connect_error(&shared.connect, &error),
+                    retried,
+                },
+            })?;
+        let prepared = Statements::prepare(
+            &mut conn,
+            shared.scenario,
+            &shape.classes(),
+            shape.explicit_trx,
+            &shared.workload,
+        );
+        match prepared {
+            Ok(stmts) => return Ok((conn, stmts)),
+            Err((_, e, _))
+                if matches!(driver::classify(&e), ErrorKind::ConnectionLost(_))
+                    && opening.may_retry() =>
+            {
+                opening.note_retry(&e);
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err((class, e, text)) => {
+                opening.fail_for_good();
+                return Err(NotOpened::Failed {
+                    error: statement_error(class, &e, &text),
+                    retried: false,
+                });
+            }
+        }
     }
 }
 

@@ -154,6 +154,7 @@ impl ParsedRun {
                 ignored_errors_ps: self.ignored_errors_per_sec,
                 reconnects_ps: self.reconnects_per_sec,
             }),
+            connections: None,
         }
     }
 }

@@ -296,6 +296,7 @@ mod tests {
             histogram: String::new(),
             cancelled: false,
             printed: None,
+            connections: None,
         }
     }
 
