@@ -29,8 +29,10 @@ pub enum ReportError {
     #[error("--threshold must be a positive percentage (got {0})")]
     BadThreshold(f64),
 
-    #[error("no font with CJK coverage found for the PDF. Install one (Debian/Ubuntu: apt-get install fonts-noto-cjk; Fedora: dnf install google-noto-sans-cjk-fonts; macOS and Windows ship PingFang and Microsoft YaHei), or set DBDYNO_REPORT_FONT to a .ttf, .otf or .ttc file (append #N for face N of a collection). Looked in: {looked}")]
-    FontNotFound { looked: String },
+    /// Only a report holding text the built-in Latin font cannot draw needs a system
+    /// font; `needed` says which characters.
+    #[error("no font with CJK coverage found for the PDF, which holds {needed}. Install one (Debian/Ubuntu: apt-get install fonts-noto-cjk; Fedora: dnf install google-noto-sans-cjk-fonts; macOS and Windows ship PingFang and Microsoft YaHei), or set DBDYNO_REPORT_FONT to a .ttf, .otf or .ttc file (append #N for face N of a collection). Looked in: {looked}")]
+    FontNotFound { needed: String, looked: String },
 
     #[error("font {path}: {detail}")]
     Font { path: PathBuf, detail: String },

@@ -2,7 +2,10 @@
 //! (which must not complain: printpdf issue #211's "Bad color space" or any "Syntax
 //! Error" fails the test), pages not blank, and the text read back by pdftotext: the
 //! environment names (CJK included), the headline figures, "Page 1 of N". Needs
-//! poppler-utils and a CJK font (scripts/deps.sh installs both).
+//! poppler-utils and a CJK font (scripts/deps.sh installs both). A Latin report needs no
+//! system font at all (the built-in Liberation Sans): tests point font discovery at an
+//! empty directory (`PdfOptions::font_root`) to play a machine without fonts (run them
+//! with `DBDYNO_REPORT_FONT` unset: that variable picks the font for every report).
 
 mod support;
 
@@ -48,8 +51,14 @@ fn ink_share(pgm: &[u8]) -> f64 {
 
 fn render_and_check(size: PageSize, dir: &Path) -> (String, usize) {
     let r = report("three_envs.json", Some("idc"));
-    let (bytes, warnings) =
-        pdf::render_with_warnings(&r, &PdfOptions::new(size)).expect("pdf renders");
+    check_pdf(&r, &PdfOptions::new(size), dir)
+}
+
+/// Renders `r`, checks the file as [`render_and_check`] says, and returns its text (read
+/// by `pdftotext -layout`) and page count.
+fn check_pdf(r: &dbdyno_report::Report, opts: &PdfOptions, dir: &Path) -> (String, usize) {
+    let size = opts.page_size;
+    let (bytes, warnings) = pdf::render_with_warnings(r, opts).expect("pdf renders");
     assert!(warnings.is_empty(), "printpdf warned: {warnings:#?}");
     assert!(bytes.starts_with(b"%PDF-"));
     // Fonts are subset: a 20 MB CJK collection must not be embedded whole.
@@ -166,6 +175,7 @@ fn a_missing_font_file_is_a_clear_error() {
             mono: None,
             fallback: None,
         }),
+        font_root: None,
     };
     let e = pdf::render(&r, &opts).unwrap_err();
     assert!(e.to_string().contains("/nonexistent/font.ttf"), "{e}");
@@ -192,6 +202,7 @@ fn dejavu_with_droid_sans_fallback_sets_latin_and_cjk() {
             mono: Some((format!("{dejavu}DejaVuSansMono.ttf").into(), 0)),
             fallback: Some((droid.into(), 0)),
         }),
+        font_root: None,
     };
     let bytes = pdf::render(&r, &opts).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -221,6 +232,112 @@ fn dejavu_with_droid_sans_fallback_sets_latin_and_cjk() {
         ],
     );
     assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// Options for a machine with no system font: discovery looks under an empty directory.
+fn no_system_fonts(size: PageSize, empty: &Path) -> PdfOptions {
+    PdfOptions {
+        font_root: Some(empty.to_path_buf()),
+        ..PdfOptions::new(size)
+    }
+}
+
+/// The issue's case: a report whose text is all Latin renders on a machine without any
+/// font (before the built-in font, this failed with "no font with CJK coverage found"),
+/// in Liberation Sans only, clean, and its text reads back: accented Latin, Greek and
+/// Cyrillic names too, and the ★ of the tables (drawn, not a glyph) leaves no empty box.
+#[test]
+fn a_latin_report_renders_with_no_system_font() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = support::runs("three_envs.json");
+    let names = ["idc", "Zürich café–prod", "Αθήνα Москва"];
+    for (r, n) in runs.iter_mut().zip(names) {
+        r.env_name = n.to_string();
+    }
+    let r = dbdyno_report::build(&runs, &support::opts(Some("idc"))).unwrap();
+    let opts = no_system_fonts(PageSize::A4, empty.path());
+    let (text, pages) = check_pdf(&r, &opts, dir.path());
+    assert!(pages >= 10, "{pages} pages");
+    for needle in names.into_iter().chain([
+        "Executive summary",
+        "Environments",
+        "Appendix",
+        "35% more oltp_write_only TPS than idc at 52% lower server CPU",
+        "best thread count: the knee",
+        "oltp_read_write: QPS by threads",
+    ]) {
+        assert!(text.contains(needle), "missing {needle:?}");
+    }
+    assert!(text.contains(&format!("Page 1 of {pages}")));
+    let (fonts, _) = tool(
+        "pdffonts",
+        &[dir.path().join("report.pdf").to_str().unwrap()],
+    );
+    let faces: Vec<&str> = fonts.lines().skip(2).collect();
+    assert!(!faces.is_empty(), "{fonts}");
+    assert!(
+        faces.iter().all(|l| l.contains("LiberationSans")),
+        "only the built-in font:\n{fonts}"
+    );
+    assert!(fonts.contains("LiberationSans-Bold"), "{fonts}");
+}
+
+/// A CJK name with no CJK font on the machine is still today's clear error: what to
+/// install, the variable to set, and which characters need it.
+#[test]
+fn a_cjk_name_with_no_cjk_font_is_a_clear_error() {
+    let empty = tempfile::tempdir().unwrap();
+    let r = report("three_envs.json", Some("idc"));
+    let e = pdf::render(&r, &no_system_fonts(PageSize::A4, empty.path()))
+        .unwrap_err()
+        .to_string();
+    for want in [
+        "no font with CJK coverage found",
+        "Liberation Sans cannot draw (华为云)",
+        "apt-get install fonts-noto-cjk",
+        "DBDYNO_REPORT_FONT",
+    ] {
+        assert!(e.contains(want), "{want:?} not in: {e}");
+    }
+    assert!(
+        e.contains(&empty.path().display().to_string()),
+        "looked under the root: {e}"
+    );
+}
+
+/// With a CJK font in a standard location (here under the root), the CJK report is set
+/// in it, as before the built-in font.
+#[test]
+fn a_cjk_report_uses_the_system_font_found_under_the_root() {
+    let noto = Path::new("/usr/share/fonts/opentype/noto");
+    assert!(
+        noto.join("NotoSansCJK-Regular.ttc").is_file(),
+        "install fonts-noto-cjk (bash scripts/deps.sh) for this test"
+    );
+    let root = tempfile::tempdir().unwrap();
+    let dest = root.path().join("usr/share/fonts/opentype/noto");
+    std::fs::create_dir_all(&dest).unwrap();
+    for f in ["NotoSansCJK-Regular.ttc", "NotoSansCJK-Bold.ttc"] {
+        std::os::unix::fs::symlink(noto.join(f), dest.join(f)).unwrap();
+    }
+    let mut rs = support::runs("seed_003_cold_start.json");
+    rs[0].env_name = "华为云 lab".into();
+    let r = dbdyno_report::build(&rs, &support::opts(None)).unwrap();
+    let (bytes, warnings) =
+        pdf::render_with_warnings(&r, &no_system_fonts(PageSize::A4, root.path())).unwrap();
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cjk.pdf");
+    std::fs::write(&path, bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let (text, _) = tool("pdftotext", &[p, "-"]);
+    assert!(text.contains("华为云 lab"), "{text}");
+    let (fonts, _) = tool("pdffonts", &[p]);
+    assert!(
+        fonts.contains("NotoSansCJK") && !fonts.contains("Liberation"),
+        "{fonts}"
+    );
 }
 
 /// Hostile and CJK environment names and a title too long for the cover: the PDF renders

@@ -3,7 +3,8 @@
 //!
 //! - [`html`]: one self-contained file (inline CSS and SVG), prints well;
 //! - [`pdf`]: A4 or Letter, cover page with the executive summary, vector charts, real
-//!   text in an embedded CJK-capable font, page numbers;
+//!   text in an embedded font (the built-in Latin one, or a system CJK font when the
+//!   report needs it), page numbers;
 //! - [`markdown`]: the seed toolkit's `performance_report.md` / `mysql_sysbench.md` shapes;
 //! - [`csv`]: the performance matrix, one row per environment × scenario × threads;
 //! - [`json`]: the report model itself;

@@ -1,8 +1,15 @@
-//! The PDF's fonts: found at run time, embedded as subsets, measured for layout.
+//! The PDF's fonts: built in or found at run time, embedded as subsets, measured for
+//! layout.
 //!
-//! Environment names are often Chinese, so the font must cover CJK as well as Latin. The
-//! path comes from `DBDYNO_REPORT_FONT` (a `.ttf`, `.otf` or `.ttc`; append `#N` to pick
-//! face N of a collection), or else the first of [`CANDIDATES`] that exists. Noto Sans CJK
+//! A report whose text is Latin (and Greek or Cyrillic) is set in Liberation Sans, which is
+//! compiled into the binary ([`EMBEDDED_NAME`], `crates/report/fonts/`, SIL OFL 1.1), so
+//! such a PDF renders on a machine with no font installed at all: a server, a container, a
+//! CI runner. Only a report holding text that font cannot draw ([`lacking`]: environment
+//! names are often Chinese) needs a system font, found as follows.
+//!
+//! The system font must cover CJK as well as Latin. The path comes from
+//! `DBDYNO_REPORT_FONT` (a `.ttf`, `.otf` or `.ttc`; append `#N` to pick face N of a
+//! collection), or else the first of [`CANDIDATES`] that exists. Noto Sans CJK
 //! (Debian: fonts-noto-cjk) comes as collections of CFF faces; printpdf 0.12 reads a face
 //! out of a collection and subsets it, so a 20 MB collection adds only the glyphs used
 //! (a few hundred kilobytes) to the file. Droid Sans Fallback (fonts-droid-fallback) is a
@@ -13,15 +20,29 @@
 //! line up exactly in any viewer.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Component, Path, PathBuf};
 
 use printpdf::{ParsedFont, PdfDocument, PdfFontHandle};
 
 use crate::error::ReportError;
+use crate::model::Report;
 
 /// Environment variable that names the font file to use.
 pub const FONT_ENV: &str = "DBDYNO_REPORT_FONT";
+
+/// The built-in font, named in messages and documentation.
+pub const EMBEDDED_NAME: &str = "Liberation Sans";
+/// Liberation Sans 2.1.5 (Debian fonts-liberation2), SIL OFL 1.1: see
+/// `crates/report/fonts/OFL.txt`. About 400 KB each; a PDF embeds only the glyphs it uses.
+static EMBEDDED_REGULAR: &[u8] = include_bytes!("../../../fonts/LiberationSans-Regular.ttf");
+static EMBEDDED_BOLD: &[u8] = include_bytes!("../../../fonts/LiberationSans-Bold.ttf");
+
+/// Characters the PDF draws as shapes when no face has them: the "best thread count"
+/// mark of the tables, which Liberation Sans lacks. Drawing it keeps a Latin report free
+/// of system fonts; it is one em wide, like a CJK font's ★.
+pub const DRAWN_STAR: char = '★';
+const DRAWN_STAR_EM: f32 = 1.0;
 
 /// A font file and the faces to use from it.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,9 +171,72 @@ fn split_index(s: &str) -> (PathBuf, usize) {
     }
 }
 
-/// Finds the fonts: `DBDYNO_REPORT_FONT` first (regular face only; bold is then drawn
-/// from the same face), then [`CANDIDATES`].
-pub fn discover() -> Result<FontFiles, ReportError> {
+/// `p`, a standard location, as seen under `root` (`/` when `None`): tests point `root`
+/// at an empty directory to play a machine with no fonts installed.
+fn under(root: Option<&Path>, p: &str) -> PathBuf {
+    match root {
+        None => PathBuf::from(p),
+        // Only the path's names: a Windows `C:\` prefix or a leading `/` must not
+        // replace the root.
+        Some(root) => {
+            let mut out = root.to_path_buf();
+            let p = p.replace('\\', "/");
+            for c in Path::new(&p).components() {
+                if let Component::Normal(n) = c {
+                    out.push(n);
+                }
+            }
+            out
+        }
+    }
+}
+
+/// The characters of the report's text that the built-in font cannot draw, in order.
+/// Every string of the model is read (its JSON form: names, labels, warnings, commands,
+/// the plan); what the PDF adds itself (headings, "—", "Δ", "→", "≥", "★" …) is covered
+/// by the built-in font or drawn ([`DRAWN_STAR`]), which the PDF tests check through
+/// the missing-glyph warning.
+pub fn lacking(r: &Report, builtin: &Embedded) -> Vec<char> {
+    let json = serde_json::to_string(r).unwrap_or_default();
+    let mut seen = BTreeSet::new();
+    json.chars()
+        // Printable ASCII is in every Latin font; whitespace and controls are not drawn.
+        .filter(|c| !c.is_ascii() && !c.is_whitespace() && !c.is_control())
+        .filter(|&c| c != DRAWN_STAR && !builtin.regular.has_glyph(c))
+        .filter(|&c| seen.insert(c))
+        .collect()
+}
+
+/// The faces a PDF is set in: the built-in font, or files of the system.
+pub enum Chosen {
+    Embedded(Box<Embedded>),
+    Files(FontFiles),
+}
+
+/// Picks the report's fonts: `DBDYNO_REPORT_FONT` when set (the user's choice, for every
+/// report, as before); else the built-in Latin font when it can draw all of the report's
+/// text; else a system font with CJK coverage ([`discover`], whose error says what to
+/// install and which characters need it). The built-in font comes first so that a
+/// Latin report never depends on what the machine has installed; the system font is
+/// kept for the text only it can draw, and then sets the whole report as before (its
+/// Latin matches its CJK, and its monospaced face serves the appendix).
+pub fn choose(r: &Report, root: Option<&Path>) -> Result<Chosen, ReportError> {
+    if std::env::var_os(FONT_ENV).is_some_and(|v| !v.is_empty()) {
+        return discover(root, &[]).map(Chosen::Files);
+    }
+    let builtin = Embedded::load()?;
+    let need = lacking(r, &builtin);
+    if need.is_empty() {
+        return Ok(Chosen::Embedded(Box::new(builtin)));
+    }
+    discover(root, &need).map(Chosen::Files)
+}
+
+/// Finds the system fonts: `DBDYNO_REPORT_FONT` first (regular face only; bold is then
+/// drawn from the same face), then [`CANDIDATES`], under `root` (`/` when `None`).
+/// `need` are the characters that call for a system font, named in the error when none
+/// is found.
+pub fn discover(root: Option<&Path>, need: &[char]) -> Result<FontFiles, ReportError> {
     if let Some(v) = std::env::var_os(FONT_ENV).filter(|v| !v.is_empty()) {
         let (path, index) = split_index(&v.to_string_lossy());
         if !path.is_file() {
@@ -162,25 +246,24 @@ pub fn discover() -> Result<FontFiles, ReportError> {
             });
         }
         // A CJK-only face (Droid Sans Fallback) serves as the fallback of DejaVu Sans.
+        let dejavu = under(root, DEJAVU);
         return Ok(FontFiles {
             regular: (path, index),
             bold: None,
             mono: None,
-            fallback: Path::new(DEJAVU)
-                .is_file()
-                .then(|| (PathBuf::from(DEJAVU), 0)),
+            fallback: dejavu.is_file().then_some((dejavu, 0)),
         });
     }
-    let exists = |p: &str| Path::new(p).is_file();
+    let exists = |p: &str| under(root, p).is_file();
     for c in CANDIDATES {
         let fallback_ok = c.fallback.is_none_or(|(p, _)| exists(p));
         if exists(c.regular.0) && fallback_ok {
             let own = |f: Option<(&'static str, usize)>| {
                 f.filter(|(p, _)| exists(p))
-                    .map(|(p, i)| (PathBuf::from(p), i))
+                    .map(|(p, i)| (under(root, p), i))
             };
             return Ok(FontFiles {
-                regular: (PathBuf::from(c.regular.0), c.regular.1),
+                regular: (under(root, c.regular.0), c.regular.1),
                 bold: own(c.bold),
                 mono: own(c.mono),
                 fallback: own(c.fallback),
@@ -188,11 +271,45 @@ pub fn discover() -> Result<FontFiles, ReportError> {
         }
     }
     Err(ReportError::FontNotFound {
+        needed: describe_chars(need),
         looked: std::iter::once(format!("${FONT_ENV}"))
-            .chain(CANDIDATES.iter().map(|c| c.regular.0.to_string()))
+            .chain(
+                CANDIDATES
+                    .iter()
+                    .map(|c| under(root, c.regular.0).display().to_string()),
+            )
             .collect::<Vec<_>>()
             .join(", "),
     })
+}
+
+/// The characters for the error: the first dozen, then how many more.
+fn describe_chars(need: &[char]) -> String {
+    if need.is_empty() {
+        return "text".to_string();
+    }
+    const SHOWN: usize = 12;
+    let mut s: String = need.iter().take(SHOWN).collect();
+    if need.len() > SHOWN {
+        s.push_str(&format!(" and {} more", need.len() - SHOWN));
+    }
+    format!("text the built-in {EMBEDDED_NAME} cannot draw ({s})")
+}
+
+/// The built-in faces, parsed.
+pub struct Embedded {
+    pub regular: Face,
+    pub bold: Face,
+}
+
+impl Embedded {
+    pub fn load() -> Result<Embedded, ReportError> {
+        let name = |f: &str| PathBuf::from(format!("(built in) {f}"));
+        Ok(Embedded {
+            regular: Face::load(EMBEDDED_REGULAR, 0, &name("LiberationSans-Regular.ttf"))?,
+            bold: Face::load(EMBEDDED_BOLD, 0, &name("LiberationSans-Bold.ttf"))?,
+        })
+    }
 }
 
 /// A loaded face with an advance-width cache.
@@ -262,7 +379,11 @@ pub struct Fonts {
     pub bold_id: Option<PdfFontHandle>,
     pub mono_id: Option<PdfFontHandle>,
     pub fallback_id: Option<PdfFontHandle>,
-    pub files: FontFiles,
+    /// The system files the faces come from; `None`: the built-in font.
+    pub files: Option<FontFiles>,
+    /// Characters drawn that no face has (they show as the font's empty box): reported
+    /// as a warning by [`super::render_with_warnings`].
+    missing: RefCell<BTreeSet<char>>,
 }
 
 /// Which face a piece of text uses.
@@ -283,9 +404,42 @@ pub struct Run<'a> {
     pub handle: &'a PdfFontHandle,
     /// Draw filled and stroked: bold wanted, no bold face for these characters.
     pub fake_bold: bool,
+    /// No face has these characters ([`DRAWN_STAR`]): the layout draws them as shapes.
+    pub drawn: bool,
+}
+
+impl Run<'_> {
+    /// Width of the run at `size` points.
+    pub fn width(&self, size: f32) -> f32 {
+        if self.drawn {
+            self.text.chars().count() as f32 * DRAWN_STAR_EM * size
+        } else {
+            self.face.width(&self.text, size)
+        }
+    }
 }
 
 impl Fonts {
+    /// Adds the built-in faces to `doc` (subset when the document is saved). No
+    /// monospaced face: the appendix's commands and plan are set in the regular one.
+    pub fn embedded(faces: Embedded, doc: &mut PdfDocument) -> Fonts {
+        let Embedded { regular, bold } = faces;
+        let regular_id = PdfFontHandle::External(doc.add_font(&regular.parsed));
+        let bold_id = PdfFontHandle::External(doc.add_font(&bold.parsed));
+        Fonts {
+            regular,
+            bold: Some(bold),
+            mono: None,
+            fallback: None,
+            regular_id,
+            bold_id: Some(bold_id),
+            mono_id: None,
+            fallback_id: None,
+            files: None,
+            missing: RefCell::new(BTreeSet::new()),
+        }
+    }
+
     /// Reads the faces and adds them to `doc` (subset when the document is saved).
     pub fn load(files: FontFiles, doc: &mut PdfDocument) -> Result<Fonts, ReportError> {
         // Faces of one collection (a 20 MB .ttc) share one read of the file.
@@ -343,8 +497,21 @@ impl Fonts {
             bold_id,
             mono_id,
             fallback_id,
-            files,
+            files: Some(files),
+            missing: RefCell::new(BTreeSet::new()),
         })
+    }
+
+    /// Characters drawn so far that no face has, in code point order.
+    pub fn missing(&self) -> Vec<char> {
+        self.missing.borrow().iter().copied().collect()
+    }
+
+    /// Whether no face has `c` and the layout draws it as a shape.
+    fn drawn(&self, c: char) -> bool {
+        c == DRAWN_STAR
+            && !self.regular.has_glyph(c)
+            && !self.fallback.as_ref().is_some_and(|f| f.has_glyph(c))
     }
 
     fn styled(&self, style: Style) -> (&Face, &PdfFontHandle, bool) {
@@ -362,7 +529,8 @@ impl Fonts {
     }
 
     /// The face for one character: the styled face when it has the glyph, else the
-    /// fallback when that has it, else the styled face (which draws its missing glyph).
+    /// fallback when that has it, else the regular face (bold drawn stroked), else the
+    /// styled face (which draws its missing glyph, noted in `missing`).
     fn pick(&self, c: char, style: Style) -> (&Face, &PdfFontHandle, bool) {
         let (face, handle, fake) = self.styled(style);
         if c == ' ' || face.has_glyph(c) {
@@ -370,7 +538,15 @@ impl Fonts {
         }
         match (&self.fallback, &self.fallback_id) {
             (Some(f), Some(h)) if f.has_glyph(c) => (f, h, style == Style::Bold),
-            _ => (face, handle, fake),
+            _ if self.regular.has_glyph(c) => {
+                (&self.regular, &self.regular_id, style == Style::Bold)
+            }
+            _ => {
+                if !c.is_whitespace() && !c.is_control() && !self.drawn(c) {
+                    self.missing.borrow_mut().insert(c);
+                }
+                (face, handle, fake)
+            }
         }
     }
 
@@ -379,13 +555,15 @@ impl Fonts {
         let mut out: Vec<Run<'_>> = Vec::new();
         for c in s.chars() {
             let (face, handle, fake_bold) = self.pick(c, style);
+            let drawn = self.drawn(c);
             match out.last_mut() {
-                Some(r) if std::ptr::eq(r.face, face) => r.text.push(c),
+                Some(r) if std::ptr::eq(r.face, face) && r.drawn == drawn => r.text.push(c),
                 _ => out.push(Run {
                     text: c.to_string(),
                     face,
                     handle,
                     fake_bold,
+                    drawn,
                 }),
             }
         }
@@ -394,7 +572,13 @@ impl Fonts {
 
     pub fn width(&self, s: &str, size: f32, style: Style) -> f32 {
         s.chars()
-            .map(|c| self.pick(c, style).0.advance_em(c))
+            .map(|c| {
+                if self.drawn(c) {
+                    DRAWN_STAR_EM
+                } else {
+                    self.pick(c, style).0.advance_em(c)
+                }
+            })
             .sum::<f32>()
             * size
     }
@@ -418,14 +602,58 @@ mod tests {
         ] {
             assert!(regular.contains(&want), "{want} is not a candidate");
         }
-        let e = ReportError::FontNotFound { looked: "x".into() }.to_string();
+        let e = ReportError::FontNotFound {
+            needed: describe_chars(&['华', '为']),
+            looked: "x".into(),
+        }
+        .to_string();
         for want in [
             "fonts-noto-cjk",
             "DBDYNO_REPORT_FONT",
             "PingFang",
             "Microsoft YaHei",
+            "Liberation Sans cannot draw (华为)",
         ] {
             assert!(e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_built_in_font_loads_and_draws_the_pdfs_own_symbols() {
+        let f = Embedded::load().expect("built-in font");
+        // What the PDF writes itself besides ASCII (format.rs, sections, charts); ★ is
+        // drawn as a shape instead.
+        for c in "—–×Δ…→·−≥≤±≠µ°%‰éüßçñ".chars() {
+            assert!(f.regular.has_glyph(c), "{c} (U+{:04X}) regular", c as u32);
+            assert!(f.bold.has_glyph(c), "{c} (U+{:04X}) bold", c as u32);
+        }
+        assert!(!f.regular.has_glyph(DRAWN_STAR));
+        assert!(!f.regular.has_glyph('中'));
+    }
+
+    #[test]
+    fn standard_locations_are_looked_up_under_the_root() {
+        let root = Path::new("/tmp/fonts-root");
+        assert_eq!(
+            under(Some(root), "/usr/share/fonts/a.ttc"),
+            PathBuf::from("/tmp/fonts-root/usr/share/fonts/a.ttc")
+        );
+        // A Windows location stays under the root too (its names only, on Unix).
+        #[cfg(unix)]
+        assert_eq!(
+            under(Some(root), r"C:\Windows\Fonts\msyh.ttc"),
+            PathBuf::from("/tmp/fonts-root/C:/Windows/Fonts/msyh.ttc")
+        );
+        assert_eq!(under(None, "/usr/a.ttf"), PathBuf::from("/usr/a.ttf"));
+        // An empty root: nothing found, and the error names the characters that need a
+        // system font.
+        let dir = tempfile::tempdir().unwrap();
+        if std::env::var_os(FONT_ENV).is_none() {
+            let e = discover(Some(dir.path()), &['华']).unwrap_err().to_string();
+            assert!(
+                e.contains("cannot draw (华)") && e.contains("fonts-noto-cjk"),
+                "{e}"
+            );
         }
     }
 

@@ -131,7 +131,15 @@ impl<'f> Layout<'f> {
         let fonts = self.fonts;
         let mut x = x;
         for run in fonts.runs(s, style) {
-            let run_w = run.face.width(&run.text, size);
+            let run_w = run.width(size);
+            if run.drawn {
+                for i in 0..run.text.chars().count() {
+                    let w = run_w / run.text.chars().count() as f32;
+                    self.star(x + w * (i as f32 + 0.5), y, size, col.clone());
+                }
+                x += run_w;
+                continue;
+            }
             let ops = self.pages.last_mut().expect("at least one page");
             ops.push(Op::StartTextSection);
             ops.push(Op::SetFont {
@@ -162,6 +170,40 @@ impl<'f> Layout<'f> {
             ops.push(Op::EndTextSection);
             x += run_w;
         }
+    }
+
+    /// A five-pointed star for text at `size` points, centred on `cx` and on the middle of
+    /// the capitals above the baseline `y` (PDF space): the ★ of the built-in font's text,
+    /// which lacks that glyph ([`super::font::DRAWN_STAR`]).
+    fn star(&mut self, cx: f32, y: f32, size: f32, col: Color) {
+        let cy = y + 0.36 * size;
+        let outer = 0.42 * size;
+        // Inner radius of a regular star: outer × sin 18° / sin 54°.
+        let inner = outer * 0.381_966;
+        let points = (0..10)
+            .map(|k| {
+                let a = std::f32::consts::FRAC_PI_2 + k as f32 * std::f32::consts::PI / 5.0;
+                let r = if k % 2 == 0 { outer } else { inner };
+                LinePoint {
+                    p: Point {
+                        x: Pt(cx + r * a.cos()),
+                        y: Pt(cy + r * a.sin()),
+                    },
+                    bezier: false,
+                }
+            })
+            .collect();
+        let ops = self.ops();
+        ops.push(Op::SaveGraphicsState);
+        ops.push(Op::SetFillColor { col });
+        ops.push(Op::DrawPolygon {
+            polygon: Polygon {
+                rings: vec![PolygonRing { points }],
+                mode: PaintMode::Fill,
+                winding_order: WindingOrder::NonZero,
+            },
+        });
+        ops.push(Op::RestoreGraphicsState);
     }
 
     /// Text truncated with "…" to fit `max_w`.

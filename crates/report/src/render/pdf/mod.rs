@@ -3,13 +3,16 @@
 //! tables), the timeline and latency distribution, warnings and the reproducibility
 //! appendix, with "Page N of M" on every page.
 //!
-//! Text is real PDF text in an embedded, subset font with CJK coverage ([`font`]), so it
-//! can be searched and copied; charts are vector forms ([`chart`]).
+//! Text is real PDF text in an embedded, subset font ([`font`]): the built-in Liberation
+//! Sans, or a system font with CJK coverage when the report holds text it cannot draw; so
+//! it can be searched and copied; charts are vector forms ([`chart`]).
 //!
 //! printpdf 0.12.8 was chosen over the 0.9.1 the issue measured: it is the newest release
 //! with the `svg` feature that builds here, it carries the SVG form's own resources over
 //! (the fix for issue #211's "Bad color space 'cs0'"), and it reads and subsets faces of
 //! `.ttc` collections, which Debian's Noto Sans CJK ships.
+
+use std::path::PathBuf;
 
 use printpdf::{Mm, PdfDocument, PdfPage, PdfSaveOptions};
 
@@ -57,8 +60,13 @@ impl std::str::FromStr for PageSize {
 #[derive(Debug, Clone, Default)]
 pub struct PdfOptions {
     pub page_size: PageSize,
-    /// Fonts to use; `None` finds them ([`font::discover`]).
+    /// Fonts to use; `None` chooses them ([`font::choose`]): the built-in font, or system
+    /// fonts when the report needs them.
     pub fonts: Option<FontFiles>,
+    /// Where discovery looks for system fonts: the standard locations under this
+    /// directory instead of the file system's root (`None`). Tests point it at an empty
+    /// directory to play a machine with no fonts installed.
+    pub font_root: Option<PathBuf>,
 }
 
 impl PdfOptions {
@@ -66,6 +74,7 @@ impl PdfOptions {
         PdfOptions {
             page_size,
             fonts: None,
+            font_root: None,
         }
     }
 }
@@ -82,9 +91,9 @@ pub fn render_with_warnings(
     r: &Report,
     opts: &PdfOptions,
 ) -> Result<(Vec<u8>, Vec<String>), ReportError> {
-    let files = match &opts.fonts {
-        Some(f) => f.clone(),
-        None => font::discover()?,
+    let chosen = match &opts.fonts {
+        Some(f) => font::Chosen::Files(f.clone()),
+        None => font::choose(r, opts.font_root.as_deref())?,
     };
     let mut doc = PdfDocument::new(&r.title);
     doc.metadata.info.creator = format!("DB Dyno {}", r.tool_version);
@@ -96,7 +105,10 @@ pub fn render_with_warnings(
         doc.metadata.info.modification_date = t;
         doc.metadata.info.metadata_date = t;
     }
-    let fonts = font::Fonts::load(files, &mut doc)?;
+    let fonts = match chosen {
+        font::Chosen::Embedded(faces) => font::Fonts::embedded(*faces, &mut doc),
+        font::Chosen::Files(files) => font::Fonts::load(files, &mut doc)?,
+    };
 
     let (wmm, hmm) = opts.page_size.mm();
     let geom = layout::PageGeom {
@@ -110,6 +122,13 @@ pub fn render_with_warnings(
     let mut l = layout::Layout::new(&fonts, geom);
     let mut warnings_out = sections::render_all(&mut l, &mut doc, r, &charts)?;
     l.footers(&r.title);
+    let missing = fonts.missing();
+    if !missing.is_empty() {
+        warnings_out.push(format!(
+            "no font has a glyph for {} (drawn as empty boxes)",
+            missing.iter().collect::<String>()
+        ));
+    }
 
     let pages: Vec<PdfPage> = std::mem::take(&mut l.pages)
         .into_iter()
