@@ -188,6 +188,9 @@ pub fn run_step(
             return Err(e);
         }
         let mut run = outcome;
+        // What workers recorded after the last interval (a cut-short tail, the
+        // transactions in flight at the stop) counts for the step too.
+        run.step_latency.add(&drain_cells(&cells).latency);
         Ok(finish(
             step,
             &mut run,
@@ -271,6 +274,9 @@ fn await_ready(
 /// What the controller gathered while the workers ran.
 struct Controlled {
     intervals: Vec<IntervalRecord>,
+    /// Transaction latency of the intervals collected; the tail after the last
+    /// interval is still in the cells when the controller returns.
+    step_latency: LatencyHistogram,
     cpu_ms_start: u64,
     cpu_ms_end: u64,
     started_unix_ms: i64,
@@ -297,10 +303,8 @@ fn control(
         std::thread::sleep(POLL.min(measure_start.saturating_duration_since(Instant::now())));
     }
     let _ = t0;
-    // Anything a worker recorded during warmup would be stale: clear the cells.
-    for c in cells {
-        c.lock().unwrap().take();
-    }
+    // Nothing is in the cells yet: workers record only transactions that start at or
+    // after `measure_start`, so none of the warmup's.
     let started_unix_ms = unix_ms();
     events.send(EngineEvent::StepStarted {
         step: step_index,
@@ -314,6 +318,9 @@ fn control(
     let measure_end =
         (settings.time_s > 0).then(|| measure_start + Duration::from_secs(settings.time_s));
     let mut intervals = Vec::new();
+    // The step's transaction latencies, gathered interval by interval from the cells
+    // (a worker keeps no histogram of its own beside its cell's).
+    let mut step_latency = LatencyHistogram::new();
     let mut last = measure_start;
     let mut k: u32 = 1;
     loop {
@@ -334,6 +341,7 @@ fn control(
         if !interrupted || duration >= interval.as_secs_f64() / 2.0 {
             let record = collect_interval(
                 cells,
+                &mut step_latency,
                 shared.threads,
                 step,
                 (now - measure_start).as_secs_f64(),
@@ -354,32 +362,38 @@ fn control(
     shared.stop.store(true, Ordering::SeqCst);
     Controlled {
         intervals,
+        step_latency,
         cpu_ms_start,
         cpu_ms_end: cpu.cpu_ms(),
         started_unix_ms,
     }
 }
 
+/// Empties every worker's cell into one: the figures since the last call.
+fn drain_cells(cells: &[Mutex<IntervalCell>]) -> IntervalCell {
+    let mut all = IntervalCell::default();
+    for c in cells {
+        c.lock().unwrap().drain_into(&mut all);
+    }
+    all
+}
+
 fn collect_interval(
     cells: &[Mutex<IntervalCell>],
+    step_latency: &mut LatencyHistogram,
     threads: u32,
     step: &StepPlan,
     elapsed_s: f64,
     duration_s: f64,
 ) -> IntervalRecord {
-    let mut txns = 0;
-    let mut queries = QueryCounts::default();
-    let mut errors = 0;
-    let mut reconnects = 0;
-    let mut latency = LatencyHistogram::new();
-    for c in cells {
-        let taken = c.lock().unwrap().take();
-        txns += taken.transactions;
-        queries.merge(&taken.queries);
-        errors += taken.errors;
-        reconnects += taken.reconnects;
-        latency.add(&taken.latency);
-    }
+    let IntervalCell {
+        transactions: txns,
+        queries,
+        errors,
+        reconnects,
+        latency,
+    } = drain_cells(cells);
+    step_latency.add(&latency);
     let ps = |n: u64| {
         if duration_s > 0.0 {
             n as f64 / duration_s
@@ -413,16 +427,15 @@ fn finish(
     ended: Instant,
     cancelled: bool,
 ) -> StepResult {
-    let mut latency = LatencyHistogram::new();
+    let latency = std::mem::take(&mut run.step_latency);
     let mut per_class: Vec<LatencyHistogram> = (0..StatementClass::COUNT)
-        .map(|_| LatencyHistogram::new())
+        .map(|_| LatencyHistogram::coarse())
         .collect();
     let mut queries = QueryCounts::default();
     let (mut transactions, mut ignored, mut reconnects) = (0, 0, 0);
     let mut events_per_thread = Vec::with_capacity(totals.len());
     let mut busy_per_thread = Vec::with_capacity(totals.len());
     for t in &totals {
-        latency.add(&t.latency);
         for (acc, h) in per_class.iter_mut().zip(&t.per_class) {
             if let Some(h) = h {
                 acc.add(h);

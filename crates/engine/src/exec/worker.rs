@@ -32,10 +32,10 @@ pub struct WorkerTotals {
     pub queries: QueryCounts,
     pub ignored_errors: u64,
     pub reconnects: u64,
-    pub latency: LatencyHistogram,
     /// Indexed by [`StatementClass::index`]; a class gets its histogram on its first
-    /// statement. An empty HDR histogram is 16 KiB, and a worker runs a few of the 14
-    /// classes: allocating all of them cost a 1,024-thread step over 200 MB.
+    /// statement, at two significant digits ([`LatencyHistogram::coarse`]). An empty
+    /// 3-digit HDR histogram is 16 KiB and a worker runs a few of the 14 classes:
+    /// allocating all of them cost a 1,024-thread step over 200 MB.
     pub per_class: Vec<Option<LatencyHistogram>>,
     /// Sum of measured transaction times (sysbench's per-thread "execution time").
     pub busy: Duration,
@@ -44,7 +44,7 @@ pub struct WorkerTotals {
 impl WorkerTotals {
     fn record_class(&mut self, class: StatementClass, latency: Duration) {
         self.per_class[class.index()]
-            .get_or_insert_with(LatencyHistogram::new)
+            .get_or_insert_with(LatencyHistogram::coarse)
             .record_us(latency.as_micros() as u64);
     }
 }
@@ -134,7 +134,6 @@ impl<'a> Worker<'a> {
                 queries: QueryCounts::default(),
                 ignored_errors: 0,
                 reconnects: 0,
-                latency: LatencyHistogram::new(),
                 per_class: (0..StatementClass::COUNT).map(|_| None).collect(),
                 busy: Duration::ZERO,
             },
@@ -221,7 +220,6 @@ impl<'a> Worker<'a> {
         let us = latency.as_micros() as u64;
         self.totals.transactions += 1;
         self.totals.queries.merge(&self.txn_queries);
-        self.totals.latency.record_us(us);
         self.totals.busy += latency;
         let mut cell = self.cell.lock().unwrap();
         cell.transactions += 1;
