@@ -96,12 +96,7 @@ fn wait_for(rx: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, need
 fn a_step_that_starts_while_the_server_is_down_waits_for_it() {
     let _g = exclusive_server();
     let s = TestSchema::new("restart_between");
-    ok(&s.dbdyno(&[
-        "oltp_read_only",
-        "--tables=1",
-        "--table-size=1000",
-        "prepare",
-    ]));
+    s.prepare_one_table("oltp_read_only", 1000);
     let file = tempfile::NamedTempFile::new().unwrap();
     let mut child = s.spawn_dbdyno(
         &[

@@ -359,12 +359,7 @@ fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
 fn zipfian_first_second_is_not_slower_than_the_rest() {
     let _g = shared_server();
     let s = TestSchema::new("zipf");
-    ok(&s.dbdyno(&[
-        "oltp_point_select",
-        "--tables=1",
-        "--table-size=1000",
-        "prepare",
-    ]));
+    s.prepare_one_table("oltp_point_select", 1000);
     let step = run_json(
         &s,
         &[

@@ -159,6 +159,12 @@ impl TestSchema {
             .expect("start dbdyno")
     }
 
+    /// Prepares one table of `rows` rows for `workload` (sbtest1), asserting success.
+    pub fn prepare_one_table(&self, workload: &str, rows: u64) {
+        let size = format!("--table-size={rows}");
+        ok(&self.dbdyno(&[workload, "--tables=1", &size, "prepare"]));
+    }
+
     /// Runs `dbdyno` with these arguments and the schema's connection flags.
     pub fn dbdyno(&self, args: &[&str]) -> Output {
         let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();

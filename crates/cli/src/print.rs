@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 
 use dbdyno_engine::stats::LatencyHistogram;
-use dbdyno_engine::{sysbench_text, EngineEvent, StepResult};
+use dbdyno_engine::{sysbench_text, ConnectionsOpening, EngineEvent, StepResult};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What kind of output the command wants.
@@ -61,14 +61,7 @@ impl Printer {
                     r.tables, r.rows, r.seconds, r.rows_per_sec, r.load_seconds, r.index_seconds, r.threads
                 );
             }
-            EngineEvent::Connecting {
-                threads,
-                opened,
-                retries,
-                elapsed_s,
-                done,
-                ..
-            } => self.connecting(*threads, *opened, *retries, *elapsed_s, *done),
+            EngineEvent::Connecting(c) => self.connecting(c),
             EngineEvent::PrewarmFinished(r) => {
                 let _ = writeln!(out, "Prewarmed {} table(s) in {:.1}s", r.tables, r.seconds);
             }
@@ -132,8 +125,9 @@ impl Printer {
     /// A step's connections opening: a bar on a terminal while it lasts, and in a
     /// ladder one line when it took long enough to notice (sysbench prints nothing here,
     /// so its layout stays as it is).
-    fn connecting(&mut self, threads: u32, opened: u32, retries: u64, elapsed_s: f64, done: bool) {
-        if done {
+    fn connecting(&mut self, c: &ConnectionsOpening) {
+        let (threads, opened, retries, elapsed_s) = (c.threads, c.opened, c.retries, c.elapsed_s);
+        if c.done {
             if let Some(bar) = self.bar.take() {
                 bar.finish_and_clear();
             }

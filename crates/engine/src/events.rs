@@ -33,15 +33,7 @@ pub enum EngineEvent {
     PrewarmFinished(PrewarmReport),
     /// A step's connections are opening (every quarter second while it lasts, and once
     /// with `done` when every worker answered), so a slow ramp is never taken for a hang.
-    Connecting {
-        step: usize,
-        scenario: Scenario,
-        threads: u32,
-        opened: u32,
-        retries: u64,
-        elapsed_s: f64,
-        done: bool,
-    },
+    Connecting(ConnectionsOpening),
     /// A measured step is starting: warmup (if any) has ended, the clock runs.
     StepStarted {
         step: usize,
@@ -62,6 +54,20 @@ pub enum EngineEvent {
     Cooldown {
         seconds: u64,
     },
+}
+
+/// How far a step's connections got while they open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConnectionsOpening {
+    pub step: usize,
+    pub scenario: Scenario,
+    pub threads: u32,
+    pub opened: u32,
+    /// Attempts that failed and were tried again (server restarting, queue full).
+    pub retries: u64,
+    pub elapsed_s: f64,
+    /// Every worker answered: connected, or failed for good.
+    pub done: bool,
 }
 
 /// The sending half given to the engine. Sending never fails the run: a consumer that

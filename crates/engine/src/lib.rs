@@ -33,7 +33,7 @@ pub mod workload;
 
 pub use cancel::CancelToken;
 pub use error::EngineError;
-pub use events::{EngineEvent, EventSink};
+pub use events::{ConnectionsOpening, EngineEvent, EventSink};
 pub use plan::{ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepPlan};
 pub use results::{ConnectionsOpened, IntervalRecord, PrintedRates, StepResult};
 pub use runner::{run_plan, RunOutcome};

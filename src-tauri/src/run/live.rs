@@ -163,27 +163,23 @@ impl LiveRun {
                 self.line(LogLevel::Info, "Prepare finished");
             }
             EngineEvent::PrewarmFinished(_) => self.line(LogLevel::Info, "Prewarm finished"),
-            EngineEvent::Connecting {
-                threads,
-                opened,
-                retries,
-                elapsed_s,
-                done,
-                ..
-            } => {
-                self.connecting = (!done).then_some(ConnectingProgress {
-                    opened: *opened,
-                    threads: *threads,
-                    retries: *retries as f64,
-                    elapsed_s: *elapsed_s,
+            EngineEvent::Connecting(c) => {
+                self.connecting = (!c.done).then_some(ConnectingProgress {
+                    opened: c.opened,
+                    threads: c.threads,
+                    retries: c.retries as f64,
+                    elapsed_s: c.elapsed_s,
                 });
                 // A ramp worth noticing stays in the log once it is over.
-                if *done && (*elapsed_s >= 1.0 || *retries > 0) {
+                if c.done && (c.elapsed_s >= 1.0 || c.retries > 0) {
                     self.line(
                         LogLevel::Info,
                         format!(
-                            "{opened} of {threads} connections opened in {elapsed_s:.1}s{}",
-                            retried_note(*retries)
+                            "{} of {} connections opened in {:.1}s{}",
+                            c.opened,
+                            c.threads,
+                            c.elapsed_s,
+                            retried_note(c.retries)
                         ),
                     );
                 }

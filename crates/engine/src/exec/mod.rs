@@ -26,7 +26,7 @@ use worker::{NotOpened, Worker, WorkerTotals};
 
 use crate::cancel::CancelToken;
 use crate::error::EngineError;
-use crate::events::{EngineEvent, EventSink};
+use crate::events::{ConnectionsOpening, EngineEvent, EventSink};
 use crate::plan::{ConnectOptions, StepPlan};
 use crate::results::{
     per_sec, ClassLatency, ClientCpu, ConnectionsOpened, IntervalRecord, QueryCounts, StepResult,
@@ -227,7 +227,7 @@ fn await_ready(
     let mut next_progress = Instant::now() + OPENING_PROGRESS_EVERY;
     let progress = |done: bool| {
         let p = opening.progress();
-        events.send(EngineEvent::Connecting {
+        events.send(EngineEvent::Connecting(ConnectionsOpening {
             step: step_index,
             scenario: step.scenario,
             threads,
@@ -235,7 +235,7 @@ fn await_ready(
             retries: p.retries,
             elapsed_s: p.elapsed.as_secs_f64(),
             done,
-        });
+        }));
     };
     while answered < threads {
         match ready_rx.recv_timeout(POLL) {

@@ -222,6 +222,15 @@ mod tests {
     use std::net::TcpListener;
     use std::sync::Arc;
 
+    /// A loopback port nobody listens on: bind one, read its number, close it.
+    fn closed_port() -> u16 {
+        TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    }
+
     fn unreachable_options(port: u16) -> ConnectOptions {
         ConnectOptions {
             host: "127.0.0.1".into(),
@@ -232,12 +241,7 @@ mod tests {
 
     #[test]
     fn refused_connections_are_retried_until_the_budget_is_spent() {
-        // A port nobody listens on: bind, read the port, close.
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = closed_port();
         let opening = Opening::new(Duration::from_millis(700), true);
         let stop = AtomicBool::new(false);
         let t0 = Instant::now();
@@ -254,11 +258,7 @@ mod tests {
 
     #[test]
     fn a_server_never_reached_in_the_run_is_not_waited_for() {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = closed_port();
         let opening = Opening::new(Duration::from_secs(60), false);
         let stop = AtomicBool::new(false);
         let t0 = Instant::now();
@@ -272,11 +272,7 @@ mod tests {
 
     #[test]
     fn a_stop_ends_the_retries() {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = closed_port();
         let opening = Arc::new(Opening::new(Duration::from_secs(60), true));
         let stop = Arc::new(AtomicBool::new(false));
         let (o, s) = (opening.clone(), stop.clone());

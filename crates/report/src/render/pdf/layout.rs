@@ -193,6 +193,11 @@ impl<'f> Layout<'f> {
                 }
             })
             .collect();
+        self.fill_polygon(points, col);
+    }
+
+    /// Fills one closed outline (the star, a rounded box) in `col`.
+    fn fill_polygon(&mut self, points: Vec<LinePoint>, col: Color) {
         let ops = self.ops();
         ops.push(Op::SaveGraphicsState);
         ops.push(Op::SetFillColor { col });
@@ -379,17 +384,7 @@ impl<'f> Layout<'f> {
             p(x + r, y, false),
         ];
         let col = rgb(fill);
-        let ops = self.ops();
-        ops.push(Op::SaveGraphicsState);
-        ops.push(Op::SetFillColor { col });
-        ops.push(Op::DrawPolygon {
-            polygon: Polygon {
-                rings: vec![PolygonRing { points }],
-                mode: PaintMode::Fill,
-                winding_order: WindingOrder::NonZero,
-            },
-        });
-        ops.push(Op::RestoreGraphicsState);
+        self.fill_polygon(points, col);
     }
 
     pub fn circle(&mut self, cx: f32, cy: f32, r: f32, fill: &str) {
