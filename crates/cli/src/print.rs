@@ -126,18 +126,12 @@ impl Printer {
     /// ladder one line when it took long enough to notice (sysbench prints nothing here,
     /// so its layout stays as it is).
     fn connecting(&mut self, c: &ConnectionsOpening) {
-        let (threads, opened, retries, elapsed_s) = (c.threads, c.opened, c.retries, c.elapsed_s);
         if c.done {
             if let Some(bar) = self.bar.take() {
                 bar.finish_and_clear();
             }
-            if self.style == Style::Ladder && (elapsed_s >= 1.0 || retries > 0) {
-                let retried = if retries > 0 {
-                    format!(", {retries} attempt(s) retried")
-                } else {
-                    String::new()
-                };
-                println!("({opened} of {threads} connections opened in {elapsed_s:.1}s{retried})");
+            if let (Style::Ladder, Some(line)) = (self.style, c.notable_summary()) {
+                println!("({line})");
             }
             return;
         }
@@ -145,7 +139,7 @@ impl Printer {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
-            let b = ProgressBar::new(u64::from(threads));
+            let b = ProgressBar::new(u64::from(c.threads));
             b.set_style(
                 ProgressStyle::with_template(
                     "{spinner} opening connections [{bar:40}] {pos}/{len} {elapsed} {msg}",
@@ -155,9 +149,9 @@ impl Printer {
             );
             b
         });
-        bar.set_position(u64::from(opened));
-        if retries > 0 {
-            bar.set_message(format!("{retries} retried"));
+        bar.set_position(u64::from(c.opened));
+        if c.retries > 0 {
+            bar.set_message(format!("{} retried", c.retries));
         }
     }
 

@@ -123,22 +123,10 @@ fn lift_handshake_timeouts(_conn: &Conn) -> io::Result<()> {
 /// overloaded, out of connections or slow to greet. Wrong credentials, an unknown
 /// schema or a TLS mismatch will fail the same way every time.
 pub fn is_transient_connect_error(e: &mysql::Error) -> bool {
-    match e {
-        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => true,
-        mysql::Error::DriverError(d) => matches!(
-            d,
-            mysql::DriverError::ConnectTimeout
-                | mysql::DriverError::CouldNotConnect(_)
-                | mysql::DriverError::PacketOutOfSync
-                | mysql::DriverError::Timeout
-        ),
-        // 1040 too many connections, 1053 server shutdown in progress, 2006/2013 gone
-        // away or lost during the query, 1927 connection killed, 4031 idle disconnect.
-        mysql::Error::MySqlError(me) => {
-            matches!(me.code, 1040 | 1053 | 2006 | 2013 | 1927 | 4031)
-        }
-        _ => false,
-    }
+    // 1040 "too many connections" passes as others disconnect; everything else that
+    // may pass is what [`classify`] already calls a lost connection.
+    matches!(e, mysql::Error::MySqlError(me) if me.code == 1040)
+        || matches!(classify(e), ErrorKind::ConnectionLost(_))
 }
 
 /// True when the error is the handshake timing out: the TCP connection was accepted

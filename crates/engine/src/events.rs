@@ -70,6 +70,26 @@ pub struct ConnectionsOpening {
     pub done: bool,
 }
 
+impl ConnectionsOpening {
+    /// Once the opening is over, one line about it when it was slow enough (a second
+    /// or more) or bumpy enough (retries) to be worth a reader's notice; the CLI and
+    /// the app's log print the same words.
+    pub fn notable_summary(&self) -> Option<String> {
+        if !self.done || (self.elapsed_s < 1.0 && self.retries == 0) {
+            return None;
+        }
+        let retried = if self.retries > 0 {
+            format!(", {} attempt(s) retried", self.retries)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "{} of {} connections opened in {:.1}s{retried}",
+            self.opened, self.threads, self.elapsed_s
+        ))
+    }
+}
+
 /// The sending half given to the engine. Sending never fails the run: a consumer that
 /// went away simply stops receiving.
 #[derive(Debug, Clone)]
@@ -97,5 +117,33 @@ impl EventSink {
 
     pub fn warning(&self, text: impl Into<String>) {
         self.send(EngineEvent::Warning { text: text.into() });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_slow_or_retried_opening_is_summarised_once_done() {
+        let o = |elapsed_s: f64, retries: u64, done: bool| ConnectionsOpening {
+            step: 0,
+            scenario: Scenario::OltpPointSelect,
+            threads: 1024,
+            opened: 1024,
+            retries,
+            elapsed_s,
+            done,
+        };
+        assert_eq!(o(0.3, 0, true).notable_summary(), None);
+        assert_eq!(o(2.0, 0, false).notable_summary(), None);
+        assert_eq!(
+            o(2.04, 0, true).notable_summary().as_deref(),
+            Some("1024 of 1024 connections opened in 2.0s")
+        );
+        assert_eq!(
+            o(0.2, 3, true).notable_summary().as_deref(),
+            Some("1024 of 1024 connections opened in 0.2s, 3 attempt(s) retried")
+        );
     }
 }

@@ -171,17 +171,8 @@ impl LiveRun {
                     elapsed_s: c.elapsed_s,
                 });
                 // A ramp worth noticing stays in the log once it is over.
-                if c.done && (c.elapsed_s >= 1.0 || c.retries > 0) {
-                    self.line(
-                        LogLevel::Info,
-                        format!(
-                            "{} of {} connections opened in {:.1}s{}",
-                            c.opened,
-                            c.threads,
-                            c.elapsed_s,
-                            retried_note(c.retries)
-                        ),
-                    );
+                if let Some(line) = c.notable_summary() {
+                    self.line(LogLevel::Info, line);
                 }
             }
             EngineEvent::StepStarted {
@@ -378,14 +369,6 @@ impl LiveRun {
             failure: self.failure.clone(),
             history_note: self.history_note.clone(),
         }
-    }
-}
-
-fn retried_note(retries: u64) -> String {
-    if retries == 0 {
-        String::new()
-    } else {
-        format!(" ({retries} attempt(s) retried)")
     }
 }
 

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use mysql::Conn;
 
+use super::shared::sleep_until;
 use crate::driver;
 use crate::plan::ConnectOptions;
 
@@ -120,7 +121,7 @@ impl Opening {
                 });
             }
             self.note_retry(&error);
-            if !sleep_unless_stopped(pause, || self.stopped(stop)) {
+            if !sleep_until(Instant::now() + pause, || self.stopped(stop)) {
                 return Err(OpenError::Stopped);
             }
             backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -199,21 +200,6 @@ pub struct OpeningProgress {
     pub retries: u64,
     pub elapsed: Duration,
     pub last_retry_reason: Option<String>,
-}
-
-/// Sleeps `d` in short naps; false when `stopped` turned true first.
-fn sleep_unless_stopped(d: Duration, stopped: impl Fn() -> bool) -> bool {
-    let end = Instant::now() + d;
-    loop {
-        if stopped() {
-            return false;
-        }
-        let now = Instant::now();
-        if now >= end {
-            return true;
-        }
-        std::thread::sleep((end - now).min(Duration::from_millis(20)));
-    }
 }
 
 #[cfg(test)]

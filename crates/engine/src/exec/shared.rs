@@ -91,3 +91,18 @@ impl Shared {
         }
     }
 }
+
+/// Sleeps until `t` in naps of at most 20 ms, so that a stop is seen within one nap.
+/// Returns false when `stopped` turned true first (--rate pacing, connect backoff).
+pub fn sleep_until(t: Instant, stopped: impl Fn() -> bool) -> bool {
+    loop {
+        if stopped() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= t {
+            return true;
+        }
+        std::thread::sleep((t - now).min(Duration::from_millis(20)));
+    }
+}

@@ -10,7 +10,7 @@ use mysql::prelude::Queryable;
 use mysql::Conn;
 
 use super::opening::{OpenError, Opening};
-use super::shared::{IntervalCell, Shared};
+use super::shared::{sleep_until, IntervalCell, Shared};
 use super::statements::{Draw, SliceDraw, Statements};
 use crate::driver::{self, ErrorKind};
 use crate::error::EngineError;
@@ -159,7 +159,7 @@ impl<'a> Worker<'a> {
             // from it, so a stalled server cannot hide its queue (no coordinated omission).
             let intended = match shared.next_intended_start(timeline.t0) {
                 Some(t) => {
-                    if !sleep_until(t, shared) {
+                    if !sleep_until(t, || shared.stop.load(Ordering::Relaxed)) {
                         break;
                     }
                     t
@@ -495,19 +495,5 @@ fn statement_error(class: StatementClass, e: &mysql::Error, sql: &str) -> Engine
         code,
         message,
         sql: sql.to_string(),
-    }
-}
-
-/// Sleeps until `t` (for --rate), waking for a stop. Returns false when stopped.
-fn sleep_until(t: Instant, shared: &Shared) -> bool {
-    loop {
-        if shared.stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let now = Instant::now();
-        if now >= t {
-            return true;
-        }
-        std::thread::sleep((t - now).min(Duration::from_millis(20)));
     }
 }
