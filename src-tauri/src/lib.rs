@@ -55,6 +55,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             history::list_runs,
             history::get_run,
             history::delete_run,
+            commands::import::import_sysbench_logs,
             compare::compare_runs,
             export::export_report,
         ])
@@ -151,13 +152,13 @@ mod tests {
         let on_disk = std::fs::read_to_string(&committed).unwrap_or_default();
         // Update mode (as snapshot-test tools do): the cheapest way to regenerate, since
         // it reuses the test build instead of building the exporter example.
-        if std::env::var_os("DBDYNO_UPDATE_BINDINGS").is_some() && generated != on_disk {
+        if std::env::var_os("DBDYNO_UPDATE_GOLDEN").is_some() && generated != on_disk {
             std::fs::write(&committed, &generated).expect("write ui/src/bindings.ts");
             return;
         }
         assert!(
             generated == on_disk,
-            "ui/src/bindings.ts is stale: run `DBDYNO_UPDATE_BINDINGS=1 cargo test -p dbdyno-app bindings` (or `cargo run -p dbdyno-app --example export-bindings`) and commit it"
+            "ui/src/bindings.ts is stale: run `DBDYNO_UPDATE_GOLDEN=1 cargo test -p dbdyno-app bindings` (or `cargo run -p dbdyno-app --example export-bindings`) and commit it"
         );
     }
 }

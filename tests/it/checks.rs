@@ -2,8 +2,9 @@
 //! story end to end, schema and foreign-table checks with `--json` and `--fix`, and the
 //! SSH checks (unknown, accepted and changed host keys, wrong credentials).
 
-use dbdyno_checks::{apply_action, run_suite, CheckAction, CheckStatus, HostAccess, SuiteOptions};
+use dbdyno_checks::{apply_action, run_suite, CheckAction, CheckStatus, SuiteOptions};
 use dbdyno_engine::{LadderSpec, Plan, Scenario, WorkloadOptions};
+use dbdyno_monitor::HostAccess;
 use dbdyno_tests::*;
 use mysql::prelude::Queryable;
 use serde_json::Value;

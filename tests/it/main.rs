@@ -13,6 +13,8 @@ mod profiles;
 mod report_history;
 mod restart;
 mod safety;
+mod secret_leaks;
 mod secrets;
 mod sshd;
+mod verdicts;
 mod workloads;

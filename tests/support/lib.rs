@@ -159,6 +159,35 @@ impl TestSchema {
             .expect("start dbdyno")
     }
 
+    /// A ladder of oltp_point_select steps at `threads`, `time_s` seconds each, with
+    /// one-second records, on one table of 1,000 rows prepared first and dropped last:
+    /// the smallest whole run, for tests of what happens around the load.
+    pub fn point_select_ladder(&self, threads: Vec<u32>, time_s: u64) -> dbdyno_engine::Plan {
+        use dbdyno_engine::{LadderSpec, RunSettings, Scenario, WorkloadOptions};
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            threads,
+            settings: RunSettings {
+                time_s,
+                report_interval_s: 1,
+                ..Default::default()
+            },
+            prepare: true,
+            cleanup: true,
+            ..Default::default()
+        };
+        dbdyno_engine::Plan {
+            connect: self.connect_options(),
+            workload: WorkloadOptions {
+                tables: 1,
+                table_size: 1000,
+                ..Default::default()
+            },
+            phases: spec.phases(),
+            force: false,
+        }
+    }
+
     /// Prepares one table of `rows` rows for `workload` (sbtest1), asserting success.
     pub fn prepare_one_table(&self, workload: &str, rows: u64) {
         let size = format!("--table-size={rows}");

@@ -62,6 +62,8 @@ export const commands = {
 	listRuns: (filter: RunFilter) => typedError<RunRow[], AppError>(__TAURI_INVOKE("list_runs", { filter })),
 	getRun: (id: number) => typedError<RunDetail, AppError>(__TAURI_INVOKE("get_run", { id })),
 	deleteRun: (id: number) => typedError<null, AppError>(__TAURI_INVOKE("delete_run", { id })),
+	/**  Asks for sysbench logs in a file dialog and files each as a run. */
+	importSysbenchLogs: (request: SysbenchImportRequest) => typedError<SysbenchImportResult, AppError>(__TAURI_INVOKE("import_sysbench_logs", { request })),
 	compareRuns: (request: CompareRequest) => typedError<CompareView, AppError>(__TAURI_INVOKE("compare_runs", { request })),
 	/**
 	 *  Builds the report, asks where to save it, writes it there. Returns the path written,
@@ -144,8 +146,8 @@ export type CompareRequest = {
 	/**  The run the others are compared against (default: the first picked). */
 	baseline: number | null,
 	/**
-	 *  A cell fails when TPS falls, or p95 rises, by more than this many percent
-	 *  (default: the report's, 5).
+	 *  A cell regresses when the whole 95% interval of Δ TPS lies below −this many
+	 *  percent, or that of Δ p95 above +this many (default: the report's, 5).
 	 */
 	threshold_pct: number | null,
 };
@@ -207,6 +209,12 @@ export type DatasetEstimate = {
 	fits_disk: boolean | null,
 };
 
+/**  The 95% interval of a Δ, in percent of the baseline's figure. */
+export type DeltaRange = {
+	lower_pct: number | null,
+	upper_pct: number | null,
+};
+
 export type DeltaView = {
 	threads: number,
 	/**  Changes in percent of the baseline's figure (+ is more). */
@@ -215,10 +223,21 @@ export type DeltaView = {
 	p95_pct: number | null,
 	p99_pct: number | null,
 	cpu_pct: number | null,
+	/**  The 95% intervals of Δ TPS and Δ p95 (none without an interval on both sides). */
+	tps_range: DeltaRange | null,
+	p95_range: DeltaRange | null,
 	verdict: VerdictName,
-	/**  "PASS", "FAIL" or "n/a", as the reports write it. */
+	/**
+	 *  "REGRESSED", "IMPROVED", "within noise", "not judged" or "n/a", as the reports
+	 *  write it.
+	 */
 	verdict_label: string,
-	/**  Why it failed (empty when it passed). */
+	/**
+	 *  Half the width of the widest Δ interval of TPS and p95: differences under it
+	 *  cannot be told apart in this cell.
+	 */
+	noise_pct: number | null,
+	/**  Why it regressed, improved or was not judged (empty within noise). */
 	reasons: string[],
 };
 
@@ -317,6 +336,14 @@ export type FixResult = {
 	checks: ChecksView,
 };
 
+export type ImportedLog = {
+	file: string,
+	run_id: number,
+	state: RunStateName,
+	/**  "oltp_read_only@4", one per step. */
+	steps: string[],
+};
+
 /**  One interval of the engine (one second by default), on the run's clock. */
 export type LivePoint = {
 	/**  Seconds since the run started, at the end of the interval. */
@@ -337,6 +364,12 @@ export type LogLine = {
 	t_s: number | null,
 	level: LogLevel,
 	text: string,
+};
+
+/**  A file left out, and why: it was refused, or it is a duplicate. */
+export type LogProblem = {
+	file: string,
+	message: string,
 };
 
 /**
@@ -560,16 +593,40 @@ export type StepStatus = "pending" | "running" | "done" |
 /**  Never started (the run was cancelled or failed before it). */
 "skipped";
 
+export type SysbenchImportRequest = {
+	/**  The environment the runs are filed under; empty: "imported". */
+	env: string | null,
+	/**  The scenario of every step; empty: from each file's name, else its statement mix. */
+	scenario: string | null,
+};
+
+export type SysbenchImportResult = {
+	env: string,
+	imported: ImportedLog[],
+	/**  Content imported before (or chosen twice): skipped. */
+	duplicates: LogProblem[],
+	refused: LogProblem[],
+	/**  Guesses made while filing the imported runs. */
+	notes: string[],
+};
+
 export type Verdict = "skipped" | "pass" | "warn" | "fail";
 
-export type VerdictName = "pass" | "fail" | "missing";
+export type VerdictName = "regressed" | "improved" | "within_noise" | "not_judged" | "missing";
 
 export type VerdictTotals = {
+	/**  Cells both runs ran to their end: failed + improved + within noise + not judged. */
 	compared: number,
-	passed: number,
+	/**
+	 *  Regressed cells (the whole 95% interval of Δ beyond the threshold): they fail the
+	 *  comparison.
+	 */
 	failed: number,
+	improved: number,
+	within_noise: number,
+	not_judged: number,
 	missing: number,
-	/**  "env scenario at N threads: reason", one per failed cell. */
+	/**  "env scenario at N threads: reasons", one per regressed cell. */
 	failures: string[],
 };
 

@@ -10,13 +10,12 @@
 use std::collections::BTreeMap;
 
 use dbdyno_engine::ConnectOptions;
-use dbdyno_monitor::ClockSync;
+use dbdyno_monitor::{ClockSync, HostAccess, MysqlClock};
 use serde::{Deserialize, Serialize};
 
-use crate::host::HostAccess;
-use crate::os_facts::FsSpace;
-use crate::probe::{self, AccessKind, Facts};
-use crate::sql::{Flavour, MysqlClock, RoundTrip};
+use crate::os_facts::{FsSpace, OsFacts};
+use crate::probe::{self, AccessKind, Facts, HostFacts, MysqlFacts, RoleDisk};
+use crate::sql::{Flavour, RoundTrip};
 
 /// Something the snapshot (or the run's metrics) lacks, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,105 +120,21 @@ impl EnvironmentSnapshot {
     }
 
     pub fn from_facts(f: &Facts) -> EnvironmentSnapshot {
-        let mut missing = Vec::new();
         let m = f.mysql.as_ref().ok();
-        if let Err(p) = &f.mysql {
-            missing.push(Missing::new(
-                "server version, variables and MySQL clock",
-                p.message.clone(),
-            ));
-        }
-        let server = m.map(|m| ServerIdentity {
-            version: m.version.text.clone(),
-            version_comment: m.version.comment.clone(),
-            flavour: m.version.flavour,
-            hostname: m.var("hostname").map(str::to_string),
-            datadir: m.var("datadir").map(str::to_string),
-            uptime_s: m.status("Uptime"),
-        });
-        if let Some(m) = m {
-            let core: [&[&str]; 9] = [
-                &["innodb_buffer_pool_size"],
-                &["innodb_flush_log_at_trx_commit"],
-                &["sync_binlog"],
-                &["log_bin"],
-                &["innodb_io_capacity"],
-                &["innodb_log_file_size", "innodb_redo_log_capacity"],
-                &["max_connections"],
-                &["max_prepared_stmt_count"],
-                &["transaction_isolation", "tx_isolation"],
-            ];
-            for names in core {
-                if names.iter().all(|n| m.var(n).is_none()) {
-                    missing.push(Missing::new(
-                        names.join(" / "),
-                        "the server does not report this variable",
-                    ));
-                }
-            }
-        }
         let h = &f.host;
-        match h.kind {
-            AccessKind::None => missing.push(Missing::new(
-                "CPU model, memory, kernel, data disk and its size",
-                h.none_why.clone().unwrap_or_default(),
-            )),
-            _ => {
-                if let Some(Err(p)) = &h.ssh {
-                    missing.push(Missing::new(
-                        "CPU model, memory, kernel, data disk and its size",
-                        p.message.clone(),
-                    ));
-                } else if let Some(e) = &h.os_error {
-                    missing.push(Missing::new("CPU model, memory, kernel", e.clone()));
-                }
-                if let Some(e) = &h.disk_error {
-                    missing.push(Missing::new("data disk", e.clone()));
-                }
-            }
-        }
         let os = h.os.as_ref();
-        let data_disks = h
-            .data_disks
-            .iter()
-            .map(|rd| DataDiskInfo {
-                role: rd.role.clone(),
-                path: rd.disk.path.clone(),
-                mount_point: rd.disk.mount_point.clone(),
-                fs_type: rd.disk.fs_type.clone(),
-                device_bytes: rd
-                    .disk
-                    .devices
-                    .iter()
-                    .map(|d| os.and_then(|o| o.block_device_bytes.get(d).copied()))
-                    .collect(),
-                devices: rd.disk.devices.clone(),
-                filesystem: os.and_then(|o| o.filesystem(&rd.disk.path)).cloned(),
-                chain: rd.disk.chain.clone(),
-                overridden: rd.disk.overridden,
-            })
-            .collect();
-        if h.kind == AccessKind::Ssh && h.clock.is_none() && matches!(h.ssh, Some(Ok(_))) {
-            missing.push(Missing::new(
-                "SSH clock offset",
-                "`date +%s.%N` over SSH gave no usable answer: OS samples are placed by their arrival time",
-            ));
-        }
         EnvironmentSnapshot {
             taken_unix_ms: f.taken_unix_ms,
             mysql_endpoint: f.endpoint.clone(),
-            server,
+            server: m.map(ServerIdentity::of),
             variables: m.map(|m| m.variables.clone()).unwrap_or_default(),
             os_access: h.access.clone(),
-            os: os.map(|o| OsSummary {
-                hostname: o.hostname.clone(),
-                kernel: o.kernel.clone(),
-                cpu_model: o.cpu_model.clone(),
-                cpus: o.cpus,
-                physical_cores: o.physical_cores,
-                mem_total_mb: o.mem_total_mb,
-            }),
-            data_disks,
+            os: os.map(OsSummary::of),
+            data_disks: h
+                .data_disks
+                .iter()
+                .map(|rd| DataDiskInfo::of(rd, os))
+                .collect(),
             clocks: Clocks {
                 mysql: m.and_then(|m| m.clock),
                 ssh: h.clock,
@@ -230,7 +145,7 @@ impl EnvironmentSnapshot {
                 cores: f.client.cores,
                 same_host: same_host(f).map(|(same, _)| same),
             },
-            missing,
+            missing: missing(f),
         }
     }
 
@@ -246,6 +161,124 @@ impl EnvironmentSnapshot {
         }
         out
     }
+}
+
+impl ServerIdentity {
+    fn of(m: &MysqlFacts) -> ServerIdentity {
+        ServerIdentity {
+            version: m.version.text.clone(),
+            version_comment: m.version.comment.clone(),
+            flavour: m.version.flavour,
+            hostname: m.var("hostname").map(str::to_string),
+            datadir: m.var("datadir").map(str::to_string),
+            uptime_s: m.status("Uptime"),
+        }
+    }
+}
+
+impl OsSummary {
+    fn of(o: &OsFacts) -> OsSummary {
+        OsSummary {
+            hostname: o.hostname.clone(),
+            kernel: o.kernel.clone(),
+            cpu_model: o.cpu_model.clone(),
+            cpus: o.cpus,
+            physical_cores: o.physical_cores,
+            mem_total_mb: o.mem_total_mb,
+        }
+    }
+}
+
+impl DataDiskInfo {
+    /// The resolver's answer for one directory, with the sizes the OS facts give.
+    fn of(rd: &RoleDisk, os: Option<&OsFacts>) -> DataDiskInfo {
+        DataDiskInfo {
+            role: rd.role.clone(),
+            path: rd.disk.path.clone(),
+            mount_point: rd.disk.mount_point.clone(),
+            fs_type: rd.disk.fs_type.clone(),
+            device_bytes: rd
+                .disk
+                .devices
+                .iter()
+                .map(|d| os.and_then(|o| o.block_device_bytes.get(d).copied()))
+                .collect(),
+            devices: rd.disk.devices.clone(),
+            filesystem: os.and_then(|o| o.filesystem(&rd.disk.path)).cloned(),
+            chain: rd.disk.chain.clone(),
+            overridden: rd.disk.overridden,
+        }
+    }
+}
+
+/// What the snapshot lacks and why: the MySQL side first, then the OS side.
+fn missing(f: &Facts) -> Vec<Missing> {
+    let mut missing = match &f.mysql {
+        Err(p) => vec![Missing::new(
+            "server version, variables and MySQL clock",
+            p.message.clone(),
+        )],
+        Ok(m) => missing_variables(m),
+    };
+    missing.extend(missing_host(&f.host));
+    missing
+}
+
+/// The variables that decide results and that the server does not report (either name
+/// of a renamed variable will do).
+fn missing_variables(m: &MysqlFacts) -> Vec<Missing> {
+    let core: [&[&str]; 9] = [
+        &["innodb_buffer_pool_size"],
+        &["innodb_flush_log_at_trx_commit"],
+        &["sync_binlog"],
+        &["log_bin"],
+        &["innodb_io_capacity"],
+        &["innodb_log_file_size", "innodb_redo_log_capacity"],
+        &["max_connections"],
+        &["max_prepared_stmt_count"],
+        &["transaction_isolation", "tx_isolation"],
+    ];
+    core.into_iter()
+        .filter(|names| names.iter().all(|n| m.var(n).is_none()))
+        .map(|names| {
+            Missing::new(
+                names.join(" / "),
+                "the server does not report this variable",
+            )
+        })
+        .collect()
+}
+
+/// What the OS side could not read: no access at all, a failed SSH session, a failed
+/// fact script, an unresolved data disk, or no SSH clock offset.
+fn missing_host(h: &HostFacts) -> Vec<Missing> {
+    let mut missing = Vec::new();
+    match h.kind {
+        AccessKind::None => missing.push(Missing::new(
+            "CPU model, memory, kernel, data disk and its size",
+            h.none_why.clone().unwrap_or_default(),
+        )),
+        _ => {
+            if let Some(Err(p)) = &h.ssh {
+                missing.push(Missing::new(
+                    "CPU model, memory, kernel, data disk and its size",
+                    p.message.clone(),
+                ));
+            } else if let Some(e) = &h.os_error {
+                missing.push(Missing::new("CPU model, memory, kernel", e.clone()));
+            }
+            if let Some(e) = &h.disk_error {
+                missing.push(Missing::new("data disk", e.clone()));
+            }
+        }
+    }
+    if h.kind == AccessKind::Ssh && h.clock.is_none() && matches!(h.ssh, Some(Ok(_))) {
+        missing.push(Missing::new(
+            "SSH clock offset",
+            "`date +%s.%N` over SSH gave no usable answer: OS samples are placed by their arrival time",
+        ));
+    }
+    missing
 }
 
 /// Whether client and server are one machine, and how that was decided.

@@ -44,19 +44,6 @@ pub enum ChecksError {
         variable: String,
         got: String,
     },
-
-    #[error("cannot run a script on this machine ({doing}): {source}")]
-    Local {
-        doing: &'static str,
-        #[source]
-        source: std::io::Error,
-    },
-
-    #[error("the script on {host} failed: {message}")]
-    Script { host: String, message: String },
-
-    #[error("cannot start the MySQL sampler thread: {0}")]
-    Thread(#[source] std::io::Error),
 }
 
 impl ChecksError {

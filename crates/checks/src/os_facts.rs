@@ -2,9 +2,9 @@
 //! host name, boot id, free space under MySQL's directories and block device sizes.
 //!
 //! One POSIX `sh` script prints them under `==> name <==` headers (the monitor crate's
-//! convention); it runs over SSH or locally through [`crate::host::HostShell`], so both
-//! paths parse the same text. Every command may be missing (busybox, containers): its
-//! section is then empty and the field `None`.
+//! convention); it runs over SSH or locally through [`dbdyno_monitor::host::HostShell`],
+//! so both paths parse the same text. Every command may be missing (busybox,
+//! containers): its section is then empty and the field `None`.
 //!
 //! Non-goals: no sampling (the monitor crate does it), no decisions.
 
@@ -150,14 +150,6 @@ fn parse_df_line(line: &str) -> Option<FsSpace> {
 /// This machine's boot id (to tell whether the server is this machine).
 pub fn local_boot_id() -> Option<String> {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-}
-
-/// This machine's host name.
-pub fn local_hostname() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())

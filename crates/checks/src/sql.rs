@@ -1,32 +1,16 @@
-//! What the server says about itself over SQL: version and flavour, variables, the
-//! clock offset and the round trip from this machine.
+//! What the server says about itself over SQL: version and flavour, variables and the
+//! round trip from this machine.
 //!
-//! Non-goals: no workload SQL (the engine owns it), no status arithmetic (see
-//! [`crate::status`]).
+//! Non-goals: no workload SQL (the engine owns it); the connection and the clock offset
+//! are the monitor crate's ([`dbdyno_monitor::mysql_status::conn`]), shared with its
+//! status sampler.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use dbdyno_engine::driver;
-use dbdyno_engine::{ConnectOptions, EngineError};
-use dbdyno_monitor::local::unix_ms_now;
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder};
+use mysql::Conn;
 use serde::{Deserialize, Serialize};
-
-/// How long one status or fact query may take before the connection counts as dead.
-pub const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// A connection for checks and sampling: no default schema (it may not exist yet, which
-/// is one of the things the checks report), and read/write timeouts so that a hung
-/// server cannot hang the caller.
-pub fn connect_server(c: &ConnectOptions) -> Result<Conn, EngineError> {
-    let opts = OptsBuilder::from_opts(driver::opts(c, 16))
-        .db_name(None::<String>)
-        .read_timeout(Some(QUERY_TIMEOUT))
-        .write_timeout(Some(QUERY_TIMEOUT));
-    Conn::new(opts).map_err(|e| driver::connect_error(c, &e))
-}
 
 /// Which server family answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,44 +101,6 @@ impl ServerVersion {
     }
 }
 
-/// The MySQL server's clock against ours, from `SELECT UNIX_TIMESTAMP(NOW(6))`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct MysqlClock {
-    /// server clock − local clock, in ms (positive: the server is ahead).
-    pub offset_ms: f64,
-    /// Round trip of the best exchange: the offset's uncertainty is half of it.
-    pub rtt_ms: f64,
-    pub rounds: u32,
-}
-
-/// Best of `rounds` exchanges (smallest round trip), assuming the server read its clock
-/// in the middle of the round trip, as NTP does.
-/// `None` when the server's answer was not a number (a proxy rewriting the query).
-pub fn measure_clock(conn: &mut Conn, rounds: u32) -> Result<Option<MysqlClock>, mysql::Error> {
-    let mut best: Option<MysqlClock> = None;
-    for _ in 0..rounds.max(1) {
-        let sent_ms = unix_ms_f64();
-        let sent = Instant::now();
-        let server: Option<String> = conn.query_first("SELECT UNIX_TIMESTAMP(NOW(6))")?;
-        let rtt_ms = sent.elapsed().as_secs_f64() * 1000.0;
-        let Some(server_s) = server.and_then(|s| s.parse::<f64>().ok()) else {
-            continue;
-        };
-        let offset_ms = server_s * 1000.0 - (sent_ms + rtt_ms / 2.0);
-        match best {
-            Some(b) if b.rtt_ms <= rtt_ms => {}
-            _ => {
-                best = Some(MysqlClock {
-                    offset_ms,
-                    rtt_ms,
-                    rounds: rounds.max(1),
-                })
-            }
-        }
-    }
-    Ok(best)
-}
-
 /// Round trip of a protocol ping (no SQL parsing on the server), over `n` pings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RoundTrip {
@@ -197,12 +143,12 @@ pub fn variables(
         .collect())
 }
 
-/// Milliseconds since the Unix epoch, with sub-millisecond precision.
-pub(crate) fn unix_ms_f64() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64() * 1000.0)
-        .unwrap_or_else(|_| unix_ms_now() as f64)
+/// True when the binary log is on (`log_bin` reads ON or 1): it then keeps a second copy
+/// of every row written.
+pub fn binlog_on(variables: &BTreeMap<String, String>) -> bool {
+    variables
+        .get("log_bin")
+        .is_some_and(|v| v.eq_ignore_ascii_case("ON") || v == "1")
 }
 
 #[cfg(test)]

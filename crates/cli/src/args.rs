@@ -1,9 +1,13 @@
 //! Command-line options, spelled as sysbench spells them.
 //!
-//! Parse, then validate: clap turns argv into these raw structs, [`crate::plan_build`]
-//! turns them into the engine's validated [`dbdyno_engine::Plan`].
+//! Parse, then overlay: clap turns argv into these raw structs, and [`crate::overlay`]
+//! sets the options given onto a profile, whose `to_plan` makes the engine's validated
+//! [`dbdyno_engine::Plan`]. The defaults shown here are the engine's constants.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+// Defaults shown by --help are the engine's own: what a profile leaves out means the same.
+use dbdyno_engine::plan::DEFAULT_LADDER_THREADS;
+use dbdyno_engine::{ConnectOptions, LadderSpec, RunSettings, Scenario, WorkloadOptions};
 
 pub const ABOUT: &str =
     "DB Dyno: benchmark MySQL and MariaDB across a thread ladder (sysbench-compatible)";
@@ -133,7 +137,7 @@ pub struct LadderArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub cleanup: bool,
     /// Threads for prepare, prewarm and cleanup.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = LadderSpec::default().admin_threads)]
     pub admin_threads: u32,
     /// With --prepare/--cleanup: allow a schema that also holds non-benchmark tables.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
@@ -146,20 +150,20 @@ pub struct LadderArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct ConnArgs {
-    #[arg(long, default_value = "localhost")]
+    #[arg(long, default_value_t = ConnectOptions::default().host)]
     pub mysql_host: String,
-    #[arg(long, default_value_t = 3306)]
+    #[arg(long, default_value_t = ConnectOptions::default().port)]
     pub mysql_port: u16,
     /// Unix socket (host and port are then ignored).
     #[arg(long)]
     pub mysql_socket: Option<String>,
-    #[arg(long, default_value = "sbtest")]
+    #[arg(long, default_value_t = ConnectOptions::default().user)]
     pub mysql_user: String,
     /// Password. Prefer MYSQL_PWD or the prompt (give the option without a value):
     /// a password on the command line is visible to other users of the machine.
     #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt")]
     pub mysql_password: Option<String>,
-    #[arg(long, default_value = "sbtest")]
+    #[arg(long, default_value_t = ConnectOptions::default().database)]
     pub mysql_db: String,
     /// sysbench's switch: on = encrypt without verifying (same as --mysql-ssl-mode=required).
     #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
@@ -183,27 +187,27 @@ pub struct ConnArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct WorkloadArgs {
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().tables)]
     pub tables: u32,
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = WorkloadOptions::default().table_size)]
     pub table_size: u64,
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = WorkloadOptions::default().range_size)]
     pub range_size: u32,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = WorkloadOptions::default().point_selects)]
     pub point_selects: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().simple_ranges)]
     pub simple_ranges: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().sum_ranges)]
     pub sum_ranges: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().order_ranges)]
     pub order_ranges: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().distinct_ranges)]
     pub distinct_ranges: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().index_updates)]
     pub index_updates: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().non_index_updates)]
     pub non_index_updates: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = WorkloadOptions::default().delete_inserts)]
     pub delete_inserts: u32,
     #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "on", value_parser = parse_bool)]
     pub range_selects: bool,
@@ -215,29 +219,29 @@ pub struct WorkloadArgs {
     pub secondary: bool,
     #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "on", value_parser = parse_bool)]
     pub create_secondary: bool,
-    #[arg(long, default_value = "innodb")]
+    #[arg(long, default_value_t = WorkloadOptions::default().mysql_storage_engine)]
     pub mysql_storage_engine: String,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = WorkloadOptions::default().random_points)]
     pub random_points: u32,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = WorkloadOptions::default().number_of_ranges)]
     pub number_of_ranges: u32,
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = WorkloadOptions::default().delta)]
     pub delta: u32,
     /// uniform, gaussian, special, pareto or zipfian.
     #[arg(long, default_value = "special")]
     pub rand_type: String,
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = WorkloadOptions::default().rand.spec_iter)]
     pub rand_spec_iter: u32,
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = WorkloadOptions::default().rand.spec_pct)]
     pub rand_spec_pct: f64,
-    #[arg(long, default_value_t = 75.0)]
+    #[arg(long, default_value_t = WorkloadOptions::default().rand.spec_res)]
     pub rand_spec_res: f64,
     /// 0 seeds from the clock.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = WorkloadOptions::default().rand.seed)]
     pub rand_seed: u64,
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = WorkloadOptions::default().rand.pareto_h)]
     pub rand_pareto_h: f64,
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = WorkloadOptions::default().rand.zipfian_exp)]
     pub rand_zipfian_exp: f64,
 }
 
@@ -259,7 +263,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub report_interval: Option<u64>,
     /// Percentile for interval lines and the summary (sysbench's --percentile).
-    #[arg(long, default_value_t = 95.0)]
+    #[arg(long, default_value_t = RunSettings::default().percentile)]
     pub percentile: f64,
     /// Print the latency histogram with the summary.
     #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
@@ -646,7 +650,7 @@ pub struct LadderShape {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "oltp_point_select,oltp_read_only,oltp_read_write,oltp_write_only"
+        default_values_t = Scenario::DEFAULT_LADDER.map(|s| s.name().to_string())
     )]
     pub scenarios: Vec<String>,
     /// Comma-separated thread counts (also spelled --threads, the profile's key).
@@ -654,25 +658,7 @@ pub struct LadderShape {
         long,
         visible_alias = "threads",
         value_delimiter = ',',
-        default_value = "1,8,16,32,64,128"
+        default_values_t = DEFAULT_LADDER_THREADS
     )]
     pub ladder: Vec<u32>,
-}
-
-impl LadderShape {
-    /// The scenarios parsed, and the thread counts; at least one of each.
-    pub fn parse(&self) -> anyhow::Result<(Vec<dbdyno_engine::Scenario>, Vec<u32>)> {
-        let scenarios = self
-            .scenarios
-            .iter()
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| s.parse::<dbdyno_engine::Scenario>())
-            .collect::<Result<Vec<_>, _>>()?;
-        if scenarios.is_empty() || self.ladder.is_empty() {
-            anyhow::bail!(
-                "the ladder needs at least one scenario (--scenarios) and one thread count (--ladder)"
-            );
-        }
-        Ok((scenarios, self.ladder.clone()))
-    }
 }

@@ -1,10 +1,10 @@
 //! Turns engine events into sysbench-style text on stdout, and a progress bar on stderr
-//! when stderr is a terminal. The printer is just another consumer of the event channel.
+//! when stderr is a terminal. The printer is one consumer of the run's events.
 
 use std::io::{IsTerminal, Write};
 
 use dbdyno_engine::stats::LatencyHistogram;
-use dbdyno_engine::{sysbench_text, ConnectionsOpening, EngineEvent, StepResult};
+use dbdyno_engine::{ladder_text, sysbench_text, ConnectionsOpening, EngineEvent, StepResult};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What kind of output the command wants.
@@ -83,41 +83,34 @@ impl Printer {
                     let _ = writeln!(out, "{}", sysbench_text::format_interval(record));
                 }
             }
-            EngineEvent::StepFinished { result, .. } => match self.style {
-                Style::Sysbench { histogram } => {
-                    let hist = if histogram {
-                        LatencyHistogram::from_base64(&result.histogram).ok()
-                    } else {
-                        None
-                    };
-                    // The summary ends with sysbench's own trailing blank line.
-                    let _ = write!(
-                        out,
-                        "{}",
-                        sysbench_text::format_summary(result, hist.as_ref())
-                    );
-                }
-                Style::Ladder => {
-                    let _ = writeln!(
-                        out,
-                        "{} threads={} tps={:.2} qps={:.2} p{}={:.2}ms p99={}ms errors={} reconnects={} client_cpu={:.0}%{}",
-                        result.scenario,
-                        result.threads,
-                        result.tps(),
-                        result.qps(),
-                        trim_pct(result.percentile),
-                        result.latency_pct_ms,
-                        opt_ms(result.latency.p99_ms),
-                        result.ignored_errors,
-                        result.reconnects,
-                        result.client_cpu.percent_of_machine,
-                        if result.cancelled { " (cancelled)" } else { "" }
-                    );
-                    self.ladder_rows.push((**result).clone());
-                }
-            },
+            EngineEvent::StepFinished { result, .. } => self.step_finished(result),
             EngineEvent::Cooldown { seconds } => {
                 let _ = writeln!(out, "cool-down {seconds}s...");
+            }
+        }
+    }
+
+    /// A step's result: sysbench's summary, or the ladder's one-line result (kept for
+    /// the closing table).
+    fn step_finished(&mut self, result: &StepResult) {
+        let mut out = std::io::stdout().lock();
+        match self.style {
+            Style::Sysbench { histogram } => {
+                let hist = if histogram {
+                    LatencyHistogram::from_base64(&result.histogram).ok()
+                } else {
+                    None
+                };
+                // The summary ends with sysbench's own trailing blank line.
+                let _ = write!(
+                    out,
+                    "{}",
+                    sysbench_text::format_summary(result, hist.as_ref())
+                );
+            }
+            Style::Ladder => {
+                let _ = writeln!(out, "{}", ladder_text::step_line(result));
+                self.ladder_rows.push(result.clone());
             }
         }
     }
@@ -178,34 +171,9 @@ impl Printer {
         if self.style != Style::Ladder || self.ladder_rows.is_empty() {
             return;
         }
-        println!(
-            "\n{:<24} {:>7} {:>12} {:>12} {:>10} {:>10} {:>8}",
-            "scenario", "threads", "tps", "qps", "p95 ms", "p99 ms", "errors"
-        );
-        for r in &self.ladder_rows {
-            println!(
-                "{:<24} {:>7} {:>12.2} {:>12.2} {:>10} {:>10} {:>8}",
-                r.scenario.name(),
-                r.threads,
-                r.tps(),
-                r.qps(),
-                opt_ms(r.latency.p95_ms),
-                opt_ms(r.latency.p99_ms),
-                r.ignored_errors
-            );
+        println!();
+        for line in ladder_text::table(&self.ladder_rows) {
+            println!("{line}");
         }
     }
-}
-
-fn trim_pct(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{}", p as u64)
-    } else {
-        format!("{p}")
-    }
-}
-
-/// A percentile that may be unknown: "—" rather than a made-up 0.00.
-fn opt_ms(v: Option<f64>) -> String {
-    v.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"))
 }

@@ -23,6 +23,7 @@ pub mod driver;
 pub mod error;
 pub mod events;
 pub mod exec;
+pub mod ladder_text;
 pub mod phases;
 pub mod plan;
 pub mod results;

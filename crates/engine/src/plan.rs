@@ -329,94 +329,25 @@ impl Plan {
     /// Every problem of the plan, each once, in the order [`Self::validate`] meets them
     /// (profile validation reports them all at once).
     pub fn problems(&self) -> Vec<PlanError> {
-        let mut out: Vec<PlanError> = Vec::new();
-        let mut push = |e: PlanError| {
-            if !out.contains(&e) {
-                out.push(e);
-            }
-        };
-        let w = &self.workload;
+        let mut out = Problems::default();
         if self.phases.is_empty() {
-            push(PlanError::Empty);
+            out.push(PlanError::Empty);
         }
         if self.connect.database.trim().is_empty() {
-            push(PlanError::NoDatabase);
+            out.push(PlanError::NoDatabase);
         }
-        if w.tables == 0 {
-            push(PlanError::ZeroTables);
-        }
-        if w.range_size == 0 {
-            push(PlanError::ZeroRangeSize);
-        }
-        if !sql::is_valid_engine_name(&w.mysql_storage_engine) {
-            push(PlanError::BadEngine(w.mysql_storage_engine.clone()));
-        }
-        let r = &w.rand;
-        if !(0.0..100.0).contains(&r.spec_res) {
-            push(PlanError::OutOfRange {
-                field: "--rand-spec-res",
-                min: 0.0,
-                max: 99.0,
-                got: r.spec_res,
-            });
-        }
-        if !(r.pareto_h > 0.0 && r.pareto_h < 1.0) {
-            push(PlanError::OutOfRange {
-                field: "--rand-pareto-h",
-                min: 0.0,
-                max: 1.0,
-                got: r.pareto_h,
-            });
-        }
+        workload_problems(&self.workload, &mut out);
         let bulk = self
             .steps()
             .filter(|s| s.scenario.uses_bulk_tables())
             .count();
         if bulk > 0 && bulk < self.steps().count() {
-            push(PlanError::BulkMixed);
+            out.push(PlanError::BulkMixed);
         }
         for phase in &self.phases {
-            match phase {
-                Phase::Prepare { scenario, threads } | Phase::Cleanup { scenario, threads } => {
-                    if let Err(e) = check_threads(*threads) {
-                        push(e);
-                    }
-                    if let Err(e) = check_single_table(*scenario, w) {
-                        push(e);
-                    }
-                    if let Err(e) =
-                        check_scenario(*scenario, w, matches!(phase, Phase::Prepare { .. }))
-                    {
-                        push(e);
-                    }
-                }
-                Phase::Prewarm(p) => {
-                    if let Err(e) = check_threads(p.threads) {
-                        push(e);
-                    }
-                }
-                Phase::Step(s) => {
-                    if let Err(e) = check_threads(s.threads) {
-                        push(e);
-                    }
-                    if let Err(e) = check_scenario(s.scenario, w, true) {
-                        push(e);
-                    }
-                    let st = &s.settings;
-                    if st.time_s == 0 && st.events == 0 {
-                        push(PlanError::NoStopCondition);
-                    }
-                    if !(st.percentile >= 1.0 && st.percentile <= 100.0) {
-                        push(PlanError::BadPercentile(st.percentile));
-                    }
-                    if !(st.rate.is_finite() && st.rate >= 0.0) {
-                        push(PlanError::BadRate(st.rate));
-                    }
-                }
-                Phase::Cooldown { .. } => {}
-            }
+            phase_problems(phase, &self.workload, &mut out);
         }
-        out
+        out.0
     }
 
     pub fn steps(&self) -> impl Iterator<Item = &StepPlan> {
@@ -464,6 +395,85 @@ impl Plan {
                 _ => 0,
             })
             .sum()
+    }
+}
+
+/// Problems found so far, each kept once.
+#[derive(Default)]
+struct Problems(Vec<PlanError>);
+
+impl Problems {
+    fn push(&mut self, e: PlanError) {
+        if !self.0.contains(&e) {
+            self.0.push(e);
+        }
+    }
+
+    fn check(&mut self, r: Result<(), PlanError>) {
+        if let Err(e) = r {
+            self.push(e);
+        }
+    }
+}
+
+/// Workload options that no scenario can run with.
+fn workload_problems(w: &WorkloadOptions, out: &mut Problems) {
+    if w.tables == 0 {
+        out.push(PlanError::ZeroTables);
+    }
+    if w.range_size == 0 {
+        out.push(PlanError::ZeroRangeSize);
+    }
+    if !sql::is_valid_engine_name(&w.mysql_storage_engine) {
+        out.push(PlanError::BadEngine(w.mysql_storage_engine.clone()));
+    }
+    let r = &w.rand;
+    if !(0.0..100.0).contains(&r.spec_res) {
+        out.push(PlanError::OutOfRange {
+            field: "--rand-spec-res",
+            min: 0.0,
+            max: 99.0,
+            got: r.spec_res,
+        });
+    }
+    if !(r.pareto_h > 0.0 && r.pareto_h < 1.0) {
+        out.push(PlanError::OutOfRange {
+            field: "--rand-pareto-h",
+            min: 0.0,
+            max: 1.0,
+            got: r.pareto_h,
+        });
+    }
+}
+
+/// What is wrong with one phase of a plan over workload `w`.
+fn phase_problems(phase: &Phase, w: &WorkloadOptions, out: &mut Problems) {
+    match phase {
+        Phase::Prepare { scenario, threads } | Phase::Cleanup { scenario, threads } => {
+            out.check(check_threads(*threads));
+            out.check(check_single_table(*scenario, w));
+            out.check(check_scenario(
+                *scenario,
+                w,
+                matches!(phase, Phase::Prepare { .. }),
+            ));
+        }
+        Phase::Prewarm(p) => out.check(check_threads(p.threads)),
+        Phase::Step(s) => {
+            out.check(check_threads(s.threads));
+            out.check(check_scenario(s.scenario, w, true));
+            let st = &s.settings;
+            if st.time_s == 0 && st.events == 0 {
+                out.push(PlanError::NoStopCondition);
+            }
+            if !(st.percentile >= 1.0 && st.percentile <= 100.0) {
+                out.push(PlanError::BadPercentile(st.percentile));
+            }
+            if !(st.rate.is_finite() && st.rate >= 0.0) {
+                out.push(PlanError::BadRate(st.rate));
+            }
+        }
+        Phase::Cooldown { .. } => {}
     }
 }
 

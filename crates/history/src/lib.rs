@@ -8,7 +8,8 @@
 //!   samples, warnings, the final state; list, load, delete;
 //! - [`HistoryWriter`]: a blocking facade on its own thread for the synchronous CLI,
 //!   fed with the engine's events;
-//! - [`model`]: what is stored and read back ([`StoredRun`] is what reports read).
+//! - [`model`]: what is stored and read back ([`StoredRun`] is what reports read);
+//! - [`import_sysbench`]: sysbench text output filed as runs (the CLI and the app).
 //!
 //! SQLite runs in WAL mode with a busy timeout, so the app and a CLI run (or two CLI
 //! runs) can write at once, and a kill -9 keeps every committed step.
@@ -17,13 +18,16 @@
 //! stored here skip them; see docs/history.md), remote databases.
 
 pub mod blocking;
+pub mod command_line;
 mod db;
 pub mod environment;
 mod error;
+pub mod import_sysbench;
 pub mod model;
 pub mod paths;
 mod process;
 mod read;
+pub mod show;
 pub mod time;
 mod write;
 mod writer;

@@ -381,66 +381,35 @@ fn stream_samples(
     stop: &Receiver<()>,
     cont: &mut Continuity,
 ) -> StreamEnd {
-    conn.set_timeout(config.stall_timeout.max(config.interval * 3));
+    let stall = config.stall_timeout.max(config.interval * 3);
+    conn.set_timeout(stall);
     let channel = match conn.spawn_script(&sampler_script(config.interval)) {
         Ok(c) => c,
         Err(e) => return StreamEnd::Lost(format!("cannot start the sampler on the server: {e}")),
     };
-    let mut reader = BufReader::new(channel);
+    let mut feed = Feed {
+        conn,
+        reader: BufReader::new(channel),
+        buf: Vec::new(),
+        stall,
+        last_data: Instant::now(),
+    };
     let mut parser = StreamParser::new();
-    let mut header: Option<StreamHeader> = None;
-    let mut rates = config.rates.clone();
-    let mut prev: Option<(RawSnapshot, Instant)> = None;
-    let mut buf = Vec::new();
-    let stall = config.stall_timeout.max(config.interval * 3);
-    let mut last_data = Instant::now();
+    let mut blocks = Blocks {
+        header: None,
+        rates: config.rates.clone(),
+        prev: None,
+    };
     loop {
-        if stop_requested(stop) {
-            return StreamEnd::Stopped;
+        if let Err(end) = feed.next_line(stop) {
+            return end;
         }
-        // A partial line stays in `buf` across retries; it is cleared once processed.
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => {
-                let status = reader
-                    .get_ref()
-                    .exit_status()
-                    .map(|s| format!(" (exit status {s})"))
-                    .unwrap_or_default();
-                return StreamEnd::Lost(format!("the sampler on the server stopped{status}"));
-            }
-            Ok(_) => last_data = Instant::now(),
-            Err(_) if stop_requested(stop) => return StreamEnd::Stopped,
-            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
-                // libssh2 (1.11) also reports a timeout when its poll wakes up only
-                // because a keepalive is due, long before the session timeout: not a
-                // stall unless our own clock says so. Retrying is safe, as after EAGAIN.
-                if last_data.elapsed() < stall {
-                    if let Err(e) = conn.keepalive() {
-                        return StreamEnd::Lost(e.to_string());
-                    }
-                    continue;
-                }
-                return StreamEnd::Lost(format!(
-                    "no data from the server for {} s: the connection or the server stalled",
-                    stall.as_secs()
-                ));
-            }
-            Err(e) => {
-                let code = conn
-                    .last_error_code()
-                    .map(|c| format!(", libssh2 code {c}"))
-                    .unwrap_or_default();
-                return StreamEnd::Lost(format!(
-                    "the SSH connection was lost (sshd restarted or killed the session, or the network dropped): {e}{code}"
-                ));
-            }
-        }
-        let item = parser.feed_line(&String::from_utf8_lossy(&buf));
-        buf.clear();
+        let item = parser.feed_line(&String::from_utf8_lossy(&feed.buf));
+        feed.buf.clear();
         match item {
             Some(StreamItem::Header(h)) => {
-                rates.clk_tck = h.clk_tck;
-                header = Some(h);
+                blocks.rates.clk_tck = h.clk_tck;
+                blocks.header = Some(h);
             }
             Some(StreamItem::Block(block)) => {
                 let received = Instant::now();
@@ -452,24 +421,13 @@ fn stream_samples(
                         let _ = tx.send(SamplerEvent::Warning(w.clone()));
                     }
                 }
-                if let Some((p, p_at)) = &prev {
-                    if let Some(s) =
-                        sample_from(p, *p_at, &snap, received, local_ms, header.as_ref(), &rates)
-                    {
-                        if let Some((from_ms, reason)) = cont.pending_gap.take() {
-                            let _ = tx.send(SamplerEvent::Gap {
-                                from_ms,
-                                to_ms: s.local_unix_ms,
-                                reason,
-                            });
-                        }
-                        cont.last_sample_ms = Some(s.local_unix_ms);
-                        if tx.send(SamplerEvent::Sample(s)).is_err() {
-                            return StreamEnd::Stopped; // nobody listens any more
-                        }
+                if let Some(s) = blocks.sample(snap, received, local_ms) {
+                    close_gap(tx, cont, s.local_unix_ms);
+                    cont.last_sample_ms = Some(s.local_unix_ms);
+                    if tx.send(SamplerEvent::Sample(s)).is_err() {
+                        return StreamEnd::Stopped; // nobody listens any more
                     }
                 }
-                prev = Some((snap, received));
                 // libssh2 sends keepalives only when asked; this is the natural beat.
                 if let Err(e) = conn.keepalive() {
                     return StreamEnd::Lost(e.to_string());
@@ -477,6 +435,103 @@ fn stream_samples(
             }
             None => {}
         }
+    }
+}
+
+/// The sampler's output on one connection, read a line at a time.
+struct Feed<'a> {
+    conn: &'a SshConnection,
+    reader: BufReader<ssh2::Channel>,
+    /// A partial line stays here across retries; the caller clears it once processed.
+    buf: Vec<u8>,
+    /// No data for this long is a dead connection.
+    stall: Duration,
+    last_data: Instant,
+}
+
+impl Feed<'_> {
+    /// Reads until `buf` holds a whole line, or says why the stream ended.
+    fn next_line(&mut self, stop: &Receiver<()>) -> Result<(), StreamEnd> {
+        loop {
+            if stop_requested(stop) {
+                return Err(StreamEnd::Stopped);
+            }
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => {
+                    let status = self
+                        .reader
+                        .get_ref()
+                        .exit_status()
+                        .map(|s| format!(" (exit status {s})"))
+                        .unwrap_or_default();
+                    return Err(StreamEnd::Lost(format!(
+                        "the sampler on the server stopped{status}"
+                    )));
+                }
+                Ok(_) => {
+                    self.last_data = Instant::now();
+                    return Ok(());
+                }
+                Err(_) if stop_requested(stop) => return Err(StreamEnd::Stopped),
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+                    // libssh2 (1.11) also reports a timeout when its poll wakes up only
+                    // because a keepalive is due, long before the session timeout: not a
+                    // stall unless our own clock says so. Retrying is safe, as after EAGAIN.
+                    if self.last_data.elapsed() >= self.stall {
+                        return Err(StreamEnd::Lost(format!(
+                            "no data from the server for {} s: the connection or the server stalled",
+                            self.stall.as_secs()
+                        )));
+                    }
+                    self.conn
+                        .keepalive()
+                        .map_err(|e| StreamEnd::Lost(e.to_string()))?;
+                }
+                Err(e) => {
+                    let code = self
+                        .conn
+                        .last_error_code()
+                        .map(|c| format!(", libssh2 code {c}"))
+                        .unwrap_or_default();
+                    return Err(StreamEnd::Lost(format!(
+                        "the SSH connection was lost (sshd restarted or killed the session, or the network dropped): {e}{code}"
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// What one connection's blocks need to become samples: the server's header and the
+/// block before.
+struct Blocks {
+    header: Option<StreamHeader>,
+    rates: RateOptions,
+    prev: Option<(RawSnapshot, Instant)>,
+}
+
+impl Blocks {
+    /// The sample from the previous block to `snap` (none for the first block), which
+    /// then becomes the previous one.
+    fn sample(
+        &mut self,
+        snap: RawSnapshot,
+        received: Instant,
+        local_ms: i64,
+    ) -> Option<ServerSample> {
+        let sample = self.prev.as_ref().and_then(|(p, p_at)| {
+            sample_from(
+                p,
+                *p_at,
+                &snap,
+                received,
+                local_ms,
+                self.header.as_ref(),
+                &self.rates,
+            )
+        });
+        self.prev = Some((snap, received));
+        sample
     }
 }
 

@@ -157,6 +157,27 @@ pub fn resolve_profile(x: &str) -> Result<Loaded, ProfileError> {
     })
 }
 
+/// `dbdyno profile list`: one line per profile, its origin, description and file; an
+/// invalid one with its problem.
+pub fn list_lines(entries: &[ProfileEntry]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|p| {
+            let origin = match p.origin {
+                ProfileOrigin::Example => "example",
+                ProfileOrigin::User => "user",
+            };
+            match &p.error {
+                None => format!(
+                    "  {:<20} {:<8} {}  ({})",
+                    p.name, origin, p.description, p.path
+                ),
+                Some(e) => format!("  {:<20} {:<8} INVALID: {e}", p.name, origin),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

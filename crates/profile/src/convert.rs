@@ -2,8 +2,21 @@
 //! (`ConnectOptions`, `WorkloadOptions`, `LadderSpec`), the same the CLI uses, so a
 //! profile that leaves a field out means what the command line means without the option.
 
+use dbdyno_engine::plan::PrewarmOptions;
 use dbdyno_engine::workload::{IgnoreErrors, RandType};
-use dbdyno_engine::{ConnectOptions, LadderSpec, Plan, PlanError, Scenario, WorkloadOptions};
+use dbdyno_engine::{
+    ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, Scenario, StepPlan,
+    WorkloadOptions,
+};
+
+/// One command of the sysbench form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SingleCommand {
+    Prepare,
+    Prewarm,
+    Run,
+    Cleanup,
+}
 
 use crate::{Problem, Profile};
 
@@ -130,20 +143,10 @@ impl Profile {
                 .collect(),
             None => d.scenarios.clone(),
         };
-        let events = p.events.unwrap_or(d.settings.events);
-        // As on the command line: with --events and no --time, steps have no time limit.
-        let time_default = if events > 0 { 0 } else { d.settings.time_s };
         let spec = LadderSpec {
             scenarios,
             threads: p.threads.clone().unwrap_or(d.threads.clone()),
-            settings: dbdyno_engine::RunSettings {
-                time_s: p.time.unwrap_or(time_default),
-                events,
-                warmup_s: p.warmup.unwrap_or(d.settings.warmup_s),
-                rate: p.rate.unwrap_or(d.settings.rate),
-                report_interval_s: p.report_interval.unwrap_or(d.settings.report_interval_s),
-                percentile: p.percentile.unwrap_or(d.settings.percentile),
-            },
+            settings: self.run_settings(&d.settings),
             cooldown_s: p.cooldown.unwrap_or(d.cooldown_s),
             prepare: p.prepare.unwrap_or(d.prepare),
             prewarm: p.prewarm.unwrap_or(d.prewarm),
@@ -152,6 +155,77 @@ impl Profile {
             prewarm_until_hit_rate: p.prewarm_until_hit_rate.or(d.prewarm_until_hit_rate),
         };
         (spec, problems)
+    }
+
+    /// A step's settings: the profile's, else `defaults` (the ladder's, or the sysbench
+    /// form's [`RunSettings::default`]).
+    fn run_settings(&self, defaults: &RunSettings) -> RunSettings {
+        let p = &self.plan;
+        let events = p.events.unwrap_or(defaults.events);
+        // As on the command line: with --events and no --time, steps have no time limit.
+        let time_default = if events > 0 { 0 } else { defaults.time_s };
+        RunSettings {
+            time_s: p.time.unwrap_or(time_default),
+            events,
+            warmup_s: p.warmup.unwrap_or(defaults.warmup_s),
+            rate: p.rate.unwrap_or(defaults.rate),
+            report_interval_s: p.report_interval.unwrap_or(defaults.report_interval_s),
+            percentile: p.percentile.unwrap_or(defaults.percentile),
+        }
+    }
+
+    /// The plan of one sysbench-form command (`dbdyno <scenario> ... run`): one phase
+    /// on `threads` threads, with sysbench's defaults (10 s, no interval lines) where
+    /// the profile is silent. The profile's ladder and phase switches do not apply.
+    pub fn to_single_plan(
+        &self,
+        scenario: Scenario,
+        command: SingleCommand,
+        threads: u32,
+    ) -> Result<Plan, Vec<Problem>> {
+        let (workload, mut all) = self.workload_options_all();
+        let phase = match command {
+            SingleCommand::Prepare => Phase::Prepare { scenario, threads },
+            SingleCommand::Prewarm => Phase::Prewarm(PrewarmOptions {
+                threads,
+                until_hit_rate: self.plan.prewarm_until_hit_rate,
+                ..PrewarmOptions::default()
+            }),
+            SingleCommand::Cleanup => Phase::Cleanup { scenario, threads },
+            SingleCommand::Run => Phase::Step(StepPlan {
+                scenario,
+                threads,
+                settings: self.run_settings(&RunSettings::default()),
+            }),
+        };
+        let plan = Plan {
+            connect: self.connect_options(),
+            workload,
+            phases: vec![phase],
+            force: self.plan.force.unwrap_or(false),
+        };
+        for e in plan.problems() {
+            let p = plan_problem(&e);
+            if !all.iter().any(|q| q.field == p.field) {
+                all.push(p);
+            }
+        }
+        if all.is_empty() {
+            Ok(plan)
+        } else {
+            Err(all)
+        }
+    }
+
+    /// The profile's data disk override as device names (`data_disk = "nvme0n1,nvme1n1"`,
+    /// `/dev/` optional); empty: the resolver finds the disk.
+    pub fn data_disk_devices(&self) -> Vec<String> {
+        self.data_disk
+            .iter()
+            .flat_map(|d| d.split(','))
+            .map(|d| d.trim().trim_start_matches("/dev/").to_string())
+            .filter(|d| !d.is_empty())
+            .collect()
     }
 
     /// The validated plan this profile describes (password not set).

@@ -6,7 +6,8 @@
 //! engine's `Plan`. [`fields`] is the one table of profile keys and the command-line
 //! options with the same names; [`catalog`] lists the shipped examples and the user's
 //! profiles; [`secrets`] keeps passwords in the OS keyring; [`seed_config`] imports the
-//! seed toolkit's `benchmark_config.conf`; [`render`] writes a profile back as TOML.
+//! seed toolkit's `benchmark_config.conf`; [`render`] writes a profile back as TOML;
+//! [`store`] saves, renames, duplicates and deletes the user's profiles.
 //!
 //! Non-goals: running anything (the engine does), storing results (the history does),
 //! holding a secret in any file.
@@ -22,11 +23,13 @@ pub mod render;
 pub mod secrets;
 pub mod seed_config;
 mod spans;
+pub mod store;
 #[cfg(target_os = "linux")]
 mod user_keyring;
 pub mod validate;
 
 pub use catalog::{list_profiles, resolve_profile, ProfileEntry, ProfileOrigin};
+pub use convert::SingleCommand;
 pub use error::{Problem, ProfileError};
 pub use load::{load_file, load_str, Loaded};
 pub use model::{

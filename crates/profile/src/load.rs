@@ -58,84 +58,8 @@ pub fn load_str(text: &str, origin: &str, default_name: &str) -> Result<Loaded, 
         .map(|(_, v)| v);
     let line_at = |path: &str| span_of(&doc, path).map(|s| line_of(text, s.start));
     match version.map(|v| v.get_ref()) {
-        None => {
-            let table: toml::Table = toml::from_str(text).map_err(|e| {
-                ProfileError::invalid(origin, vec![problem("(syntax)", None, e.message())])
-            })?;
-            if !migrate::looks_like_v0(&table) {
-                return Err(ProfileError::invalid(
-                    origin,
-                    vec![problem(
-                        "schema_version",
-                        Some(1),
-                        &format!(
-                            "missing: start the file with `schema_version = {SCHEMA_VERSION}`"
-                        ),
-                    )],
-                ));
-            }
-            let Migrated {
-                profile,
-                notices,
-                password,
-            } = migrate::from_v0(&table, default_name).map_err(|mut problems| {
-                for p in &mut problems {
-                    p.line = line_at(&p.field);
-                }
-                ProfileError::invalid(origin, problems)
-            })?;
-            finish(profile, origin, |_| None, Some(0), notices, password)
-        }
-        Some(toml::de::DeValue::Integer(i)) if i.as_str() == "1" => {
-            let table: toml::Table = toml::from_str(text).map_err(|e| {
-                ProfileError::invalid(origin, vec![problem("(syntax)", None, e.message())])
-            })?;
-            // Keys and kinds first, against the table of fields, so that every unknown
-            // key and every value of the wrong kind is reported, not the first one serde
-            // meets; then what is left is read and validated, and its problems join.
-            let (mut problems, mut cleaned) = shape_problems(&table);
-            let mut profile = None;
-            for _ in 0..64 {
-                match serde_path_to_error::deserialize::<_, Profile>(toml::Value::Table(
-                    cleaned.clone(),
-                )) {
-                    Ok(p) => {
-                        profile = Some(p);
-                        break;
-                    }
-                    Err(e) => {
-                        let path = e.path().to_string();
-                        let (field, message) = explain(&path, e.into_inner().message());
-                        let removed = remove_field(&mut cleaned, &field);
-                        problems.push(problem(&field, None, &message));
-                        if !removed {
-                            break;
-                        }
-                    }
-                }
-            }
-            if let Some(profile) = &profile {
-                for q in validate::check(profile) {
-                    if !problems.iter().any(|p| p.field == q.field) {
-                        problems.push(q);
-                    }
-                }
-            }
-            match profile {
-                Some(profile) if problems.is_empty() => {
-                    finish(profile, origin, line_at, None, Vec::new(), None)
-                }
-                _ => {
-                    for p in &mut problems {
-                        if p.line.is_none() {
-                            p.line = line_at(&p.field);
-                        }
-                    }
-                    problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
-                    Err(ProfileError::invalid(origin, problems))
-                }
-            }
-        }
+        None => load_v0(text, origin, default_name, &line_at),
+        Some(toml::de::DeValue::Integer(i)) if i.as_str() == "1" => load_v1(text, origin, &line_at),
         Some(other) => {
             let shown = match other {
                 toml::de::DeValue::Integer(i) => i.as_str().to_string(),
@@ -154,6 +78,97 @@ pub fn load_str(text: &str, origin: &str, default_name: &str) -> Result<Loaded, 
             ))
         }
     }
+}
+
+/// `text` as a plain TOML table (already known to parse).
+fn plain_table(text: &str, origin: &str) -> Result<toml::Table, ProfileError> {
+    toml::from_str(text)
+        .map_err(|e| ProfileError::invalid(origin, vec![problem("(syntax)", None, e.message())]))
+}
+
+/// A file without `schema_version`: the version 0 layout, migrated, or no profile.
+fn load_v0(
+    text: &str,
+    origin: &str,
+    default_name: &str,
+    line_at: &dyn Fn(&str) -> Option<usize>,
+) -> Result<Loaded, ProfileError> {
+    let table = plain_table(text, origin)?;
+    if !migrate::looks_like_v0(&table) {
+        return Err(ProfileError::invalid(
+            origin,
+            vec![problem(
+                "schema_version",
+                Some(1),
+                &format!("missing: start the file with `schema_version = {SCHEMA_VERSION}`"),
+            )],
+        ));
+    }
+    let Migrated {
+        profile,
+        notices,
+        password,
+    } = migrate::from_v0(&table, default_name).map_err(|mut problems| {
+        for p in &mut problems {
+            p.line = line_at(&p.field);
+        }
+        ProfileError::invalid(origin, problems)
+    })?;
+    finish(profile, origin, |_| None, Some(0), notices, password)
+}
+
+/// The current layout. Keys and kinds are checked first, against the table of fields,
+/// so that every unknown key and every value of the wrong kind is reported, not the
+/// first one serde meets; then what is left is read and validated, and its problems join.
+fn load_v1(
+    text: &str,
+    origin: &str,
+    line_at: &dyn Fn(&str) -> Option<usize>,
+) -> Result<Loaded, ProfileError> {
+    let table = plain_table(text, origin)?;
+    let (mut problems, cleaned) = shape_problems(&table);
+    let profile = read_profile(cleaned, &mut problems);
+    if let Some(profile) = &profile {
+        for q in validate::check(profile) {
+            if !problems.iter().any(|p| p.field == q.field) {
+                problems.push(q);
+            }
+        }
+    }
+    match profile {
+        Some(profile) if problems.is_empty() => {
+            finish(profile, origin, line_at, None, Vec::new(), None)
+        }
+        _ => {
+            for p in &mut problems {
+                if p.line.is_none() {
+                    p.line = line_at(&p.field);
+                }
+            }
+            problems.sort_by_key(|p| p.line.unwrap_or(usize::MAX));
+            Err(ProfileError::invalid(origin, problems))
+        }
+    }
+}
+
+/// Deserializes `cleaned`, taking out each field serde refuses (its problem goes to
+/// `problems`) and trying again, so that one bad value does not hide the others.
+fn read_profile(mut cleaned: toml::Table, problems: &mut Vec<Problem>) -> Option<Profile> {
+    for _ in 0..64 {
+        match serde_path_to_error::deserialize::<_, Profile>(toml::Value::Table(cleaned.clone())) {
+            Ok(p) => return Some(p),
+            Err(e) => {
+                let path = e.path().to_string();
+                let (field, message) = explain(&path, e.into_inner().message());
+                let removed = remove_field(&mut cleaned, &field);
+                problems.push(problem(&field, None, &message));
+                if !removed {
+                    return None;
+                }
+            }
+        }
+    }
+    None
 }
 
 fn finish(
@@ -227,62 +242,12 @@ fn shape_problems(table: &toml::Table) -> (Vec<Problem>, toml::Table) {
 fn check_value(dotted: &str, value: &toml::Value) -> Result<(), String> {
     use crate::fields::Kind;
     let Some(f) = crate::fields::by_key(dotted) else {
-        let key = dotted.rsplit('.').next().unwrap_or(dotted);
-        if key.contains("password") || key.contains("passphrase") || key == "secret" {
-            let kind = if key.contains("passphrase") {
-                "ssh-passphrase"
-            } else if dotted.starts_with("ssh.") {
-                "ssh-password"
-            } else {
-                "mysql"
-            };
-            let env = match kind {
-                "ssh-passphrase" => "DBDYNO_SSH_PASSPHRASE",
-                "ssh-password" => "DBDYNO_SSH_PASSWORD",
-                _ => "MYSQL_PWD",
-            };
-            return Err(format!(
-                "secrets never go in profiles: delete this line and store the secret with \
-                 `dbdyno profile secret set NAME {kind}` (or set {env})"
-            ));
-        }
-        let section = dotted.split_once('.').map(|(s, _)| s);
-        let known: Vec<&str> = crate::fields::FIELDS
-            .iter()
-            .filter(|f| f.key.split_once('.').map(|(s, _)| s) == section)
-            .map(|f| f.key.rsplit('.').next().unwrap_or(f.key))
-            .collect();
-        return Err(match known.iter().find(|k| close(k, key)) {
-            Some(k) => format!("unknown key `{key}` (did you mean `{k}`?)"),
-            None => format!("unknown key `{key}` (known here: {})", known.join(", ")),
-        });
-    };
-    let int_ok = |v: &toml::Value| -> Result<(), String> {
-        match v {
-            toml::Value::Integer(i) if *i < 0 => Err(format!("must not be negative (got {i})")),
-            toml::Value::Integer(i) if dotted.ends_with(".port") && *i > 65535 => {
-                Err(format!("expected a port number (1-65535), got {i}"))
-            }
-            toml::Value::Integer(i) if *i > u32::MAX as i64 => Err(format!("{i} is too large")),
-            toml::Value::Integer(_) => Ok(()),
-            toml::Value::Float(_) if dotted.ends_with(".port") => {
-                Err("expected a port number (1-65535), found a decimal number".into())
-            }
-            toml::Value::Float(_) => Err("expected a whole number, found a decimal number".into()),
-            other if dotted.ends_with(".port") => Err(format!(
-                "expected a port number (1-65535), found {}",
-                kind_word(other)
-            )),
-            other => Err(format!(
-                "expected a whole number, found {}",
-                kind_word(other)
-            )),
-        }
+        return Err(unknown_key(dotted));
     };
     match (f.kind, value) {
         (Kind::Str, toml::Value::String(_)) => Ok(()),
         (Kind::Str, v) => Err(format!("expected text in quotes, found {}", kind_word(v))),
-        (Kind::Int, v) => int_ok(v),
+        (Kind::Int, v) => check_int(dotted, v),
         (Kind::Float, toml::Value::Float(_) | toml::Value::Integer(_)) => Ok(()),
         (Kind::Float, v) => Err(format!("expected a number, found {}", kind_word(v))),
         (Kind::Bool, toml::Value::Boolean(_)) => Ok(()),
@@ -296,13 +261,71 @@ fn check_value(dotted: &str, value: &toml::Value) -> Result<(), String> {
         },
         (Kind::IntList, toml::Value::Array(a)) => {
             for (i, x) in a.iter().enumerate() {
-                int_ok(x).map_err(|e| format!("item {i}: {e}"))?;
+                check_int(dotted, x).map_err(|e| format!("item {i}: {e}"))?;
             }
             Ok(())
         }
         (Kind::StrList | Kind::IntList, v) => {
             Err(format!("expected a list [..], found {}", kind_word(v)))
         }
+    }
+}
+
+/// Why `dotted` is not a profile field: a secret in the wrong place, or a key to
+/// correct (the closest known one in its section, else all of them).
+fn unknown_key(dotted: &str) -> String {
+    let key = dotted.rsplit('.').next().unwrap_or(dotted);
+    if key.contains("password") || key.contains("passphrase") || key == "secret" {
+        let kind = if key.contains("passphrase") {
+            "ssh-passphrase"
+        } else if dotted.starts_with("ssh.") {
+            "ssh-password"
+        } else {
+            "mysql"
+        };
+        let env = match kind {
+            "ssh-passphrase" => "DBDYNO_SSH_PASSPHRASE",
+            "ssh-password" => "DBDYNO_SSH_PASSWORD",
+            _ => "MYSQL_PWD",
+        };
+        return format!(
+            "secrets never go in profiles: delete this line and store the secret with \
+             `dbdyno profile secret set NAME {kind}` (or set {env})"
+        );
+    }
+    let section = dotted.split_once('.').map(|(s, _)| s);
+    let known: Vec<&str> = crate::fields::FIELDS
+        .iter()
+        .filter(|f| f.key.split_once('.').map(|(s, _)| s) == section)
+        .map(|f| f.key.rsplit('.').next().unwrap_or(f.key))
+        .collect();
+    match known.iter().find(|k| close(k, key)) {
+        Some(k) => format!("unknown key `{key}` (did you mean `{k}`?)"),
+        None => format!("unknown key `{key}` (known here: {})", known.join(", ")),
+    }
+}
+
+/// A whole-number value of field `dotted` (a port when the key says so).
+fn check_int(dotted: &str, v: &toml::Value) -> Result<(), String> {
+    match v {
+        toml::Value::Integer(i) if *i < 0 => Err(format!("must not be negative (got {i})")),
+        toml::Value::Integer(i) if dotted.ends_with(".port") && *i > 65535 => {
+            Err(format!("expected a port number (1-65535), got {i}"))
+        }
+        toml::Value::Integer(i) if *i > u32::MAX as i64 => Err(format!("{i} is too large")),
+        toml::Value::Integer(_) => Ok(()),
+        toml::Value::Float(_) if dotted.ends_with(".port") => {
+            Err("expected a port number (1-65535), found a decimal number".into())
+        }
+        toml::Value::Float(_) => Err("expected a whole number, found a decimal number".into()),
+        other if dotted.ends_with(".port") => Err(format!(
+            "expected a port number (1-65535), found {}",
+            kind_word(other)
+        )),
+        other => Err(format!(
+            "expected a whole number, found {}",
+            kind_word(other)
+        )),
     }
 }
 

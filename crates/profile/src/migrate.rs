@@ -82,27 +82,13 @@ pub fn from_v0(table: &toml::Table, name: &str) -> Result<Migrated, Vec<Problem>
     let mut password = None;
     let mut problems = Vec::new();
     for (key, v) in table {
-        let text = match v {
-            toml::Value::String(s) => s.clone(),
-            toml::Value::Integer(i) => i.to_string(),
-            toml::Value::Float(x) => x.to_string(),
-            toml::Value::Boolean(b) => b.to_string(),
-            toml::Value::Array(a) => a
-                .iter()
-                .map(|x| match x {
-                    toml::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(","),
-            _ => {
-                problems.push(Problem {
-                    field: key.clone(),
-                    line: None,
-                    message: "a version 0 profile holds plain values only".into(),
-                });
-                continue;
-            }
+        let Some(text) = v0_text(v) else {
+            problems.push(Problem {
+                field: key.clone(),
+                line: None,
+                message: "a version 0 profile holds plain values only".into(),
+            });
+            continue;
         };
         match apply_legacy(&mut profile, key, &text) {
             Ok(Applied::Set) => {}
@@ -131,18 +117,7 @@ pub fn from_v0(table: &toml::Table, name: &str) -> Result<Migrated, Vec<Problem>
     // Ranges too (THREADS="1 0"), whatever else is wrong: every problem at once, each
     // on the legacy key the file has.
     for q in crate::validate::check(&profile) {
-        let base = q.field.split('[').next().unwrap_or(&q.field);
-        let legacy = crate::fields::by_key(base)
-            .and_then(|f| LEGACY_KEYS.iter().find(|(_, o)| *o == f.option))
-            .map(|(k, _)| *k);
-        let p = match legacy {
-            Some(k) => Problem {
-                field: k.to_string(),
-                line: None,
-                message: format!("{} ({})", q.message, q.field),
-            },
-            None => q,
-        };
+        let p = on_legacy_key(q);
         if !problems.iter().any(|x| x.field == p.field) {
             problems.push(p);
         }
@@ -155,6 +130,46 @@ pub fn from_v0(table: &toml::Table, name: &str) -> Result<Migrated, Vec<Problem>
         })
     } else {
         Err(problems)
+    }
+}
+
+/// A version 0 value as the text its shell variable held; None for a table (or a date).
+fn v0_text(v: &toml::Value) -> Option<String> {
+    Some(match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(x) => x.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        toml::Value::Array(a) => a
+            .iter()
+            .map(|x| match x {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => return None,
+    })
+}
+
+/// The legacy key that sets the profile field of a problem (`plan.threads[1]` →
+/// `THREADS`), if one does.
+pub(crate) fn legacy_key_of(field: &str) -> Option<&'static str> {
+    let base = field.split('[').next().unwrap_or(field);
+    crate::fields::by_key(base)
+        .and_then(|f| LEGACY_KEYS.iter().find(|(_, o)| *o == f.option))
+        .map(|(k, _)| *k)
+}
+
+/// A problem of the migrated profile, moved onto the legacy key the file has.
+fn on_legacy_key(q: Problem) -> Problem {
+    match legacy_key_of(&q.field) {
+        Some(k) => Problem {
+            field: k.to_string(),
+            line: None,
+            message: format!("{} ({})", q.message, q.field),
+        },
+        None => q,
     }
 }
 

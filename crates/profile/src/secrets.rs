@@ -183,7 +183,7 @@ impl SecretStore {
             return Ok(Some((Secret(v), SecretSource::Env)));
         }
         if let Some(question) = prompt {
-            let s = rpassword::prompt_password(question).map_err(SecretError::Prompt)?;
+            let s = prompt_hidden(question).map_err(SecretError::Prompt)?;
             return Ok(Some((Secret(s), SecretSource::Prompt)));
         }
         Ok(None)
@@ -206,6 +206,48 @@ fn keyring_error(
             detail: other.to_string(),
         },
     }
+}
+
+/// Asks on the terminal with echo turned off before the question shows, so that an
+/// answer typed the moment it appears is never echoed (rpassword prints first, then
+/// turns echo off).
+#[cfg(unix)]
+pub fn prompt_hidden(question: &str) -> std::io::Result<String> {
+    use std::io::{BufRead, Write};
+    use std::os::fd::AsRawFd;
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
+    let fd = tty.as_raw_fd();
+    // SAFETY: termios is plain data, filled by tcgetattr on an open terminal fd.
+    let mut saved: libc::termios = unsafe { std::mem::zeroed() };
+    if unsafe { libc::tcgetattr(fd, &mut saved) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut quiet = saved;
+    quiet.c_lflag &= !libc::ECHO;
+    quiet.c_lflag |= libc::ECHONL;
+    // SAFETY: same fd, a termios derived from the one read above.
+    if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &quiet) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let answer = (|| {
+        let mut out = &tty;
+        out.write_all(question.as_bytes())?;
+        out.flush()?;
+        let mut line = String::new();
+        std::io::BufReader::new(&tty).read_line(&mut line)?;
+        Ok(line.trim_end_matches(['\n', '\r']).to_string())
+    })();
+    // SAFETY: restores the settings read above on the same fd.
+    unsafe { libc::tcsetattr(fd, libc::TCSANOW, &saved) };
+    answer
+}
+
+#[cfg(not(unix))]
+pub fn prompt_hidden(question: &str) -> std::io::Result<String> {
+    rpassword::prompt_password(question)
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 //! comments; the password is handed back separately, for the keyring, and never written.
 
 use crate::fields::by_option;
-use crate::migrate::{apply_legacy, Applied, LEGACY_KEYS};
+use crate::migrate::{apply_legacy, legacy_key_of, Applied, LEGACY_KEYS};
 use crate::render::Comments;
 use crate::secrets::Secret;
-use crate::{validate, Profile, ProfileError};
+use crate::{validate, Problem, Profile, ProfileError};
 
 /// A converted seed config.
 #[derive(Debug)]
@@ -84,54 +84,18 @@ pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImpo
     })?;
     let mut profile = Profile::named(name);
     profile.description = format!("Imported from the seed toolkit's {file}");
-    let mut comments = Comments::new();
-    let mut password = None;
-    let mut notices = Vec::new();
-    // The line each known key was set on, to name it when the result is not valid.
-    let mut set_on: Vec<(String, usize)> = Vec::new();
+    let mut import = Import {
+        file,
+        profile,
+        comments: Comments::new(),
+        password: None,
+        notices: Vec::new(),
+        set_on: Vec::new(),
+    };
     for (i, line) in text.lines().enumerate() {
-        let n = i + 1;
-        let (key, value, comment, literal) = match assignment(line) {
-            Ok(Some(a)) => a,
-            Ok(None) => continue,
-            Err(why) => {
-                notices.push(format!("line {n} skipped: {why}"));
-                continue;
-            }
-        };
-        if !literal && (value.contains('$') || value.contains('`')) {
-            notices.push(format!(
-                "line {n}: {key} uses shell expansion, which is not evaluated; skipped"
-            ));
-            continue;
-        }
-        let err = |message: String| ProfileError::SeedConfig {
-            file: file.to_string(),
-            line: n,
-            message,
-        };
-        match apply_legacy(&mut profile, &key, &value)
-            .map_err(|p| err(format!("{key}: {}", p.message)))?
-        {
-            Applied::Set => {
-                set_on.push((key.clone(), n));
-                let option = LEGACY_KEYS.iter().find(|(k, _)| *k == key).map(|(_, o)| *o);
-                if let (Some(c), Some(f)) = (comment, option.and_then(by_option)) {
-                    comments.insert(f.key.to_string(), c);
-                }
-            }
-            Applied::Password => {
-                set_on.push((key.clone(), n));
-                if !value.is_empty() {
-                    password = Some(Secret::new(value));
-                }
-            }
-            Applied::Unknown => notices.push(format!(
-                "line {n}: {key} is not a setting DB Dyno knows; skipped"
-            )),
-        }
+        import.line(i + 1, line)?;
     }
-    if set_on.is_empty() {
+    if import.set_on.is_empty() {
         let known: Vec<&str> = LEGACY_KEYS.iter().map(|(k, _)| *k).collect();
         return Err(ProfileError::SeedConfigFile {
             file: file.to_string(),
@@ -141,30 +105,16 @@ pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImpo
             ),
         });
     }
-    let problems = validate::check(&profile);
-    if let Some(p) = problems.first() {
-        // Name the line that set the field, when one did.
-        let base = p.field.split('[').next().unwrap_or(&p.field);
-        let line = crate::fields::by_key(base)
-            .and_then(|f| LEGACY_KEYS.iter().find(|(_, o)| *o == f.option))
-            .and_then(|(k, _)| set_on.iter().rev().find(|(s, _)| s == k))
-            .map(|(_, n)| *n);
-        let message = format!(
-            "the converted profile is not valid: {}: {}",
-            p.field, p.message
-        );
-        return Err(match line {
-            Some(line) => ProfileError::SeedConfig {
-                file: file.to_string(),
-                line,
-                message,
-            },
-            None => ProfileError::SeedConfigFile {
-                file: file.to_string(),
-                message,
-            },
-        });
+    if let Some(p) = validate::check(&import.profile).first() {
+        return Err(import.not_valid(p));
     }
+    let Import {
+        profile,
+        comments,
+        password,
+        mut notices,
+        ..
+    } = import;
     if let Some(host) = &profile.mysql.host {
         notices.push(format!(
             "the seed toolkit read tsar over SSH as root@{host}; add an [ssh] section to monitor the server"
@@ -176,6 +126,84 @@ pub fn import_seed_config(text: &str, file: &str, name: &str) -> Result<SeedImpo
         password,
         notices,
     })
+}
+
+/// A seed config being converted, line by line.
+struct Import<'a> {
+    file: &'a str,
+    profile: Profile,
+    comments: Comments,
+    password: Option<Secret>,
+    notices: Vec<String>,
+    /// The line each known key was set on, to name it when the result is not valid.
+    set_on: Vec<(String, usize)>,
+}
+
+impl Import<'_> {
+    /// Takes line `n`: a setting DB Dyno knows is applied; anything else is skipped
+    /// with a notice. A value the setting refuses is an error.
+    fn line(&mut self, n: usize, line: &str) -> Result<(), ProfileError> {
+        let (key, value, comment, literal) = match assignment(line) {
+            Ok(Some(a)) => a,
+            Ok(None) => return Ok(()),
+            Err(why) => {
+                self.notices.push(format!("line {n} skipped: {why}"));
+                return Ok(());
+            }
+        };
+        if !literal && (value.contains('$') || value.contains('`')) {
+            self.notices.push(format!(
+                "line {n}: {key} uses shell expansion, which is not evaluated; skipped"
+            ));
+            return Ok(());
+        }
+        let applied = apply_legacy(&mut self.profile, &key, &value).map_err(|p| {
+            ProfileError::SeedConfig {
+                file: self.file.to_string(),
+                line: n,
+                message: format!("{key}: {}", p.message),
+            }
+        })?;
+        match applied {
+            Applied::Set => {
+                self.set_on.push((key.clone(), n));
+                let option = LEGACY_KEYS.iter().find(|(k, _)| *k == key).map(|(_, o)| *o);
+                if let (Some(c), Some(f)) = (comment, option.and_then(by_option)) {
+                    self.comments.insert(f.key.to_string(), c);
+                }
+            }
+            Applied::Password => {
+                self.set_on.push((key.clone(), n));
+                if !value.is_empty() {
+                    self.password = Some(Secret::new(value));
+                }
+            }
+            Applied::Unknown => self.notices.push(format!(
+                "line {n}: {key} is not a setting DB Dyno knows; skipped"
+            )),
+        }
+        Ok(())
+    }
+
+    /// The converted profile's first problem, on the line that set the field when one did.
+    fn not_valid(&self, p: &Problem) -> ProfileError {
+        let line = legacy_key_of(&p.field)
+            .and_then(|k| self.set_on.iter().rev().find(|(s, _)| s == k))
+            .map(|(_, n)| *n);
+        let message = format!(
+            "the converted profile is not valid: {}: {}",
+            p.field, p.message
+        );
+        let file = self.file.to_string();
+        match line {
+            Some(line) => ProfileError::SeedConfig {
+                file,
+                line,
+                message,
+            },
+            None => ProfileError::SeedConfigFile { file, message },
+        }
+    }
 }
 
 #[cfg(test)]

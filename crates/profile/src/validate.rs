@@ -2,7 +2,7 @@
 //! engine's own plan checks run last, so a profile is valid exactly when the plan it
 //! describes would run.
 
-use crate::model::SshAuth;
+use crate::model::{MysqlSection, PlanSection, SshAuth, SshSection, WorkloadSection};
 use crate::{Problem, Profile, SCHEMA_VERSION};
 
 fn push(out: &mut Vec<Problem>, field: impl Into<String>, message: impl Into<String>) {
@@ -31,9 +31,22 @@ pub fn check_name(name: &str) -> Result<(), String> {
 
 pub fn check(p: &Profile) -> Vec<Problem> {
     let mut out = Vec::new();
+    check_identity(p, &mut out);
+    check_mysql(&p.mysql, &mut out);
+    if let Some(ssh) = &p.ssh {
+        check_ssh(ssh, &mut out);
+    }
+    check_plan(&p.plan, &mut out);
+    check_workload(&p.workload, &mut out);
+    add_plan_problems(p, &mut out);
+    out
+}
+
+/// The layout version, the name, labels and the data disk.
+fn check_identity(p: &Profile, out: &mut Vec<Problem>) {
     if p.schema_version != SCHEMA_VERSION {
         push(
-            &mut out,
+            out,
             "schema_version",
             format!(
                 "this build writes and checks version {SCHEMA_VERSION} (got {})",
@@ -42,11 +55,11 @@ pub fn check(p: &Profile) -> Vec<Problem> {
         );
     }
     if let Err(e) = check_name(&p.name) {
-        push(&mut out, "name", e);
+        push(out, "name", e);
     }
     for (i, l) in p.labels.iter().enumerate() {
         if l.trim().is_empty() {
-            push(&mut out, format!("labels[{i}]"), "must not be empty");
+            push(out, format!("labels[{i}]"), "must not be empty");
         }
     }
     if p.data_disk
@@ -54,54 +67,60 @@ pub fn check(p: &Profile) -> Vec<Problem> {
         .is_some_and(|d| d.contains('/') || d.is_empty())
     {
         push(
-            &mut out,
+            out,
             "data_disk",
             "give the device name as lsblk shows it (nvme0n1, sda), not a path",
         );
     }
-    if p.mysql.port == Some(0) {
-        push(&mut out, "mysql.port", "must be between 1 and 65535");
+}
+
+fn check_mysql(mysql: &MysqlSection, out: &mut Vec<Problem>) {
+    if mysql.port == Some(0) {
+        push(out, "mysql.port", "must be between 1 and 65535");
     }
-    if p.mysql.db.as_deref().is_some_and(|d| d.trim().is_empty()) {
-        push(&mut out, "mysql.db", "must not be empty");
+    if mysql.db.as_deref().is_some_and(|d| d.trim().is_empty()) {
+        push(out, "mysql.db", "must not be empty");
     }
-    if let Some(ssh) = &p.ssh {
-        if !matches!(ssh.host.as_deref(), Some(h) if !h.trim().is_empty()) {
+}
+
+fn check_ssh(ssh: &SshSection, out: &mut Vec<Problem>) {
+    if !matches!(ssh.host.as_deref(), Some(h) if !h.trim().is_empty()) {
+        push(
+            out,
+            "ssh.host",
+            "missing: an [ssh] section needs the host to log in to",
+        );
+    }
+    if ssh.port == Some(0) {
+        push(out, "ssh.port", "must be between 1 and 65535");
+    }
+    if ssh.auth == Some(SshAuth::Key) && ssh.key_path.is_none() {
+        push(
+            out,
+            "ssh.key_path",
+            "missing: auth = \"key\" needs key_path",
+        );
+    }
+    if let Some(fp) = &ssh.host_key_fingerprint {
+        if !(fp.starts_with("SHA256:") || fp.starts_with("MD5:")) {
             push(
-                &mut out,
-                "ssh.host",
-                "missing: an [ssh] section needs the host to log in to",
+                out,
+                "ssh.host_key_fingerprint",
+                "give it as `ssh-keygen -lf` prints it: SHA256:...",
             );
         }
-        if ssh.port == Some(0) {
-            push(&mut out, "ssh.port", "must be between 1 and 65535");
-        }
-        if ssh.auth == Some(SshAuth::Key) && ssh.key_path.is_none() {
-            push(
-                &mut out,
-                "ssh.key_path",
-                "missing: auth = \"key\" needs key_path",
-            );
-        }
-        if let Some(fp) = &ssh.host_key_fingerprint {
-            if !(fp.starts_with("SHA256:") || fp.starts_with("MD5:")) {
-                push(
-                    &mut out,
-                    "ssh.host_key_fingerprint",
-                    "give it as `ssh-keygen -lf` prints it: SHA256:...",
-                );
-            }
-        }
     }
-    let plan = &p.plan;
+}
+
+fn check_plan(plan: &PlanSection, out: &mut Vec<Problem>) {
     if let Some(threads) = &plan.threads {
         if threads.is_empty() {
-            push(&mut out, "plan.threads", "give at least one thread count");
+            push(out, "plan.threads", "give at least one thread count");
         }
         for (i, t) in threads.iter().enumerate() {
             if *t == 0 {
                 push(
-                    &mut out,
+                    out,
                     format!("plan.threads[{i}]"),
                     "threads must be at least 1 (got 0)",
                 );
@@ -109,14 +128,14 @@ pub fn check(p: &Profile) -> Vec<Problem> {
         }
     }
     if plan.scenarios.as_ref().is_some_and(Vec::is_empty) {
-        push(&mut out, "plan.scenarios", "give at least one scenario");
+        push(out, "plan.scenarios", "give at least one scenario");
     }
     if plan.admin_threads == Some(0) {
-        push(&mut out, "plan.admin_threads", "must be at least 1");
+        push(out, "plan.admin_threads", "must be at least 1");
     }
     if plan.time == Some(0) && plan.events.unwrap_or(0) == 0 {
         push(
-            &mut out,
+            out,
             "plan.time",
             "a step needs time or events; time is 0 and events not set",
         );
@@ -124,39 +143,44 @@ pub fn check(p: &Profile) -> Vec<Problem> {
     if let Some(h) = plan.prewarm_until_hit_rate {
         if !(0.0..=100.0).contains(&h) {
             push(
-                &mut out,
+                out,
                 "plan.prewarm_until_hit_rate",
                 format!("a percentage between 0 and 100 (got {h})"),
             );
         }
     }
-    let w = &p.workload;
+}
+
+fn check_workload(w: &WorkloadSection, out: &mut Vec<Problem>) {
     if w.tables == Some(0) {
-        push(&mut out, "workload.tables", "must be at least 1");
+        push(out, "workload.tables", "must be at least 1");
     }
     if w.table_size == Some(0) {
         push(
-            &mut out,
+            out,
             "workload.table_size",
             "must be at least 1 (scenarios read the rows prepare loads)",
         );
     }
-    // The engine's checks, on the plan this profile describes, always: they report
-    // every problem (unknown scenarios, bad values) on its own field. A field already
-    // named above (plan.threads[1] for threads 0) is not named twice.
-    if let Err(problems) = p.to_plan() {
-        for q in problems {
-            let said = out.iter().any(|o| {
-                o.field == q.field
-                    || o.field.starts_with(&format!("{}[", q.field))
-                    || q.field.starts_with(&format!("{}[", o.field))
-            });
-            if !said {
-                out.push(q);
-            }
+}
+
+/// The engine's checks, on the plan this profile describes, always: they report every
+/// problem (unknown scenarios, bad values) on its own field. A field already named
+/// (plan.threads[1] for threads 0) is not named twice.
+fn add_plan_problems(p: &Profile, out: &mut Vec<Problem>) {
+    let Err(problems) = p.to_plan() else {
+        return;
+    };
+    for q in problems {
+        let said = out.iter().any(|o| {
+            o.field == q.field
+                || o.field.starts_with(&format!("{}[", q.field))
+                || q.field.starts_with(&format!("{}[", o.field))
+        });
+        if !said {
+            out.push(q);
         }
     }
-    out
 }
 
 #[cfg(test)]

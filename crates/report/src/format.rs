@@ -90,6 +90,22 @@ pub fn delta_pct(v: f64) -> String {
     }
 }
 
+/// The 95% interval of a Δ for tables, in percent without the sign: "−13.0…−10.6",
+/// "−3.1…+2.4".
+pub fn delta_range(lower: f64, upper: f64) -> String {
+    let end = |v: f64| delta_pct(v).trim_end_matches('%').to_string();
+    format!("{}…{}", end(lower), end(upper))
+}
+
+/// A Δ with its 95% interval for tables: "−11.8% (−13.0…−10.6)"; the Δ alone when there
+/// is no interval.
+pub fn delta_with_range(v: f64, range: Option<(f64, f64)>) -> String {
+    match range {
+        Some((lo, hi)) => format!("{} ({})", delta_pct(v), delta_range(lo, hi)),
+        None => delta_pct(v),
+    }
+}
+
 /// A whole percentage for sentences: "35%" (one decimal below 10%: "4.5%").
 pub fn pct_words(v: f64) -> String {
     let a = v.abs();

@@ -174,7 +174,7 @@ fn csv_holds_every_cell_with_its_delta_and_verdict() {
             }
         }
     }
-    let fails = lines.iter().filter(|l| l.ends_with(",FAIL")).count();
+    let fails = lines.iter().filter(|l| l.ends_with(",REGRESSED")).count();
     assert_eq!(fails, r.verdict.as_ref().unwrap().failed);
 }
 
@@ -208,13 +208,15 @@ fn markdown_tables_carry_the_model_figures() {
             }
         }
         for cmp in &s.comparisons {
-            for d in cmp.rows.iter().filter(|d| d.verdict == Verdict::Fail) {
+            for d in cmp.rows.iter().filter(|d| d.verdict == Verdict::Regressed) {
+                let range = d.judged.as_ref().unwrap().tps.delta.bounds_pct();
+                assert!(range.is_some(), "a regressed cell has an interval");
                 let row = format!(
                     "| {} | {} | {} | {} |",
                     s.scenario,
                     r.env_name(cmp.env),
                     d.threads,
-                    format::delta_pct(d.tps_pct.unwrap())
+                    format::delta_with_range(d.tps_pct.unwrap(), range)
                 );
                 assert!(md.contains(&row), "missing delta row {row}");
             }
@@ -273,18 +275,27 @@ fn comparisons_are_side_by_side_in_html_and_markdown() {
     for (i, t) in s.threads.iter().enumerate() {
         let (b, h, a) = (cell(0, i), cell(1, i), cell(2, i));
         let (ch, ca) = (&s.comparisons[0].rows[i], &s.comparisons[1].rows[i]);
+        // Each Δ with its 95% interval: "−5.5% (−5.9…−5.0)".
+        let tps = |d: &dbdyno_report::model::DeltaRow| {
+            let range = d.judged.as_ref().unwrap().tps.delta.bounds_pct();
+            format::delta_with_range(d.tps_pct.unwrap(), range)
+        };
+        let p95 = |d: &dbdyno_report::model::DeltaRow| {
+            let j = d.judged.as_ref().unwrap().p95.as_ref().unwrap();
+            format::delta_with_range(d.p95_pct.unwrap(), j.delta.bounds_pct())
+        };
         let row = format!(
             "| {t} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             format::rate(b.tps),
             format::rate(h.tps),
-            format::delta_pct(ch.tps_pct.unwrap()),
+            tps(ch),
             format::rate(a.tps),
-            format::delta_pct(ca.tps_pct.unwrap()),
+            tps(ca),
             format::ms_opt(b.p95_ms),
             format::ms_opt(h.p95_ms),
-            format::delta_pct(ch.p95_pct.unwrap()),
+            p95(ch),
             format::ms_opt(a.p95_ms),
-            format::delta_pct(ca.p95_pct.unwrap()),
+            p95(ca),
         );
         assert!(md.contains(&row), "missing side-by-side row {row}\n{md}");
         for v in [
@@ -348,10 +359,10 @@ fn regressed_cells_are_a_table_not_a_sentence() {
         "{md}"
     );
     assert!(
-        md.contains("| 华为云 | oltp_point_select | 1 | TPS −5.5% (15,531 → 14,680) |"),
+        md.contains("| 华为云 | oltp_point_select | 1 | TPS −5.5% (95% interval −5.9% to −5.0%; 15,531 → 14,680) |"),
         "{md}"
     );
-    assert!(md.contains("and 3 more in the side-by-side tables"), "{md}");
+    assert!(md.contains("and 2 more in the side-by-side tables"), "{md}");
     let html = html::render(&r);
     assert!(html.contains("<th>Regressed</th>"));
     for s in &r.executive_summary {

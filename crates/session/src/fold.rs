@@ -2,10 +2,9 @@
 //! keeps every sample for the history, and says what happened as [`Update`]s. No
 //! threads and no connections, so it is unit-tested on synthetic events.
 
-use dbdyno_checks::timeline::{SampleGap, Source};
-use dbdyno_checks::{MysqlEvent, MysqlSample, StepWindow, Timeline};
 use dbdyno_history::SampleRow;
-use dbdyno_monitor::{SamplerEvent, ServerSample};
+use dbdyno_monitor::timeline::{SampleGap, Source};
+use dbdyno_monitor::{MysqlEvent, MysqlSample, SamplerEvent, ServerSample, StepWindow, Timeline};
 
 /// What the samplers reported, for the shell to show (the CLI prints, the app charts).
 #[derive(Debug, Clone, PartialEq)]

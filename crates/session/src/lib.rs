@@ -1,6 +1,6 @@
-//! What happens around one run besides the engine's load, written once for both shells
-//! (the `dbdyno` CLI and the desktop app), so a run is monitored and recorded the same
-//! way whichever started it:
+//! One run and everything around the engine's load, written once for both shells (the
+//! `dbdyno` CLI and the desktop app), so a run is checked, monitored, recorded and
+//! ended the same way whichever started it:
 //!
 //! - [`run_monitor`]: the environment snapshot, the MySQL status sampler and the
 //!   server monitor (SSH or local /proc) started for a plan, fed the engine's events so
@@ -8,16 +8,29 @@
 //! - [`preflight`]: the prerequisite checks that stop a plan before it starts, on the
 //!   facts the environment snapshot and monitoring then reuse;
 //! - [`record`]: the run's end handed to the history writer: the monitoring record,
-//!   every per-second sample, and the final state.
+//!   every per-second sample, and the final state;
+//! - [`run`]: one whole run, the same in both shells: checks, samplers, history record
+//!   and the engine on its thread, every event handed to the shell's consumer;
+//! - [`live`]: the app's Run screen folded from those events; [`describe`]: the lines
+//!   both shells show about the environment; [`results`]: the `--json` document.
 //!
-//! Non-goals: no printing and no UI. What the samplers say comes back as
-//! [`Update`]s; the CLI prints them, the app folds them into its live charts and log.
+//! Non-goals: no printing and no window. What a run says comes back as
+//! [`RunEvent`]s; the CLI prints them, the app folds them into its live charts and log.
 
+mod client_cpu;
+pub mod describe;
 mod fold;
+pub mod live;
 pub mod preflight;
 pub mod record;
+pub mod resolve;
+pub mod results;
+pub mod run;
 pub mod run_monitor;
 
 pub use preflight::Preflight;
 pub use record::{checkpoint, final_state, finish_recording};
+pub use run::{
+    Checks, HistoryNote, HistoryTarget, NotStarted, Recorded, Run, RunEnd, RunEvent, RunRequest,
+};
 pub use run_monitor::{MonitoringReport, Polled, RunMonitor, StartError, Update};

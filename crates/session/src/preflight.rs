@@ -8,8 +8,9 @@
 //! Non-goals: no printing, no fixes (`dbdyno check --fix` and the Checks screen apply them).
 
 use dbdyno_checks::probe::Facts;
-use dbdyno_checks::{checks, Check, CheckStatus, EnvironmentSnapshot, HostAccess, SuiteReport};
+use dbdyno_checks::{checks, Check, CheckStatus, EnvironmentSnapshot, SuiteReport};
 use dbdyno_engine::Plan;
+use dbdyno_monitor::HostAccess;
 
 /// The checks' verdicts and the facts they judged.
 pub struct Preflight {
@@ -54,28 +55,32 @@ impl Preflight {
     /// Why the run must not start (`None` when no check failed): each failed check's
     /// title, what it saw and the fix.
     pub fn refusal(&self) -> Option<String> {
-        let failed: Vec<String> = self
-            .report
-            .checks
-            .iter()
-            .filter(|c| c.status == CheckStatus::Fail)
-            .map(|c| {
-                let fix = c
-                    .fix
-                    .as_ref()
-                    .map(|f| match &f.sql_or_command {
-                        Some(cmd) => format!(" Fix: {} ({cmd})", f.text),
-                        None => format!(" Fix: {}", f.text),
-                    })
-                    .unwrap_or_default();
-                format!("{} [{}]: {}.{fix}", c.title, c.id, c.seen)
-            })
-            .collect();
-        (!failed.is_empty()).then(|| {
-            format!(
-                "the prerequisite checks failed, nothing was run: {}",
-                failed.join(" ")
-            )
-        })
+        refusal(&self.report.checks)
     }
+}
+
+/// Why a run with these checks must not start (`None` when none failed): each failed
+/// check's title, what it saw and the fix.
+pub fn refusal(checks: &[Check]) -> Option<String> {
+    let failed: Vec<String> = checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Fail)
+        .map(|c| {
+            let fix = c
+                .fix
+                .as_ref()
+                .map(|f| match &f.sql_or_command {
+                    Some(cmd) => format!(" Fix: {} ({cmd})", f.text),
+                    None => format!(" Fix: {}", f.text),
+                })
+                .unwrap_or_default();
+            format!("{} [{}]: {}.{fix}", c.title, c.id, c.seen)
+        })
+        .collect();
+    (!failed.is_empty()).then(|| {
+        format!(
+            "the prerequisite checks failed, nothing was run: {}",
+            failed.join(" ")
+        )
+    })
 }

@@ -1,9 +1,10 @@
 //! A run's monitoring handed to the history: after each finished step (checkpoint)
 //! and at the end (the rest of the samples, the final record, then the final state).
 //! A history that cannot be written never fails a run: what went wrong comes back in
-//! the writer's report.
+//! the writer's report. Also what a run's record starts with: its environment.
 
-use dbdyno_engine::{EngineError, EngineEvent, RunOutcome};
+use dbdyno_checks::EnvironmentSnapshot;
+use dbdyno_engine::{EngineError, EngineEvent, Plan, RunOutcome};
 use dbdyno_history::{HistoryWriter, RunState, WriterReport};
 
 use crate::run_monitor::MonitoringReport;
@@ -18,6 +19,39 @@ pub fn final_state(
         (None, true) => (RunState::Cancelled, None),
         (None, false) => (RunState::Complete, None),
     }
+}
+
+/// The environment stored with a run: the server snapshot taken before it started
+/// (version, variables, OS, data disk; monitored or not), completed with the client
+/// machine's description.
+pub fn environment_json(
+    environment: Option<&EnvironmentSnapshot>,
+    plan: &Plan,
+) -> serde_json::Value {
+    let client = dbdyno_history::environment::client_snapshot(&plan.connect.endpoint());
+    let Some(mut doc) = environment.and_then(|e| serde_json::to_value(e).ok()) else {
+        return client;
+    };
+    for (key, extra) in client.as_object().into_iter().flatten() {
+        match doc.get_mut(key.as_str()) {
+            Some(serde_json::Value::Object(have)) => {
+                for (k, v) in extra.as_object().into_iter().flatten() {
+                    have.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            _ => doc[key.as_str()] = extra.clone(),
+        }
+    }
+    doc
+}
+
+/// True when the run ended at its first connection: no phase ran, nothing changed.
+pub fn nothing_ran(outcome: &RunOutcome, error: Option<&EngineError>) -> bool {
+    matches!(error, Some(EngineError::Connect { .. }))
+        && outcome.steps.is_empty()
+        && outcome.prepare.is_none()
+        && outcome.prewarm.is_none()
+        && outcome.dropped_tables.is_empty()
 }
 
 /// After each finished step: the monitoring record so far and the samples not stored

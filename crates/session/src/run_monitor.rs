@@ -4,24 +4,23 @@
 //!
 //! The samplers never stop a benchmark: a lost connection is reported, retried and
 //! recorded as a gap. Only problems found before the first step (an SSH host key or
-//! login that fails) are returned by [`RunMonitor::start`], since the user asked for
+//! login that fails) are returned by [`RunMonitor::start_gathered`], since the user asked for
 //! figures that would otherwise be missing; the shell decides what to say.
 //!
-//! Non-goals: no aggregation ([`dbdyno_checks::timeline`] does it), no printing, no
+//! Non-goals: no aggregation ([`dbdyno_monitor::timeline`] does it), no printing, no
 //! decision about whether to monitor at all (the shells' options decide).
 
 use std::time::{Duration, Instant};
 
 use dbdyno_checks::probe::Facts;
-use dbdyno_checks::timeline::SampleGap;
-use dbdyno_checks::{
-    EnvironmentSnapshot, HostAccess, Missing, MysqlEvent, MysqlSampler, MysqlSamplerConfig,
-    StepServerFigures, StepWindow, Timeline,
-};
+use dbdyno_checks::{EnvironmentSnapshot, Missing};
 use dbdyno_engine::{EngineEvent, Plan};
 use dbdyno_history::SampleRow;
+use dbdyno_monitor::timeline::SampleGap;
 use dbdyno_monitor::{
-    DiskSelection, Monitor, MonitorConfig, MonitorError, SamplerEvent, SshConnection, Target,
+    DiskSelection, HostAccess, Monitor, MonitorConfig, MonitorError, MysqlEvent, MysqlSampler,
+    MysqlSamplerConfig, SamplerEvent, SshConnection, StepServerFigures, StepWindow, Target,
+    Timeline,
 };
 use serde::Serialize;
 
@@ -86,26 +85,12 @@ pub struct RunMonitor {
 }
 
 impl RunMonitor {
-    /// Starts monitoring `plan`, or returns `None` when it has no measured step.
-    /// `devices` overrides the data disk (empty: the resolver's answer). A MySQL sampler
-    /// that cannot connect is recorded as missing metrics, not an error: the engine's
-    /// own connection will say what is wrong.
-    pub fn start(
-        plan: &Plan,
-        access: HostAccess,
-        devices: &[String],
-    ) -> Result<Option<RunMonitor>, StartError> {
-        if plan.steps().next().is_none() {
-            return Ok(None);
-        }
-        let (environment, facts) = EnvironmentSnapshot::gather(&plan.connect, &access, devices);
-        Self::start_gathered(plan, access, environment, &facts, None)
-    }
-
-    /// [`RunMonitor::start`] on facts already gathered (by [`crate::Preflight`]), so
-    /// the checks and the monitoring share one round of SSH and SQL. `conn`: an SSH
-    /// session to `access`'s target the caller already opened (its host key check),
-    /// which the sampler then uses instead of logging in again.
+    /// Starts monitoring `plan` on the facts [`crate::Preflight`] gathered (the checks
+    /// and the monitoring share one round of SSH and SQL), or returns `None` when it has
+    /// no measured step. A MySQL sampler that cannot connect is recorded as missing
+    /// metrics, not an error: the engine's own connection will say what is wrong.
+    /// `conn`: an SSH session to `access`'s target the caller already opened (its host
+    /// key check), which the sampler then uses instead of logging in again.
     pub fn start_gathered(
         plan: &Plan,
         access: HostAccess,

@@ -147,10 +147,10 @@ fn suite(
     devices: Vec<String>,
 ) -> AppResult<SuiteReport> {
     let p = resolve::load_profile(env)?;
-    let plan = resolve::plan(&p, form)?;
+    let plan = crate::commands::plan::plan(&p, form)?;
     let host = resolve::host_access(&p, &plan.connect, &state.known_hosts_file())?;
     let devices = if devices.is_empty() {
-        p.data_disk.iter().cloned().collect()
+        p.data_disk_devices()
     } else {
         devices
     };

@@ -1,6 +1,6 @@
 //! Compare screen: runs of the history against a baseline and a regression threshold,
-//! as `dbdyno_report::build` computes them (dyno curves, the Δ% matrix with PASS/FAIL,
-//! the analysis). The same request, exported ([`super::export`]), is the same report as
+//! as `dbdyno_report::build` computes them (dyno curves, the Δ% matrix with its
+//! intervals and verdicts that know the noise, the analysis). The same request, exported ([`super::export`]), is the same report as
 //! `dbdyno report --runs=… --baseline=… --threshold=…`.
 
 use dbdyno_report::input::from_history::report_run;
@@ -22,8 +22,8 @@ pub struct CompareRequest {
     pub run_ids: Vec<u32>,
     /// The run the others are compared against (default: the first picked).
     pub baseline: Option<u32>,
-    /// A cell fails when TPS falls, or p95 rises, by more than this many percent
-    /// (default: the report's, 5).
+    /// A cell regresses when the whole 95% interval of Δ TPS lies below −this many
+    /// percent, or that of Δ p95 above +this many (default: the report's, 5).
     pub threshold_pct: Option<f64>,
 }
 

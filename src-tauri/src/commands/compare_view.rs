@@ -1,6 +1,6 @@
-//! The Compare screen's view of a [`Report`]: the same figures, deltas, verdicts and
-//! sentences `dbdyno_report::build` computed, reshaped into types the page can read
-//! (specta). Mapping only: nothing here compares, rounds or judges; the exported
+//! The Compare screen's view of a [`Report`]: the same figures, deltas (with their 95%
+//! intervals), verdicts and sentences `dbdyno_report::build` computed, reshaped into
+//! types the page can read (specta). Mapping only: nothing here compares, rounds or judges; the exported
 //! PDF / HTML / Markdown / CSV of the same request say the same things.
 
 use dbdyno_report::format;
@@ -44,11 +44,16 @@ pub struct EnvView {
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct VerdictTotals {
+    /// Cells both runs ran to their end: failed + improved + within noise + not judged.
     pub compared: u32,
-    pub passed: u32,
+    /// Regressed cells (the whole 95% interval of Δ beyond the threshold): they fail the
+    /// comparison.
     pub failed: u32,
+    pub improved: u32,
+    pub within_noise: u32,
+    pub not_judged: u32,
     pub missing: u32,
-    /// "env scenario at N threads: reason", one per failed cell.
+    /// "env scenario at N threads: reasons", one per regressed cell.
     pub failures: Vec<String>,
 }
 
@@ -93,9 +98,18 @@ pub struct CellView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum VerdictName {
-    Pass,
-    Fail,
+    Regressed,
+    Improved,
+    WithinNoise,
+    NotJudged,
     Missing,
+}
+
+/// The 95% interval of a Δ, in percent of the baseline's figure.
+#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
+pub struct DeltaRange {
+    pub lower_pct: f64,
+    pub upper_pct: f64,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -107,10 +121,17 @@ pub struct DeltaView {
     pub p95_pct: Option<f64>,
     pub p99_pct: Option<f64>,
     pub cpu_pct: Option<f64>,
+    /// The 95% intervals of Δ TPS and Δ p95 (none without an interval on both sides).
+    pub tps_range: Option<DeltaRange>,
+    pub p95_range: Option<DeltaRange>,
     pub verdict: VerdictName,
-    /// "PASS", "FAIL" or "n/a", as the reports write it.
+    /// "REGRESSED", "IMPROVED", "within noise", "not judged" or "n/a", as the reports
+    /// write it.
     pub verdict_label: String,
-    /// Why it failed (empty when it passed).
+    /// Half the width of the widest Δ interval of TPS and p95: differences under it
+    /// cannot be told apart in this cell.
+    pub noise_pct: Option<f64>,
+    /// Why it regressed, improved or was not judged (empty within noise).
     pub reasons: Vec<String>,
 }
 
@@ -141,8 +162,10 @@ pub fn view(r: &Report) -> CompareView {
             .collect(),
         verdict: r.verdict.as_ref().map(|v| VerdictTotals {
             compared: v.compared as u32,
-            passed: v.passed as u32,
             failed: v.failed as u32,
+            improved: v.improved as u32,
+            within_noise: v.within_noise as u32,
+            not_judged: v.not_judged as u32,
             missing: v.missing as u32,
             failures: v.failures.clone(),
         }),
@@ -200,6 +223,13 @@ fn cell(c: &Cell) -> CellView {
 }
 
 fn delta(d: &DeltaRow) -> DeltaView {
+    let range = |bounds: Option<(f64, f64)>| {
+        bounds.map(|(lower_pct, upper_pct)| DeltaRange {
+            lower_pct,
+            upper_pct,
+        })
+    };
+    let judged = d.judged.as_ref();
     DeltaView {
         threads: d.threads,
         tps_pct: d.tps_pct,
@@ -207,12 +237,17 @@ fn delta(d: &DeltaRow) -> DeltaView {
         p95_pct: d.p95_pct,
         p99_pct: d.p99_pct,
         cpu_pct: d.cpu_pct,
+        tps_range: range(judged.and_then(|j| j.tps.delta.bounds_pct())),
+        p95_range: range(judged.and_then(|j| j.p95.as_ref()?.delta.bounds_pct())),
         verdict: match d.verdict {
-            Verdict::Pass => VerdictName::Pass,
-            Verdict::Fail => VerdictName::Fail,
+            Verdict::Regressed => VerdictName::Regressed,
+            Verdict::Improved => VerdictName::Improved,
+            Verdict::WithinNoise => VerdictName::WithinNoise,
+            Verdict::NotJudged => VerdictName::NotJudged,
             Verdict::Missing => VerdictName::Missing,
         },
         verdict_label: d.verdict.label().to_string(),
+        noise_pct: d.noise_pct,
         reasons: d.reasons.clone(),
     }
 }
@@ -257,6 +292,12 @@ mod tests {
             for (d, dv) in rows.iter().zip(deltas) {
                 assert_eq!(dv.tps_pct, d.tps_pct);
                 assert_eq!(dv.verdict_label, d.verdict.label());
+                assert_eq!(dv.noise_pct, d.noise_pct);
+                let j = d.judged.as_ref().unwrap();
+                assert_eq!(
+                    dv.tps_range.map(|r| (r.lower_pct, r.upper_pct)),
+                    j.tps.delta.bounds_pct()
+                );
             }
             for (c, cv) in e.cells.iter().zip(&ev.cells) {
                 assert_eq!(c.as_ref().map(|c| c.tps), cv.as_ref().map(|c| c.tps));
@@ -265,8 +306,8 @@ mod tests {
         let totals = v.verdict.unwrap();
         let rt = r.verdict.as_ref().unwrap();
         assert_eq!(
-            (totals.failed, totals.passed),
-            (rt.failed as u32, rt.passed as u32)
+            (totals.failed, totals.improved, totals.within_noise),
+            (rt.failed as u32, rt.improved as u32, rt.within_noise as u32)
         );
         assert_eq!(v.executive_summary, r.executive_summary);
     }

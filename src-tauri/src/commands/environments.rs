@@ -2,17 +2,15 @@
 //! the OS keyring; "Test MySQL" and "Test SSH" (with the host key shown for
 //! confirmation); import of the seed toolkit's benchmark_config.conf.
 //!
-//! Profiles are the profile crate's TOML files in the user's profile folder; the
-//! shipped examples are read-only (duplicate one to change it).
-
-use std::path::PathBuf;
+//! Profiles are the profile crate's TOML files in the user's profile folder, written
+//! through its store (`dbdyno_profile::store`); the shipped examples are read-only
+//! (duplicate one to change it).
 
 use dbdyno_monitor::SshError;
-use dbdyno_profile::catalog::user_profiles_dir;
-use dbdyno_profile::render::{to_toml, Comments};
 use dbdyno_profile::secrets::Secret;
+use dbdyno_profile::store::{PasswordOutcome, ProfileStore, StoreError};
 use dbdyno_profile::{
-    PasswordFrom, Profile, ProfileOrigin, SecretKind, SecretStore, SshAuth, SshSection,
+    Loaded, PasswordFrom, Profile, ProfileOrigin, SecretKind, SecretStore, SshAuth, SshSection,
 };
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, State};
@@ -137,14 +135,38 @@ fn entry(e: dbdyno_profile::ProfileEntry) -> EnvironmentEntry {
     }
 }
 
-fn user_file(name: &str) -> AppResult<PathBuf> {
-    dbdyno_profile::validate::check_name(name)
-        .map_err(|e| AppError::invalid(format!("name: {e}")))?;
-    Ok(user_profiles_dir()?.join(format!("{name}.toml")))
+/// The first line of every profile the app writes.
+const HEADER: &str = "# Written by the DB Dyno app. Secrets are in the OS keyring, never here.\n";
+
+/// The store's refusals in the words of this screen: a name problem starts with "name:"
+/// for the page to show it by the input, an invalid profile is one problem a line.
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::BadName { reason, .. } => AppError::invalid(format!("name: {reason}")),
+            StoreError::Taken { name } => AppError::invalid(format!(
+                "name: an environment named '{name}' exists already"
+            )),
+            StoreError::NotUserProfile { .. } => {
+                AppError::invalid("shipped examples cannot be deleted")
+            }
+            StoreError::Invalid {
+                problems: found, ..
+            } => problems(&found),
+            StoreError::Write { .. } => AppError::new(ErrorCode::Io, e.to_string()),
+            StoreError::Remove { source, .. } => source.into(),
+            StoreError::Profile(e) => e.into(),
+            StoreError::Secret(e) => e.into(),
+        }
+    }
+}
+
+fn store() -> AppResult<ProfileStore> {
+    Ok(ProfileStore::user()?)
 }
 
 fn is_user_profile(name: &str) -> AppResult<bool> {
-    Ok(user_file(name)?.is_file())
+    Ok(store()?.has(name)?)
 }
 
 fn form_of(p: &Profile) -> EnvironmentForm {
@@ -215,35 +237,23 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
     p
 }
 
-/// Validates and writes a user profile; what was written must load back.
-fn write_profile(p: &Profile) -> AppResult<EnvironmentEntry> {
-    let found = dbdyno_profile::validate::check(p);
-    if !found.is_empty() {
-        return Err(problems(&found));
-    }
-    let path = user_file(&p.name)?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let text = format!(
-        "# Written by the DB Dyno app. Secrets are in the OS keyring, never here.\n{}",
-        to_toml(p, &Comments::new())
-    );
-    std::fs::write(&path, text).map_err(|e| {
-        AppError::new(
-            ErrorCode::Io,
-            format!("cannot write {}: {e}", path.display()),
-        )
-    })?;
-    let loaded = dbdyno_profile::load_file(&path)?;
-    Ok(EnvironmentEntry {
+fn written(loaded: Loaded) -> EnvironmentEntry {
+    EnvironmentEntry {
         name: loaded.profile.name,
         example: false,
-        path: path.display().to_string(),
+        path: loaded
+            .path
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
         description: loaded.profile.description,
         labels: loaded.profile.labels,
         error: None,
-    })
+    }
+}
+
+/// Validates and writes a user profile; what was written must load back.
+fn write_profile(p: &Profile) -> AppResult<EnvironmentEntry> {
+    Ok(written(store()?.write(p, HEADER)?))
 }
 
 #[tauri::command]
@@ -294,30 +304,12 @@ pub async fn save_environment(
 ) -> AppResult<EnvironmentEntry> {
     blocking(move || {
         let name = form.name.trim().to_string();
-        let renamed = previous.as_deref().filter(|p| *p != name);
-        if previous.as_deref() != Some(name.as_str()) && is_user_profile(&name)? {
-            return Err(AppError::invalid(format!(
-                "name: an environment named '{name}' exists already"
-            )));
-        }
         let base = match &previous {
             Some(p) => resolve::load_profile(p)?,
             None => Profile::named(&name),
         };
-        let written = write_profile(&apply_form(base, &form))?;
-        if let Some(old) = renamed {
-            if is_user_profile(old)? {
-                let store = SecretStore::new();
-                for kind in SecretKind::ALL {
-                    if let Ok(Some(s)) = store.get(old, kind) {
-                        store.set(&name, kind, &s)?;
-                        let _ = store.delete(old, kind);
-                    }
-                }
-                std::fs::remove_file(user_file(old)?)?;
-            }
-        }
-        Ok(written)
+        let loaded = store()?.save(&apply_form(base, &form), previous.as_deref(), HEADER)?;
+        Ok(written(loaded))
     })
     .await
 }
@@ -327,10 +319,8 @@ pub async fn save_environment(
 #[specta::specta]
 pub async fn duplicate_environment(name: String, new_name: String) -> AppResult<EnvironmentEntry> {
     blocking(move || {
-        let new_name = free_name(&new_name)?;
-        let mut p = resolve::load_profile(&name)?;
-        p.name = new_name;
-        write_profile(&p)
+        let p = resolve::load_profile(&name)?;
+        Ok(written(store()?.duplicate(&p, &new_name, HEADER)?))
     })
     .await
 }
@@ -338,31 +328,14 @@ pub async fn duplicate_environment(name: String, new_name: String) -> AppResult<
 /// `name` trimmed, when it can name a new user profile: valid as a file and keyring
 /// name, and not taken. The message starts with "name:" for the page to show by the input.
 fn free_name(name: &str) -> AppResult<String> {
-    let name = name.trim();
-    if is_user_profile(name)? {
-        return Err(AppError::invalid(format!(
-            "name: an environment named '{name}' exists already"
-        )));
-    }
-    Ok(name.to_string())
+    Ok(store()?.free_name(name)?)
 }
 
 /// Deletes a user profile and its keyring entries (the history keeps its runs).
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_environment(name: String) -> AppResult<()> {
-    blocking(move || {
-        if !is_user_profile(&name)? {
-            return Err(AppError::invalid("shipped examples cannot be deleted"));
-        }
-        let store = SecretStore::new();
-        for kind in SecretKind::ALL {
-            let _ = store.delete(&name, kind);
-        }
-        std::fs::remove_file(user_file(&name)?)?;
-        Ok(())
-    })
-    .await
+    blocking(move || Ok(store()?.delete(&name)?)).await
 }
 
 /// Stores a secret in the OS keyring (an empty value removes it). It never comes back
@@ -530,19 +503,17 @@ pub async fn import_seed_config(app: AppHandle, name: String) -> AppResult<Envir
         .into_path()
         .map_err(|e| AppError::new(ErrorCode::Io, format!("not a local file: {e}")))?;
     blocking(move || {
-        // Taken meanwhile (the dialog can stay open a long time)?
-        let name = free_name(&name)?;
         let text = std::fs::read_to_string(&path)?;
         let file = path
             .file_name()
             .and_then(|s| s.to_str())
             .unwrap_or("config");
-        let imp = dbdyno_profile::seed_config::import_seed_config(&text, file, &name)?;
-        let written = write_profile(&imp.profile)?;
-        if let Some(pw) = &imp.password {
-            SecretStore::new().set(&name, SecretKind::MysqlPassword, pw)?;
+        // The store checks the name again: it may have been taken while the dialog was open.
+        let imp = store()?.import_seed_config(&text, file, &name, HEADER)?;
+        if let PasswordOutcome::KeyringRefused(e) = imp.password {
+            return Err(e.into());
         }
-        Ok(written)
+        Ok(written(imp.loaded))
     })
     .await
 }

@@ -8,6 +8,7 @@ mod compare_view;
 pub mod environments;
 pub mod export;
 pub mod history;
+pub mod import;
 pub mod plan;
 pub mod run;
 

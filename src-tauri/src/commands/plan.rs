@@ -2,13 +2,15 @@
 //! will do (phases, total time, dataset estimate against buffer pool and free disk),
 //! all computed by the engine and checks crates.
 
-use dbdyno_checks::checks::dataset::{estimate_bytes, human_bytes, regime, SPACE_SAFETY_FACTOR};
+use dbdyno_checks::checks::dataset::{disk_fit, estimate_bytes, human_bytes, regime};
+use dbdyno_checks::sql::binlog_on;
+use dbdyno_checks::EnvironmentSnapshot;
 use dbdyno_engine::runner::phase_label;
-use dbdyno_engine::{Phase, Scenario};
+use dbdyno_engine::{Phase, Plan, Scenario};
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
-use crate::error::{blocking, AppResult};
+use crate::error::{blocking, problems, AppResult};
 use crate::resolve;
 use crate::state::AppState;
 
@@ -100,6 +102,34 @@ impl PlanForm {
     }
 }
 
+/// The profile with the plan form's choices applied.
+pub fn with_form(p: &dbdyno_profile::Profile, form: &PlanForm) -> dbdyno_profile::Profile {
+    let mut p = p.clone();
+    p.plan.scenarios = Some(form.scenarios.clone());
+    p.plan.threads = Some(form.threads.clone());
+    p.plan.time = Some(form.time_s as u64);
+    p.plan.warmup = Some(form.warmup_s as u64);
+    p.plan.cooldown = Some(form.cooldown_s as u64);
+    p.plan.prepare = Some(form.prepare);
+    p.plan.prewarm = Some(form.prewarm);
+    p.plan.cleanup = Some(form.cleanup);
+    p.workload.tables = Some(form.tables);
+    p.workload.table_size = Some(form.table_size as u64);
+    p
+}
+
+/// The validated plan, without the password (previews, checks of the plan's shape).
+pub fn plan_without_secret(p: &dbdyno_profile::Profile, form: &PlanForm) -> AppResult<Plan> {
+    with_form(p, form).to_plan().map_err(|list| problems(&list))
+}
+
+/// The validated plan with the password, ready to run or check.
+pub fn plan(p: &dbdyno_profile::Profile, form: &PlanForm) -> AppResult<Plan> {
+    let mut plan = plan_without_secret(p, form)?;
+    plan.connect.password = resolve::mysql_password(p)?;
+    Ok(plan)
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn plan_defaults(env: String) -> AppResult<PlanSetup> {
@@ -127,7 +157,7 @@ pub async fn plan_preview(
     });
     blocking(move || {
         let p = resolve::load_profile(&env)?;
-        let plan = resolve::plan_without_secret(&p, &form)?;
+        let plan = plan_without_secret(&p, &form)?;
         let phases = plan
             .phases
             .iter()
@@ -146,16 +176,8 @@ pub async fn plan_preview(
             .and_then(|e| e.variables.get("innodb_buffer_pool_size"))
             .and_then(|v| v.parse::<u64>().ok())
             .filter(|b| *b > 0);
-        let free = cached
-            .as_ref()
-            .and_then(|e| e.data_disks.first())
-            .and_then(|d| d.filesystem.as_ref())
-            .map(|f| f.avail_bytes);
+        let free = free_disk(cached.as_ref());
         let ratio = bp.map(|b| bytes as f64 / b as f64);
-        let needs_prepare = plan
-            .phases
-            .iter()
-            .any(|p| matches!(p, Phase::Prepare { .. }));
         Ok(PlanPreview {
             phases,
             steps: plan.steps().count() as u32,
@@ -175,11 +197,229 @@ pub async fn plan_preview(
                 regime: ratio.map(|r| regime(r).to_string()),
                 free_disk_bytes: free.map(|f| f as f64),
                 free_disk_human: free.map(human_bytes),
-                fits_disk: free
-                    .filter(|_| needs_prepare)
-                    .map(|f| (bytes as f64) * SPACE_SAFETY_FACTOR <= f as f64),
+                fits_disk: fits_disk(&plan, cached.as_ref()),
             },
         })
     })
     .await
+}
+
+/// Free space on the data directory's filesystem, as the last checks saw it.
+fn free_disk(env: Option<&EnvironmentSnapshot>) -> Option<u64> {
+    env?.data_disks
+        .first()?
+        .filesystem
+        .as_ref()
+        .map(|f| f.avail_bytes)
+}
+
+/// The check's own disk-fit verdict ([`disk_fit`]) on the free space and the binary
+/// log the last checks saw; `None` when they saw no free space or the plan loads no data.
+fn fits_disk(plan: &Plan, env: Option<&EnvironmentSnapshot>) -> Option<bool> {
+    let env = env?;
+    let fit = disk_fit(plan, binlog_on(&env.variables), free_disk(Some(env))?)?;
+    Some(fit.fits())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use dbdyno_checks::checks::dataset;
+    use dbdyno_checks::os_facts::{FsSpace, OsFacts};
+    use dbdyno_checks::probe::{AccessKind, ClientFacts, Facts, HostFacts, MysqlFacts, RoleDisk};
+    use dbdyno_checks::sql::ServerVersion;
+    use dbdyno_checks::CheckStatus;
+    use dbdyno_engine::{LadderSpec, WorkloadOptions};
+    use dbdyno_monitor::DataDisk;
+
+    use super::*;
+
+    /// A server on this machine whose data directory's filesystem has `free` bytes
+    /// available, with the binary log as `log_bin` says.
+    fn facts(free: u64, log_bin: &str) -> Facts {
+        let variables: BTreeMap<String, String> = [
+            ("datadir", "/var/lib/mysql/"),
+            ("log_bin", log_bin),
+            ("version", "10.11.19-MariaDB"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let mysql = MysqlFacts {
+            current_user: "sbtest@localhost".into(),
+            version: ServerVersion::parse("10.11.19-MariaDB", ""),
+            variables,
+            status: Default::default(),
+            privileges: Default::default(),
+            schema_exists: true,
+            tables: BTreeMap::new(),
+            benchmark_bytes: 0,
+            benchmark_rows: 0,
+            clock: None,
+            round_trip: None,
+            connect_ms: 1.0,
+        };
+        let os = OsFacts {
+            filesystems: vec![FsSpace {
+                path: "/var/lib/mysql".into(),
+                mount_point: "/".into(),
+                total_bytes: free * 4,
+                avail_bytes: free,
+            }],
+            ..Default::default()
+        };
+        let host = HostFacts {
+            access: "this machine (/proc)".into(),
+            kind: AccessKind::Local,
+            none_why: None,
+            ssh: None,
+            os: Some(os),
+            os_error: None,
+            data_disks: vec![RoleDisk {
+                role: "data directory".into(),
+                disk: DataDisk {
+                    path: "/var/lib/mysql".into(),
+                    mount_point: "/".into(),
+                    fs_type: "ext4".into(),
+                    source: "/dev/vda1".into(),
+                    devices: vec!["vda".into()],
+                    chain: Vec::new(),
+                    overridden: false,
+                },
+            }],
+            disk_error: None,
+            device_error: None,
+            device_warnings: Vec::new(),
+            clock: None,
+        };
+        Facts {
+            endpoint: "127.0.0.1:3306".into(),
+            user: "sbtest".into(),
+            schema: "sbtest".into(),
+            mysql: Ok(mysql),
+            host,
+            client: ClientFacts {
+                hostname: None,
+                cores: 2,
+                boot_id: None,
+            },
+            taken_unix_ms: 0,
+        }
+    }
+
+    fn plan(prepare: bool) -> Plan {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpReadWrite],
+            threads: vec![8],
+            prepare,
+            ..Default::default()
+        };
+        Plan {
+            connect: Default::default(),
+            workload: WorkloadOptions {
+                tables: 10,
+                table_size: 1_000_000,
+                ..Default::default()
+            },
+            phases: spec.phases(),
+            force: false,
+        }
+    }
+
+    /// The Plan screen says the data fits exactly when the free-space check passes, on
+    /// the same facts, with the binary log on and off.
+    #[test]
+    fn the_preview_and_the_check_agree_on_the_disk_fit() {
+        let p = plan(true);
+        let data = estimate_bytes(&p);
+        // Below the data; between 1× and 1.5×; between 1.5× and 2.5× (room enough
+        // only without the binary log); above 2.5×.
+        for free in [data / 2, data * 5 / 4, data * 2, data * 3] {
+            for log_bin in ["OFF", "ON"] {
+                let f = facts(free, log_bin);
+                let check = dataset::checks(&f, &p)
+                    .into_iter()
+                    .find(|c| c.id == "dataset.free_space")
+                    .expect("the free-space check");
+                let preview = fits_disk(&p, Some(&EnvironmentSnapshot::from_facts(&f)));
+                assert_eq!(
+                    preview,
+                    Some(check.status == CheckStatus::Pass),
+                    "free {free}, log_bin {log_bin}: {}",
+                    check.seen
+                );
+            }
+        }
+        let f = facts(data * 2, "ON");
+        let env = EnvironmentSnapshot::from_facts(&f);
+        assert_eq!(
+            fits_disk(&p, Some(&env)),
+            Some(false),
+            "the binary log's copy counts"
+        );
+        assert_eq!(
+            fits_disk(&plan(false), Some(&env)),
+            None,
+            "no prepare, nothing to fit"
+        );
+        assert_eq!(fits_disk(&p, None), None, "no checks yet");
+    }
+
+    /// One road to a plan: every shipped profile, with the same choices made on the
+    /// command line and on the Plan screen, gives the same plan. The choices are the
+    /// form's fields; each case changes some and leaves the rest as the profile says.
+    #[test]
+    fn the_command_line_and_the_plan_screen_make_the_same_plan() {
+        type Edit = fn(&mut PlanForm);
+        let cases: [(&[&str], Edit); 7] = [
+            (&[], |_| {}),
+            (&["--threads=2,4"], |f| f.threads = vec![2, 4]),
+            (&["--ladder=3"], |f| f.threads = vec![3]),
+            (
+                &["--scenarios=oltp_read_only,oltp_write_only", "--time=5"],
+                |f| {
+                    f.scenarios = vec!["oltp_read_only".into(), "oltp_write_only".into()];
+                    f.time_s = 5;
+                },
+            ),
+            (&["--prepare=on", "--prewarm", "--cleanup=on"], |f| {
+                (f.prepare, f.prewarm, f.cleanup) = (true, true, true)
+            }),
+            (&["--prepare=off", "--cleanup=off"], |f| {
+                (f.prepare, f.cleanup) = (false, false)
+            }),
+            (
+                &[
+                    "--tables=3",
+                    "--table-size=500",
+                    "--warmup=2",
+                    "--cooldown=1",
+                ],
+                |f| (f.tables, f.table_size, f.warmup_s, f.cooldown_s) = (3, 500, 2, 1),
+            ),
+        ];
+        let examples: Vec<String> = dbdyno_profile::list_profiles()
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.origin == dbdyno_profile::ProfileOrigin::Example)
+            .map(|e| e.name)
+            .collect();
+        assert!(examples.len() >= 3, "{examples:?}");
+        for name in &examples {
+            let p = resolve::load_profile(name).unwrap();
+            let shown = PlanForm::from_profile(&p).unwrap();
+            for (flags, edit) in &cases {
+                let mut form = shown.clone();
+                edit(&mut form);
+                let on_screen = plan_without_secret(&p, &form).unwrap();
+                let profile = format!("--profile={name}");
+                let argv: Vec<&str> = std::iter::once(profile.as_str())
+                    .chain(flags.iter().copied())
+                    .collect();
+                let typed = dbdyno_cli::ladder_plan_of(&argv).unwrap();
+                assert_eq!(typed, on_screen, "{name} {flags:?}");
+            }
+        }
+    }
 }

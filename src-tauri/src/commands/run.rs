@@ -1,10 +1,11 @@
-//! Run screen: start a ladder (engine on its own thread, throttled snapshots through a
-//! channel), cancel it, ask whether one is running.
+//! Run screen: start a ladder (the shared run of `dbdyno_session`, driven on a thread
+//! of its own, throttled snapshots through a channel), cancel it, ask whether one is
+//! running.
 
 use dbdyno_engine::CancelToken;
-use dbdyno_history::{HistoryWriter, NewRun};
+use dbdyno_session::live::RunSnapshot;
 use dbdyno_session::run_monitor::StartError;
-use dbdyno_session::{Preflight, RunMonitor};
+use dbdyno_session::{Checks, HistoryTarget, NotStarted, Run, RunRequest};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
@@ -12,8 +13,6 @@ use tauri::{AppHandle, Manager, State};
 use crate::commands::plan::PlanForm;
 use crate::error::{blocking, AppError, AppResult, ErrorCode};
 use crate::resolve;
-use crate::run::driver::{drive, RunJob};
-use crate::run::snapshot::RunSnapshot;
 use crate::state::{ActiveRun, AppState};
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -51,65 +50,11 @@ pub async fn start_run(
             .filter(|d| d.overridden)
             .map(|d| d.devices)
     });
-    let cancel = CancelToken::new();
-    let job = {
-        let (env, cancel) = (env.clone(), cancel.clone());
-        blocking(move || {
-            let profile = resolve::load_profile(&env)?;
-            let plan = resolve::plan(&profile, &form)?;
-            let access = resolve::host_access(&profile, &plan.connect, &known_hosts)?;
-            let devices = checked_devices.unwrap_or_else(|| resolve::data_disk(&profile));
-            // The prerequisite checks first, as the CLI's ladder runs them: a plan
-            // whose checks fail (too few prepared statements or connections, a
-            // missing schema...) is refused before anything is recorded.
-            let preflight = Preflight::gather(&plan, &access, &devices);
-            if let Some(why) = preflight.refusal() {
-                return Err(AppError::new(
-                    ErrorCode::Invalid,
-                    format!("{why} The Checks screen shows each check and applies the fixes it can."),
-                ));
-            }
-            // The same samplers as the CLI's ladder, started the same way on the facts
-            // the checks gathered; an SSH login that fails stops the run before it
-            // starts, as it does there.
-            let monitor = RunMonitor::start_gathered(
-                &plan,
-                access,
-                preflight.environment().clone(),
-                &preflight.facts,
-                None,
-            )
-            .map_err(|e| match e {
-                StartError::Ssh(_) => AppError::new(
-                    ErrorCode::Ssh,
-                    format!("{e}. Test SSH on the Environments screen, or turn SSH off for this environment to run with MySQL-side metrics only"),
-                ),
-                StartError::Device(_) => AppError::new(ErrorCode::Invalid, e.to_string()),
-                StartError::Monitor(m) => AppError::new(ErrorCode::Ssh, m.to_string()),
-            })?;
-            let started = (|| {
-                let mut new = NewRun::new(&profile.name, "ladder (app)").with_plan(&plan)?;
-                new.labels = profile.labels.clone();
-                new.profile = serde_json::to_value(&profile).ok();
-                new.environment = serde_json::to_value(preflight.environment()).ok();
-                HistoryWriter::start(&data_dir, new)
-            })();
-            let (recorder, history_error) = match started {
-                Ok(w) => (Some(w), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            Ok(RunJob {
-                plan,
-                env,
-                recorder,
-                history_error,
-                monitor,
-                cancel,
-            })
-        })
-        .await?
+    let run = {
+        let env = env.clone();
+        blocking(move || start(&env, &form, data_dir, &known_hosts, checked_devices)).await?
     };
-    let run_id = job.recorder.as_ref().map(|r| r.run_id() as u32);
+    let run_id = run.run_id().map(|id| id as u32);
     let mut slot = state
         .run
         .lock()
@@ -117,25 +62,81 @@ pub async fn start_run(
     if slot.is_some() {
         return Err(busy());
     }
+    let cancel = CancelToken::new();
     let handle = app.clone();
-    let driver = std::thread::Builder::new()
-        .name("dbdyno-run".into())
-        .spawn(move || {
-            drive(job, |snapshot| {
-                // A window that went away stops listening; the run still ends cleanly.
-                let _ = on_progress.send(snapshot);
-            });
-            if let Ok(mut r) = handle.state::<AppState>().run.lock() {
-                *r = None;
-            }
-        })
-        .map_err(|e| AppError::internal(format!("cannot start the run thread: {e}")))?;
+    let driver = {
+        let (env, cancel) = (env.clone(), cancel.clone());
+        std::thread::Builder::new()
+            .name("dbdyno-run".into())
+            .spawn(move || {
+                crate::run::drive(run, &env, &cancel, |snapshot| {
+                    // A window that went away stops listening; the run still ends cleanly.
+                    let _ = on_progress.send(snapshot);
+                });
+                if let Ok(mut r) = handle.state::<AppState>().run.lock() {
+                    *r = None;
+                }
+            })
+            .map_err(|e| AppError::internal(format!("cannot start the run thread: {e}")))?
+    };
     *slot = Some(ActiveRun {
         env,
         cancel,
         driver: Some(driver),
     });
     Ok(StartedRun { run_id })
+}
+
+/// The blocking half of [`start_run`]: the profile's plan, checked, its samplers
+/// sampling, its record open. `checked_devices`: the data disk chosen on the Checks
+/// screen, which wins over the profile's.
+fn start(
+    env: &str,
+    form: &PlanForm,
+    data_dir: std::path::PathBuf,
+    known_hosts: &std::path::Path,
+    checked_devices: Option<Vec<String>>,
+) -> AppResult<Run> {
+    let profile = resolve::load_profile(env)?;
+    let plan = crate::commands::plan::plan(&profile, form)?;
+    let access = resolve::host_access(&profile, &plan.connect, known_hosts)?;
+    let devices = checked_devices.unwrap_or_else(|| profile.data_disk_devices());
+    // The prerequisite checks first, as the CLI's ladder runs them: a plan
+    // whose checks fail (too few prepared statements or connections, a
+    // missing schema...) is refused before anything is recorded. Then the
+    // same samplers as the CLI's, on the facts the checks gathered.
+    let history =
+        HistoryTarget::of_profile(&profile, true, &plan, "ladder (app)".into(), Some(data_dir));
+    let request = RunRequest {
+        access,
+        devices,
+        checks: Checks::Enforce,
+        monitor: true,
+        history: Some(history),
+        ..RunRequest::new(plan)
+    };
+    Run::start(request).map_err(not_started)
+}
+
+/// Why the run did not start, in the app's words: what to do is on another screen.
+fn not_started(e: NotStarted) -> AppError {
+    match e {
+        NotStarted::Refused { problems } => AppError::new(
+            ErrorCode::Invalid,
+            format!(
+                "{} The Checks screen shows each check and applies the fixes it can.",
+                dbdyno_session::preflight::refusal(&problems).unwrap_or_default()
+            ),
+        ),
+        NotStarted::Monitor { source, .. } => match *source {
+            e @ StartError::Ssh(_) => AppError::new(
+                ErrorCode::Ssh,
+                format!("{e}. Test SSH on the Environments screen, or turn SSH off for this environment to run with MySQL-side metrics only"),
+            ),
+            e @ StartError::Device(_) => AppError::new(ErrorCode::Invalid, e.to_string()),
+            StartError::Monitor(m) => AppError::new(ErrorCode::Ssh, m.to_string()),
+        },
+    }
 }
 
 /// Asks the run to stop: in-flight transactions finish, finished steps are kept. The

@@ -1,9 +1,11 @@
 // A report as Rust's report model computed it (CompareView): the verdict and executive
-// summary, then per scenario the dyno curves and the matrix with Δ% and PASS/FAIL, then
-// the analysis and warnings. Compare shows it for several runs, History for one. Only
-// layout here: every figure, delta, verdict and sentence is the model's.
+// summary, then per scenario the dyno curves and the matrix with each Δ% and its 95%
+// interval and the verdict (REGRESSED, IMPROVED, within noise in a colour of its own,
+// not judged), then the analysis and warnings. Compare shows it for several runs,
+// History for one. Only layout here: every figure, delta, interval, verdict and sentence
+// is the model's.
 import { Fragment, useMemo } from "react";
-import type { CompareView, EnvView, ScenarioView } from "../bindings";
+import type { CompareView, DeltaRange, DeltaView, EnvView, ScenarioView } from "../bindings";
 import { DynoChart, type Curve } from "./DynoChart";
 import { Badge } from "./bits";
 import { num, signedPct } from "../state/format";
@@ -32,14 +34,18 @@ function Summary({ view }: { view: CompareView }) {
         <h2>{view.title}</h2>
         {v && (
           <span className={`badge ${v.failed > 0 ? "fail" : "pass"}`} data-testid="report-verdict">
-            {v.failed > 0 ? `FAIL: ${v.failed} of ${v.compared} cells` : `PASS: ${v.compared} cells`}
+            {v.failed > 0 ? `FAIL: ${v.failed} of ${v.compared} cells regressed` : `PASS: ${v.compared} cells`}
+            {`, ${v.improved} improved, ${v.within_noise} within noise`}
+            {v.not_judged > 0 && `, ${v.not_judged} not judged`}
           </span>
         )}
       </div>
       {base && (
         <div className="sub">
-          Against the baseline <strong>{base.name}</strong>: a cell fails when TPS falls, or p95 rises, by more than{" "}
-          {view.threshold_pct}% (p95 changes under {view.latency_floor_ms} ms never fail).
+          Against the baseline <strong>{base.name}</strong>: a cell regresses only when the whole 95% interval of its Δ TPS
+          or Δ p95 is a change for the worse of more than {view.threshold_pct}% (p95 changes under{" "}
+          {view.latency_floor_ms} ms never count), and improves when all of it is a change for the better of more than
+          that; otherwise it is within noise.
         </div>
       )}
       <ul className="summary" data-testid="executive-summary">
@@ -103,17 +109,17 @@ function Matrix({ view, s }: { view: CompareView; s: ScenarioView }) {
                     <td><EnvName env={view.envs[e.env]} color={colour(e.env)} /></td>
                     <td className="num">{t}{knee && <span title="best thread count (the knee, or the top of the ladder while still scaling)"> ★</span>}</td>
                     <td className="num">{num(c?.tps, 1)}</td>
-                    {comparing && <td className="num">{d ? signedPct(d.tps_pct) : ""}</td>}
+                    {comparing && <td className="num">{d ? signedPct(d.tps_pct) : ""}<Range r={d?.tps_range} /></td>}
                     <td className="num">{num(c?.qps, 1)}</td>
                     <td className="num">{num(c?.p95_ms, 2)}</td>
-                    {comparing && <td className="num">{d ? signedPct(d.p95_pct) : ""}</td>}
+                    {comparing && <td className="num">{d ? signedPct(d.p95_pct) : ""}<Range r={d?.p95_range} /></td>}
                     <td className="num">{num(c?.p99_ms, 2)}</td>
                     <td className="num">{num(c?.cpu_pct, 1)}</td>
                     {comparing && <td className="num">{d ? signedPct(d.cpu_pct) : ""}</td>}
                     <td className="num">{num(c?.disk_util_pct, 1)}</td>
                     {comparing && (
                       <td title={d?.reasons.join("; ") || undefined}>
-                        {d ? <Badge kind={d.verdict}>{d.verdict_label}</Badge> : <span className="sub">baseline</span>}
+                        {d ? <Badge kind={d.verdict}>{verdictText(d)}</Badge> : <span className="sub">baseline</span>}
                       </td>
                     )}
                   </tr>
@@ -123,9 +129,25 @@ function Matrix({ view, s }: { view: CompareView; s: ScenarioView }) {
           ))}
         </tbody>
       </table>
-      <p className="sub matrix-note">★ best thread count (the knee, or the top of the ladder while still scaling). Δ against the baseline, in percent of its figure.</p>
+      <p className="sub matrix-note">
+        ★ best thread count (the knee, or the top of the ladder while still scaling). Δ against the baseline, in percent of its
+        figure, with its 95% interval; “within noise ±x%”: these runs cannot tell differences under x% apart.
+      </p>
     </div>
   );
+}
+
+/** A Δ's 95% interval as the reports write it: " (−13.0…−10.6)". */
+function Range({ r }: { r: DeltaRange | null | undefined }) {
+  if (!r || r.lower_pct === null || r.upper_pct === null) return null;
+  const end = (v: number) => signedPct(v).replace("%", "");
+  return <small className="range"> ({end(r.lower_pct)}…{end(r.upper_pct)})</small>;
+}
+
+/** "within noise ±1.5%" for a cell within noise, else the verdict as the reports write it. */
+function verdictText(d: DeltaView): string {
+  if (d.verdict === "within_noise" && d.noise_pct !== null) return `${d.verdict_label} ±${num(d.noise_pct, 1)}%`;
+  return d.verdict_label;
 }
 
 function EnvName({ env, color }: { env: EnvView | undefined; color: string }) {

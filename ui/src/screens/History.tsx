@@ -1,18 +1,23 @@
 // History: every run, filtered by environment, state and date; open one to see its
-// steps and charts, its report (summary, dyno curves, analysis) and export it.
+// steps and charts, its report (summary, dyno curves, analysis) and export it; import
+// sysbench logs as runs.
 import { useEffect, useMemo, useState } from "react";
 import { commands, type CompareRequest, type CompareView, type RunDetail } from "../bindings";
 import { call, message } from "../api";
 import { Chart } from "../components/Chart";
 import { Badge, ErrorNote, StepTable } from "../components/bits";
 import { ExportBar } from "../components/ExportBar";
+import { ImportLogs } from "../components/ImportLogs";
 import { ReportView } from "../components/ReportView";
 import { RunFilters, RunsTable } from "../components/RunsTable";
 import { useRunList } from "../state/runs";
+import { useApp } from "../state/app";
 
 export function History() {
   const { filter, setFilter, rows, envs, error, setError, reload } = useRunList();
   const [open, setOpen] = useState<RunDetail | null>(null);
+  const [importing, setImporting] = useState(false);
+  const { env } = useApp();
 
   async function show(id: number) {
     try {
@@ -38,8 +43,13 @@ export function History() {
       <div className="screen-head">
         <h1>History</h1>
         <span className="sub">{rows.length} run(s)</span>
+        <span className="spacer" />
+        <button className="btn" aria-expanded={importing} onClick={() => setImporting(!importing)} data-testid="import-logs-open">
+          Import sysbench logs…
+        </button>
       </div>
       <ErrorNote error={error} />
+      {importing && <ImportLogs env={env} onImported={reload} onClose={() => setImporting(false)} />}
       <RunFilters filter={filter} envs={envs} onChange={setFilter} />
       <section className="panel">
         <RunsTable rows={rows} openId={open?.row.id ?? null} onOpen={show} />

@@ -61,11 +61,15 @@ describe("Compare", () => {
     const verdicts = within(matrix)
       .getAllByTestId("matrix-row")
       .map((r) => r.getAttribute("data-verdict"));
-    expect(verdicts).toEqual(["baseline", "baseline", "pass", "fail"]);
-    const failed = within(matrix).getAllByTestId("matrix-row")[3];
-    expect(failed).toHaveTextContent("−12.0%");
-    expect(failed).toHaveTextContent("FAIL");
-    expect(screen.getByTestId("report-verdict")).toHaveTextContent("FAIL: 1 of 2 cells");
+    expect(verdicts).toEqual(["baseline", "baseline", "within_noise", "regressed"]);
+    const noise = within(matrix).getAllByTestId("matrix-row")[2];
+    expect(noise).toHaveTextContent("+4.0% (+2.5…+5.5)");
+    // Within noise is a verdict of its own, in its own colour, with the noise's width.
+    expect(within(noise).getByText("within noise ±2.0%")).toHaveClass("badge", "within_noise");
+    const regressed = within(matrix).getAllByTestId("matrix-row")[3];
+    expect(regressed).toHaveTextContent("−12.0% (−13.5…−10.5)");
+    expect(within(regressed).getByText("REGRESSED")).toHaveClass("badge", "regressed");
+    expect(screen.getByTestId("report-verdict")).toHaveTextContent("FAIL: 1 of 2 cells regressed, 0 improved, 1 within noise");
     expect(screen.getByTestId("executive-summary")).toHaveTextContent("hw_cloud delivers 4% less");
     expect(screen.getByTestId("curve-tps-oltp_point_select")).toHaveAttribute("data-lines", "2");
   });

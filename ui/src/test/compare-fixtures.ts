@@ -1,4 +1,5 @@
-// A comparison shaped like Rust's CompareView (two runs, one scenario, one failed cell)
+// A comparison shaped like Rust's CompareView (two runs, one scenario: one cell within
+// noise, one regressed)
 // and history rows, for the Compare and History screen tests.
 import type { CellView, CompareView, DeltaView, RunRow } from "../bindings";
 
@@ -26,16 +27,19 @@ const cell = (threads: number, tps: number): CellView => ({
   cancelled: false,
 });
 
-const delta = (threads: number, tps_pct: number, failed: boolean): DeltaView => ({
+const delta = (threads: number, tps_pct: number, regressed: boolean): DeltaView => ({
   threads,
   tps_pct,
   qps_pct: tps_pct,
   p95_pct: 0,
   p99_pct: 0,
   cpu_pct: 1,
-  verdict: failed ? "fail" : "pass",
-  verdict_label: failed ? "FAIL" : "PASS",
-  reasons: failed ? [`TPS ${tps_pct}%`] : [],
+  tps_range: { lower_pct: tps_pct - 1.5, upper_pct: tps_pct + 1.5 },
+  p95_range: { lower_pct: -2, upper_pct: 2 },
+  verdict: regressed ? "regressed" : "within_noise",
+  verdict_label: regressed ? "REGRESSED" : "within noise",
+  noise_pct: 2,
+  reasons: regressed ? [`TPS ${tps_pct}% (95% interval ${tps_pct - 1.5}% to ${tps_pct + 1.5}%)`] : [],
 });
 
 export const compareView = (): CompareView => ({
@@ -47,7 +51,15 @@ export const compareView = (): CompareView => ({
     { run_id: "1", name: "idc", is_baseline: true, state: "finished", started: "2026-05-01 12:00:00 UTC", steps: 2 },
     { run_id: "2", name: "hw_cloud", is_baseline: false, state: "finished", started: "2026-05-02 12:00:00 UTC", steps: 2 },
   ],
-  verdict: { compared: 2, passed: 1, failed: 1, missing: 0, failures: ["hw_cloud oltp_point_select at 2 threads: TPS −12.0%"] },
+  verdict: {
+    compared: 2,
+    failed: 1,
+    improved: 0,
+    within_noise: 1,
+    not_judged: 0,
+    missing: 0,
+    failures: ["hw_cloud oltp_point_select at 2 threads: TPS −12.0% (95% interval −13.5% to −10.5%)"],
+  },
   executive_summary: ["This report compares 2 environments.", "hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)."],
   headlines: ["hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)"],
   scenarios: [

@@ -6,8 +6,8 @@ use dbdyno_engine::workload::shape::prepared_statements_per_connection;
 use dbdyno_engine::{Plan, Scenario};
 
 use super::unreachable;
+use crate::check::{Check, CheckAction, CheckStatus};
 use crate::probe::{Facts, MysqlFacts};
-use crate::suite::{Check, CheckAction, CheckStatus};
 
 const PS_WHY: &str = "every connection prepares each statement of its workload for each table before the step \
                       starts (sysbench's read_write: 9 per table + BEGIN + COMMIT); past the limit the server \

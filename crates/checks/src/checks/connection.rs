@@ -6,8 +6,8 @@ use dbdyno_engine::phases::schema;
 use dbdyno_engine::{Phase, Plan};
 
 use super::unreachable;
+use crate::check::{Check, CheckAction, CheckStatus};
 use crate::probe::{Facts, MysqlFacts, MysqlProblem};
-use crate::suite::{Check, CheckAction, CheckStatus};
 
 pub fn checks(f: &Facts, plan: &Plan) -> Vec<Check> {
     let m = match &f.mysql {

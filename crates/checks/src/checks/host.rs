@@ -4,10 +4,11 @@
 
 use dbdyno_engine::Plan;
 
+use crate::check::{Check, CheckStatus};
 use crate::checks::dataset::human_bytes;
 use crate::environment::same_host;
-use crate::probe::{AccessKind, Facts, SshProblem, SshStage};
-use crate::suite::{Check, CheckStatus};
+use crate::os_facts::OsFacts;
+use crate::probe::{AccessKind, Facts, RoleDisk, SshProblem, SshStage};
 
 const SSH_WHY: &str =
     "CPU and disk figures come from the server over SSH; without them a result cannot say \
@@ -169,16 +170,6 @@ fn data_disk(f: &Facts) -> Check {
             Some("--device=<name>   # lsblk -o NAME,TYPE,MOUNTPOINT".into()),
         );
     }
-    let os = h.os.as_ref();
-    let describe = |devs: &[String]| {
-        devs.iter()
-            .map(|d| match os.and_then(|o| o.block_device_bytes.get(d)) {
-                Some(b) => format!("{d} ({})", human_bytes(*b)),
-                None => d.clone(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let Some(first) = h.data_disks.first() else {
         return Check::new(
             ID,
@@ -200,33 +191,7 @@ fn data_disk(f: &Facts) -> Check {
     let lines: Vec<String> = h
         .data_disks
         .iter()
-        .map(|rd| {
-            format!(
-                "{} {} on {} ({}) → {}{}",
-                rd.role,
-                rd.disk.path,
-                if rd.disk.mount_point.is_empty() {
-                    "?"
-                } else {
-                    &rd.disk.mount_point
-                },
-                if rd.disk.fs_type.is_empty() {
-                    "?"
-                } else {
-                    &rd.disk.fs_type
-                },
-                if rd.disk.devices.is_empty() {
-                    "no block device".to_string()
-                } else {
-                    describe(&rd.disk.devices)
-                },
-                if rd.disk.overridden {
-                    " (set by --device)"
-                } else {
-                    ""
-                }
-            )
-        })
+        .map(|rd| disk_line(rd, h.os.as_ref()))
         .collect();
     if first.disk.devices.is_empty() {
         return Check::new(
@@ -255,6 +220,45 @@ fn data_disk(f: &Facts) -> Check {
         "override the choice if it is wrong",
         Some("--device=<name>".into()),
     )
+}
+
+/// "data directory /var/lib/mysql on / (ext4) → vda1, vda (100.0 GiB)".
+fn disk_line(rd: &RoleDisk, os: Option<&OsFacts>) -> String {
+    let or_unknown = |s: &str| {
+        if s.is_empty() {
+            "?".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    format!(
+        "{} {} on {} ({}) → {}{}",
+        rd.role,
+        rd.disk.path,
+        or_unknown(&rd.disk.mount_point),
+        or_unknown(&rd.disk.fs_type),
+        if rd.disk.devices.is_empty() {
+            "no block device".to_string()
+        } else {
+            describe_devices(&rd.disk.devices, os)
+        },
+        if rd.disk.overridden {
+            " (set by --device)"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Device names with their sizes when the server said.
+fn describe_devices(devs: &[String], os: Option<&OsFacts>) -> String {
+    devs.iter()
+        .map(|d| match os.and_then(|o| o.block_device_bytes.get(d)) {
+            Some(b) => format!("{d} ({})", human_bytes(*b)),
+            None => d.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn same_host_check(f: &Facts) -> Check {

@@ -13,8 +13,8 @@ pub mod host;
 
 use dbdyno_engine::Plan;
 
+use crate::check::Check;
 use crate::probe::Facts;
-use crate::suite::Check;
 
 /// Every check, in the order people read them: can we talk to it, can it take the
 /// plan, is the data right, and what the measurement will be worth.
@@ -42,13 +42,13 @@ pub(crate) mod testing {
     use std::collections::{BTreeMap, BTreeSet, HashMap};
 
     use dbdyno_engine::{ConnectOptions, LadderSpec, Plan, Scenario, WorkloadOptions};
-    use dbdyno_monitor::{ClockSync, DataDisk};
+    use dbdyno_monitor::{ClockSync, DataDisk, MysqlClock};
 
     use crate::os_facts::{FsSpace, OsFacts};
     use crate::probe::{
         AccessKind, ClientFacts, Facts, HostFacts, MysqlFacts, Privileges, RoleDisk,
     };
-    use crate::sql::{MysqlClock, RoundTrip, ServerVersion};
+    use crate::sql::{RoundTrip, ServerVersion};
 
     pub const GIB: u64 = 1 << 30;
 
@@ -206,7 +206,7 @@ pub(crate) mod testing {
     }
 
     /// Finds a check by id or panics with the list.
-    pub fn find<'a>(checks: &'a [crate::suite::Check], id: &str) -> &'a crate::suite::Check {
+    pub fn find<'a>(checks: &'a [crate::check::Check], id: &str) -> &'a crate::check::Check {
         checks.iter().find(|c| c.id == id).unwrap_or_else(|| {
             panic!(
                 "no check {id} in {:?}",

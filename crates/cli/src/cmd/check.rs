@@ -4,33 +4,26 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
-use dbdyno_checks::{
-    apply_action, run_suite, CheckAction, CheckStatus, HostAccess, SuiteOptions, SuiteReport,
-};
-use dbdyno_engine::{ConnectOptions, LadderSpec, Plan};
+use anyhow::Result;
+use dbdyno_checks::{apply_action, run_suite, CheckAction, SuiteOptions, SuiteReport};
+use dbdyno_engine::{ConnectOptions, Plan};
+use dbdyno_monitor::HostAccess;
 
+use crate::access;
 use crate::args::CheckArgs;
 use crate::exit::{usage_error, EXIT_FAILED};
-use crate::plan_build;
-use crate::ssh_target::{self, SshSpec};
+use crate::overlay::{self, Applied};
 
-const PROMPT: &str = "\u{0}prompt";
-
-pub fn run(a: &CheckArgs) -> ExitCode {
-    // With --profile the options are parsed again with the profile's filled in.
-    let (reparsed, applied) = match &a.history.profile {
-        Some(name) => match crate::profile_apply::check(name) {
-            Ok((args, applied)) => (Some(args), Some(applied)),
-            Err(e) => return usage_error(e),
-        },
-        None => (None, None),
+pub fn run(a: &CheckArgs, m: &clap::ArgMatches) -> ExitCode {
+    let cmd = overlay::tool_subcommand("check");
+    let applied = match overlay::apply(&cmd, m, &a.history, Some(&a.conn), &[]) {
+        Ok(x) => x,
+        Err(e) => return usage_error(e),
     };
-    let a = reparsed.as_ref().unwrap_or(a);
-    for n in applied.iter().flat_map(|x| &x.notices) {
+    for n in &applied.notices {
         eprintln!("NOTE: {n}");
     }
-    let (plan, opts) = match prepare(a, applied.as_ref()) {
+    let (plan, opts) = match prepare(a, &applied) {
         Ok(x) => x,
         Err(e) => return usage_error(e),
     };
@@ -80,40 +73,21 @@ pub fn run(a: &CheckArgs) -> ExitCode {
     }
 }
 
-fn prepare(
-    a: &CheckArgs,
-    applied: Option<&crate::profile_apply::Applied>,
-) -> Result<(Plan, SuiteOptions)> {
-    let (scenarios, threads) = a.shape.parse()?;
-    let spec = LadderSpec {
-        scenarios,
-        threads,
-        prepare: a.prepare,
-        cleanup: a.cleanup,
-        ..Default::default()
-    };
-    let mut plan = Plan {
-        connect: plan_build::connect_options(&a.conn)?,
-        workload: plan_build::workload_options(&a.workload_opts, &a.conn)?,
-        phases: spec.phases(),
-        force: a.force,
-    };
-    plan.validate()?;
-    let profile = applied.map(|x| &x.profile);
-    let keyring_name = applied.map(|x| x.keyring_name.as_str());
-    crate::secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile, keyring_name)?;
-    let mut spec = SshSpec::from_history(&a.history);
-    crate::secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
+/// The plan the checks judge: the profile's with the command line's options, as
+/// `ladder` would run it.
+fn prepare(a: &CheckArgs, applied: &Applied) -> Result<(Plan, SuiteOptions)> {
+    let mut plan = applied.ladder_plan()?;
+    access::fill_mysql_password(&mut plan, &a.conn, applied)?;
     let target = if a.no_monitor {
         None
     } else {
-        ssh_target::build_target(&spec, &a.ssh)?
+        access::ssh_target(applied, &a.ssh, a.history.data_dir.as_deref())?
     };
     let host = HostAccess::decide(&plan.connect, target, a.no_monitor);
     let opts = SuiteOptions {
         plan: plan.clone(),
         host,
-        devices: spec.devices(&a.ssh),
+        devices: access::devices(applied, &a.ssh),
     };
     Ok((plan, opts))
 }
@@ -123,14 +97,10 @@ fn admin_connect(a: &CheckArgs, c: &ConnectOptions) -> Result<ConnectOptions> {
     let Some(user) = &a.admin_user else {
         return Ok(c.clone());
     };
-    let password = match a.admin_password.as_deref() {
-        Some(PROMPT) => Some(
-            rpassword::prompt_password(format!("Password for {user}@{}: ", c.endpoint()))
-                .context("reading the admin password from the terminal")?,
-        ),
-        Some(p) => Some(p.to_string()),
-        None => std::env::var("DBDYNO_ADMIN_PWD").ok(),
-    };
+    let question = || format!("Password for {user}@{}: ", c.endpoint());
+    let password =
+        access::flag_secret(a.admin_password.as_deref(), "the admin password", question)?
+            .or_else(|| std::env::var("DBDYNO_ADMIN_PWD").ok());
     Ok(ConnectOptions {
         user: user.clone(),
         password,
@@ -139,46 +109,8 @@ fn admin_connect(a: &CheckArgs, c: &ConnectOptions) -> Result<ConnectOptions> {
 }
 
 fn print_report(r: &SuiteReport, plan: &Plan, host: &HostAccess) {
-    let threads: Vec<String> = {
-        let mut t: Vec<u32> = plan.steps().map(|s| s.threads).collect();
-        t.sort_unstable();
-        t.dedup();
-        t.iter().map(|t| t.to_string()).collect()
-    };
-    let mut scenarios: Vec<String> = plan.steps().map(|s| s.scenario.to_string()).collect();
-    scenarios.dedup();
-    println!(
-        "DB Dyno checks for {} (schema {}): {} at {} threads, {} table(s) × {} rows; server OS: {}\n",
-        plan.connect.endpoint(),
-        plan.connect.database,
-        scenarios.join(", "),
-        threads.join(","),
-        plan.workload.tables,
-        plan.workload.table_size,
-        host.describe()
-    );
-    for c in &r.checks {
-        println!("{:<5} {}  [{}]", c.status.to_string(), c.title, c.id);
-        println!("      {}", c.seen);
-        if matches!(c.status, CheckStatus::Warn | CheckStatus::Fail) {
-            println!("      why:  {}", c.why);
-            if let Some(f) = &c.fix {
-                println!("      fix:  {}", f.text);
-                if let Some(cmd) = &f.sql_or_command {
-                    println!("            {cmd}");
-                }
-            }
-            if let Some(a) = &c.action {
-                println!("      app:  `dbdyno check --fix` runs `{}`", a.sql());
-            }
-        }
-    }
-    let count = |s: CheckStatus| r.checks.iter().filter(|c| c.status == s).count();
-    println!(
-        "\n{} passed, {} warning(s), {} failed, {} skipped",
-        count(CheckStatus::Pass),
-        count(CheckStatus::Warn),
-        count(CheckStatus::Fail),
-        count(CheckStatus::Skipped)
+    print!(
+        "{}",
+        dbdyno_checks::text::report_text(r, plan, &host.describe())
     );
 }

@@ -1,81 +1,104 @@
-//! Runs an engine plan while printing its events: shared by every command that runs load.
+//! Runs a plan through the shared run (`dbdyno_session::run`, the one the desktop app
+//! drives too) and prints what it says: shared by every command that runs load. The
+//! printer ([`Printer`]), the monitoring lines ([`crate::monitoring`]) and the history
+//! lines ([`crate::record`]) are the consumers of the run's events; this module adds
+//! Ctrl-C, the `--json` file and the exit code.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use dbdyno_engine::results::RESULTS_SCHEMA_VERSION;
-use dbdyno_engine::{run_plan, CancelToken, EngineError, EventSink, Plan, RunOutcome};
+use dbdyno_engine::{CancelToken, EngineError};
+use dbdyno_session::{Checks, HistoryTarget, Run, RunEnd, RunEvent, RunRequest};
 
-use crate::exit::{EXIT_CANCELLED, EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE};
+use crate::exit::{failed, EXIT_CANCELLED, EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE};
+use crate::monitoring::{self, Out, SETTLE};
 use crate::print::{Printer, Style};
-use crate::record::Recorder;
+use crate::record;
 
-/// Runs the plan on a worker thread while this thread prints its events (and, with a
-/// recorder, stores them in the history).
-pub fn execute(
-    plan: &Plan,
-    style: Style,
-    print_intervals: bool,
+/// How a command shows its run.
+pub struct Output<'a> {
+    pub style: Style,
+    pub print_intervals: bool,
+    /// `--json`: a file, or "-" for stdout.
+    pub json: Option<&'a str>,
+    /// What ran, for the `--json` document ("ladder", "oltp_read_write run").
+    pub command: &'a str,
+    /// Where monitoring and history lines go.
+    pub out: Out,
+}
+
+/// The measured run a command asks for (`request`, with how the server is reached):
+/// checked (unless `--skip-checks`), recorded in `history`, its samples kept for `--json`.
+pub fn request(
+    request: RunRequest,
+    skip_checks: bool,
+    history: Option<HistoryTarget>,
     json: Option<&str>,
-    command: &str,
-    recorder: Option<Recorder>,
-    mut monitoring: Option<crate::monitoring::Session>,
-) -> ExitCode {
+) -> RunRequest {
+    RunRequest {
+        checks: if skip_checks {
+            Checks::Skip
+        } else {
+            Checks::Enforce
+        },
+        history,
+        settle: SETTLE,
+        keep_samples: json.is_some(),
+        ..request
+    }
+}
+
+/// Starts the run: the checks first (each WARN and FAIL printed; a FAIL refuses the
+/// plan before anything is created or recorded), then the samplers, whose environment
+/// is printed, and the history record. Err: the exit code of a run that did not start.
+pub fn start(request: RunRequest, out: Out) -> Result<Run, ExitCode> {
+    match Run::start(request) {
+        Ok(run) => {
+            monitoring::print_problems(run.problems());
+            if let Some(m) = run.monitor() {
+                monitoring::print_environment(out, m);
+            }
+            Ok(run)
+        }
+        Err(e) => {
+            monitoring::print_problems(e.problems());
+            Err(failed(monitoring::not_started(e)))
+        }
+    }
+}
+
+/// Drives the run to its end while printing its events; then the closing tables, the
+/// history's last word, the `--json` file, and the exit code.
+pub fn execute(run: Run, o: &Output) -> ExitCode {
     let cancel = CancelToken::new();
     install_ctrlc(&cancel);
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let sink = EventSink::new(tx);
-    // Every per-second sample, for the `--json` document: checkpoints hand rows out once
-    // (to the history), so they are gathered here as they pass.
-    let mut samples = Samples::default();
-    let (outcome, error) = std::thread::scope(|scope| {
-        let engine = scope.spawn(|| run_plan(plan, &sink, &cancel));
-        let mut printer = Printer::new(style, print_intervals);
-        let mut handle = |e: &dbdyno_engine::EngineEvent| {
-            printer.handle(e);
-            if let Some(r) = &recorder {
-                r.record(e);
-            }
-            if let Some(checkpoint) = monitoring.as_mut().and_then(|m| m.on_event(e)) {
-                if json.is_some() {
-                    samples.add(&checkpoint);
-                }
-                if let Some(r) = &recorder {
-                    r.checkpoint(&checkpoint);
-                }
-            }
-        };
-        // Drop our copy of the sender's owner only after the engine finishes: iterate
-        // until the engine thread is done and the channel is drained.
-        loop {
-            match rx.recv_timeout(std::time::Duration::from_millis(100)) {
-                Ok(e) => handle(&e),
-                Err(_) if engine.is_finished() => break,
-                Err(_) => {}
-            }
+    let mut printer = Printer::new(o.style, o.print_intervals);
+    let end = run.drive(&cancel, |e| match e {
+        RunEvent::Engine(e) => printer.handle(e),
+        RunEvent::EngineStopped => printer.finish(),
+        RunEvent::Sampler(u) => monitoring::print_update(o.out, u),
+        RunEvent::StepServer { figures, os_down } => {
+            monitoring::print_step(o.out, figures, os_down)
         }
-        while let Ok(e) = rx.try_recv() {
-            handle(&e);
-        }
-        printer.finish();
-        engine.join().expect("engine thread")
+        RunEvent::History(note) => record::print_note(o.out, &note),
+        RunEvent::Cancelling | RunEvent::ClientCpu { .. } | RunEvent::Tick => {}
     });
-    let monitoring = monitoring.map(|m| m.finish());
-    let _ = std::io::stdout().flush();
-    if let Some(r) = recorder {
-        r.finish(&outcome, error.as_ref(), monitoring.as_ref());
+    if let Some(m) = end.monitoring.as_ref().filter(|m| !m.steps.is_empty()) {
+        monitoring::print_table(o.out, m);
     }
-    if let Some(path) = json {
-        if let Some(m) = &monitoring {
-            samples.add(m);
-        }
-        if let Err(e) = write_json(path, plan, &outcome, command, monitoring.as_ref(), &samples) {
-            eprintln!("FATAL: {e:#}");
+    let _ = std::io::stdout().flush();
+    record::print_end(o.out, end.history.as_ref());
+    if let Some(path) = o.json {
+        if let Err(e) = write_json(path, &end, o.command) {
+            eprintln!("FATAL: {e}");
             return ExitCode::from(EXIT_FAILED);
         }
     }
-    if let Some(e) = error {
+    exit_code(&end, o.json.is_some())
+}
+
+fn exit_code(end: &RunEnd, json: bool) -> ExitCode {
+    if let Some(e) = &end.error {
         eprintln!("FATAL: {e}");
         return ExitCode::from(match e {
             EngineError::Plan(_) => EXIT_USAGE,
@@ -83,14 +106,10 @@ pub fn execute(
             _ => EXIT_FAILED,
         });
     }
-    if outcome.cancelled {
+    if end.outcome.cancelled {
         eprintln!(
             "Cancelled: finished steps are kept above{}.",
-            if json.is_some() {
-                " and in the JSON file"
-            } else {
-                ""
-            }
+            if json { " and in the JSON file" } else { "" }
         );
         return ExitCode::from(EXIT_CANCELLED);
     }
@@ -111,58 +130,15 @@ fn install_ctrlc(cancel: &CancelToken) {
     });
 }
 
-/// The per-second server (OS) and MySQL samples of a monitored run, in the history's
-/// shape (`step_index`, `unix_ms`, `sample`).
-#[derive(Default)]
-struct Samples {
-    server: Vec<serde_json::Value>,
-    mysql: Vec<serde_json::Value>,
-}
-
-impl Samples {
-    fn add(&mut self, m: &crate::monitoring::MonitoringReport) {
-        let row = |r: &dbdyno_history::SampleRow| serde_json::json!({"step_index": r.step_index, "unix_ms": r.unix_ms, "sample": r.sample});
-        self.server.extend(m.server_rows.iter().map(row));
-        self.mysql.extend(m.mysql_rows.iter().map(row));
-    }
-}
-
-/// The `--json` document (docs/json-schema.md): versioned, self-describing, no secrets.
-fn write_json(
-    path: &str,
-    plan: &Plan,
-    outcome: &RunOutcome,
-    command: &str,
-    monitoring: Option<&crate::monitoring::MonitoringReport>,
-    samples: &Samples,
-) -> anyhow::Result<()> {
-    // The monitoring record with its per-second samples, which a report's timeline
-    // charts (server CPU and disk under the QPS line).
-    let monitoring = monitoring.map(|m| {
-        let mut v = serde_json::to_value(m).unwrap_or_default();
-        if let Some(o) = v.as_object_mut() {
-            o.insert("server_samples".into(), samples.server.clone().into());
-            o.insert("mysql_samples".into(), samples.mysql.clone().into());
-        }
-        v
-    });
-    let doc = serde_json::json!({
-        "schema_version": RESULTS_SCHEMA_VERSION,
-        "tool": "dbdyno",
-        "tool_version": env!("CARGO_PKG_VERSION"),
-        "command": command,
-        // As typed, with secret values redacted (a report's appendix shows it).
-        "command_line": crate::cmdline::current(),
-        "plan": plan,
-        "outcome": outcome,
-        // Environment snapshot and per-step server figures (null when not monitored).
-        "monitoring": monitoring,
-    });
-    let text = serde_json::to_string_pretty(&doc)?;
+/// The `--json` document (docs/json-schema.md) into `path`, or on stdout for "-".
+fn write_json(path: &str, end: &RunEnd, command: &str) -> Result<(), String> {
+    let doc =
+        dbdyno_session::results::document(end, command, &dbdyno_history::command_line::current());
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     if path == "-" {
         println!("{text}");
+        Ok(())
     } else {
-        std::fs::write(path, text + "\n").with_context(|| format!("writing --json file {path}"))?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("writing --json file {path}: {e}"))
     }
-    Ok(())
 }

@@ -2,97 +2,100 @@
 
 use std::process::ExitCode;
 
+use crate::access;
 use crate::args::LadderArgs;
-use crate::cmd::execute::execute;
+use crate::cmd::execute;
 use crate::exit::{failed, usage_error};
-use crate::monitoring::{self, Out};
-use crate::plan_build;
+use crate::monitoring::Out;
+use crate::overlay;
 use crate::print::Style;
-use crate::profile_apply;
-use crate::record::Recorder;
-use crate::secrets;
-use crate::ssh_target::SshSpec;
+use crate::record;
 
-pub fn run(a: &LadderArgs) -> ExitCode {
-    // With --profile the options are parsed again with the profile's filled in.
-    let (reparsed, applied) = match &a.history.profile {
-        Some(name) => match profile_apply::ladder(name) {
-            Ok((args, applied)) => (Some(args), Some(applied)),
-            Err(e) => return usage_error(e),
-        },
-        None => (None, None),
+pub fn run(a: &LadderArgs, m: &clap::ArgMatches) -> ExitCode {
+    let applied = match overlay::apply(
+        &overlay::tool_subcommand("ladder"),
+        m,
+        &a.history,
+        Some(&a.conn),
+        &[],
+    ) {
+        Ok(x) => x,
+        Err(e) => return usage_error(e),
     };
-    let a = reparsed.as_ref().unwrap_or(a);
-    let profile = applied.as_ref().map(|x| &x.profile);
-    for n in applied.iter().flat_map(|x| &x.notices) {
+    for n in &applied.notices {
         eprintln!("NOTE: {n}");
     }
-    let mut plan = match plan_build::ladder_plan(a) {
+    let mut plan = match applied.ladder_plan() {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    let keyring_name = applied.as_ref().map(|x| x.keyring_name.as_str());
-    if let Err(e) =
-        secrets::fill_mysql_password(&mut plan, &a.conn, &a.history, profile, keyring_name)
-    {
+    if let Err(e) = access::fill_mysql_password(&mut plan, &a.conn, &applied) {
         return usage_error(e);
     }
     let print_intervals = plan
         .steps()
         .next()
         .is_some_and(|s| s.settings.report_interval_s > 0);
-    let mut spec = SshSpec::from_history(&a.history);
-    secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
-    let access = match monitoring::access(&plan, &spec, &a.ssh, &a.monitoring, true) {
-        Ok(x) => x,
+    let report_json = match report_results(a) {
+        Ok(file) => file,
+        Err(code) => return code,
+    };
+    let json = report_json.as_deref().or(a.run.json.as_deref());
+    let history = record::target(&a.history, &applied, &plan, "ladder");
+    let reach = access::access(
+        plan,
+        &applied,
+        &a.ssh,
+        &a.monitoring,
+        true,
+        a.history.data_dir.as_deref(),
+    );
+    let request = match reach {
+        Ok(r) => execute::request(r, a.run.skip_checks, history, json),
         Err(e) => return failed(e),
     };
     // The checks run before anything is created or recorded: a failing one stops here.
-    let preflight =
-        match monitoring::preflight(&plan, &access, a.run.skip_checks, !a.history.no_history) {
-            Ok(p) => p,
-            Err(e) => return failed(e),
-        };
-    let monitoring = match monitoring::start(&plan, access, preflight.as_ref(), Out::Stdout) {
-        Ok(m) => m,
-        Err(e) => return failed(e),
+    let run = match execute::start(request, Out::Stdout) {
+        Ok(run) => run,
+        Err(code) => return code,
     };
-    let recorder = Recorder::start(
-        &a.history,
-        profile,
-        &plan,
-        "ladder",
-        false,
-        preflight.as_ref().map(|p| p.environment()),
-    );
-    let recorded = recorder.as_ref().map(Recorder::run_id);
-    // --report reads the run back from the history when it was recorded, else from its
-    // results file: --json's, or one in the directory (also written when recorded).
-    let report_json = match (&a.report, a.run.json.as_deref()) {
-        (Some(_), Some("-")) => {
-            return usage_error(anyhow::anyhow!(
-                "--report needs the results in a file: give --json=FILE or no --json"
-            ))
+    if let (Some(dir), Some(_)) = (&a.report, &report_json) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return usage_error(anyhow::anyhow!("--report: creating {}: {e}", dir.display()));
         }
-        (Some(dir), None) => {
-            if let Err(e) = std::fs::create_dir_all(dir) {
-                return usage_error(anyhow::anyhow!("--report: creating {}: {e}", dir.display()));
-            }
-            Some(dir.join("results.json").to_string_lossy().into_owned())
-        }
-        _ => None,
-    };
-    let json = report_json.as_deref().or(a.run.json.as_deref());
-    let code = execute(
-        &plan,
-        Style::Ladder,
+    }
+    let recorded = run.run_id();
+    let output = execute::Output {
+        style: Style::Ladder,
         print_intervals,
         json,
-        "ladder",
-        recorder,
-        monitoring,
-    );
-    let report_code = match (&a.report, json, recorded) {
+        command: "ladder",
+        out: Out::Stdout,
+    };
+    let code = execute::execute(run, &output);
+    match report(a, json, recorded) {
+        Some(r) if code == ExitCode::SUCCESS => r,
+        _ => code,
+    }
+}
+
+/// The results file `--report DIR` adds when `--json` names none: the report reads the
+/// run back from the history when it was recorded, else from its results file.
+fn report_results(a: &LadderArgs) -> Result<Option<String>, ExitCode> {
+    match (&a.report, a.run.json.as_deref()) {
+        (Some(_), Some("-")) => Err(usage_error(anyhow::anyhow!(
+            "--report needs the results in a file: give --json=FILE or no --json"
+        ))),
+        (Some(dir), None) => Ok(Some(
+            dir.join("results.json").to_string_lossy().into_owned(),
+        )),
+        _ => Ok(None),
+    }
+}
+
+/// `--report DIR` after the run: from the history (`recorded`), else from `json`.
+fn report(a: &LadderArgs, json: Option<&str>, recorded: Option<i64>) -> Option<ExitCode> {
+    match (&a.report, json, recorded) {
         (Some(dir), _, Some(id)) => Some(crate::cmd::report::after_ladder_from_history(
             dir,
             id,
@@ -102,9 +105,5 @@ pub fn run(a: &LadderArgs) -> ExitCode {
             crate::cmd::report::after_ladder(dir, std::path::Path::new(path)),
         ),
         _ => None,
-    };
-    match report_code {
-        Some(r) if code == ExitCode::SUCCESS => r,
-        _ => code,
     }
 }

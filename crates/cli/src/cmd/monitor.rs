@@ -10,47 +10,65 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dbdyno_checks::host::HostShell;
+use dbdyno_monitor::host::HostShell;
 use dbdyno_monitor::local::unix_ms_now;
-use dbdyno_monitor::{DiskSelection, Monitor, MonitorConfig, SamplerEvent, ServerSample, Target};
+use dbdyno_monitor::{
+    watch, DiskSelection, Monitor, MonitorConfig, SamplerEvent, ServerSample, Target,
+};
 
+use crate::access;
 use crate::args::MonitorArgs;
 use crate::exit::{failed, usage_error, EXIT_FAILED};
-use crate::ssh_target::{self, SshSpec};
+use crate::overlay;
 
-pub fn run(a: &MonitorArgs) -> ExitCode {
-    // With --profile the options are parsed again with the profile's filled in.
-    let (reparsed, applied) = match &a.history.profile {
-        Some(name) => match crate::profile_apply::monitor(name) {
-            Ok((args, applied)) => (Some(args), Some(applied)),
-            Err(e) => return usage_error(e),
-        },
-        None => (None, None),
+pub fn run(a: &MonitorArgs, m: &clap::ArgMatches) -> ExitCode {
+    let cmd = overlay::tool_subcommand("monitor");
+    let applied = match overlay::apply(&cmd, m, &a.history, None, &[]) {
+        Ok(x) => x,
+        Err(e) => return usage_error(e),
     };
-    let a = reparsed.as_ref().unwrap_or(a);
-    let mut spec = SshSpec::from_history(&a.history);
-    crate::secrets::fill_ssh_secrets(
-        &mut spec,
-        applied.as_ref().map(|x| &x.profile),
-        applied.as_ref().map(|x| x.keyring_name.as_str()),
-    );
-    let target = match ssh_target::build_target(&spec, &a.ssh) {
+    let target = match access::ssh_target(&applied, &a.ssh, a.history.data_dir.as_deref()) {
         Ok(t) => t,
         Err(e) => return usage_error(e),
     };
-    // One SSH session: the host key check's, then the disk's, then the sampler's.
+    let (monitor, devices) = match start(target, &access::devices(&applied, &a.ssh), &a.datadir) {
+        Ok(x) => x,
+        Err(e) => return failed(e),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
+    let code = Printer {
+        json: a.json,
+        devices: &devices,
+        printed: 0,
+    }
+    .follow(&monitor, &stop, a.duration);
+    monitor.stop();
+    code
+}
+
+/// Logs in (one SSH session: the host key check's, then the disk's, then the
+/// sampler's), picks the disk and starts sampling.
+fn start(
+    target: Option<dbdyno_monitor::SshTarget>,
+    given: &[String],
+    datadir: &str,
+) -> anyhow::Result<(Monitor, Vec<String>)> {
     let shell = match &target {
-        Some(t) => match ssh_target::connect_trusted(t) {
-            Ok(c) => HostShell::Ssh(c),
-            Err(e) => return failed(e),
-        },
+        Some(t) => HostShell::Ssh(access::connect_trusted(t)?),
         None => HostShell::Local,
     };
-    let devices = match choose_devices(&shell, &spec.devices(&a.ssh), &a.datadir) {
-        Ok(d) => d,
+    let devices = match watch::choose_devices(&shell, given, datadir) {
+        Ok(w) => {
+            for note in &w.notes {
+                eprintln!("{note}");
+            }
+            w.devices
+        }
         Err(e) => {
             shell.close();
-            return failed(e);
+            return Err(e.into());
         }
     };
     let mut cfg = MonitorConfig::new(match target {
@@ -60,54 +78,54 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
     if !devices.is_empty() {
         cfg.rates.disks = DiskSelection::Only(devices.clone());
     }
-    let started = match shell {
+    let monitor = match shell {
         HostShell::Ssh(conn) => Monitor::start_connected(cfg, conn),
         HostShell::Local => Monitor::start(cfg),
-    };
-    let monitor = match started {
-        Ok(m) => m,
-        Err(e) => return failed(e.into()),
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
+    }?;
+    Ok((monitor, devices))
+}
 
-    let started = Instant::now();
-    let start_ms = unix_ms_now();
-    let limit = (a.duration > 0).then(|| Duration::from_secs(a.duration));
-    // Samples ending up to half a second after the deadline still cover its last second.
-    let last_end_ms = limit.map(|l| start_ms + l.as_millis() as i64 + 500);
-    let mut printed = 0u64;
-    let mut code = ExitCode::SUCCESS;
-    if !a.json {
-        print_header(&devices);
-    }
-    loop {
-        if stop.load(Ordering::SeqCst)
-            || limit.is_some_and(|l| started.elapsed() > l + Duration::from_millis(1200))
-        {
-            break;
+/// One line (or JSON object) per sample, until Ctrl-C, `--duration` or the end.
+struct Printer<'a> {
+    json: bool,
+    devices: &'a [String],
+    printed: u64,
+}
+
+impl Printer<'_> {
+    fn follow(&mut self, monitor: &Monitor, stop: &AtomicBool, duration_s: u64) -> ExitCode {
+        let started = Instant::now();
+        let start_ms = unix_ms_now();
+        let limit = (duration_s > 0).then(|| Duration::from_secs(duration_s));
+        // Samples ending up to half a second after the deadline still cover its last second.
+        let last_end_ms = limit.map(|l| start_ms + l.as_millis() as i64 + 500);
+        if !self.json {
+            println!("{}", watch::header(self.devices));
         }
-        let Ok(ev) = monitor.events().recv_timeout(Duration::from_millis(200)) else {
-            continue;
-        };
-        match ev {
-            SamplerEvent::Sample(s) => {
-                if last_end_ms.is_some_and(|end| s.local_unix_ms > end) {
-                    break;
-                }
-                if a.json {
-                    let mut v = serde_json::to_value(&s).unwrap_or_default();
-                    v["type"] = "sample".into();
-                    println!("{v}");
-                } else {
-                    if printed > 0 && printed.is_multiple_of(20) {
-                        print_header(&devices);
-                    }
-                    println!("{}", line(&s, &devices));
-                }
-                printed += 1;
+        loop {
+            if stop.load(Ordering::SeqCst)
+                || limit.is_some_and(|l| started.elapsed() > l + Duration::from_millis(1200))
+            {
+                return ExitCode::SUCCESS;
             }
+            let Ok(ev) = monitor.events().recv_timeout(Duration::from_millis(200)) else {
+                continue;
+            };
+            if let SamplerEvent::Sample(s) = &ev {
+                if last_end_ms.is_some_and(|end| s.local_unix_ms > end) {
+                    return ExitCode::SUCCESS;
+                }
+            }
+            if let Some(code) = self.event(ev) {
+                return code;
+            }
+        }
+    }
+
+    /// Prints one event; returns the exit code when sampling stopped.
+    fn event(&mut self, ev: SamplerEvent) -> Option<ExitCode> {
+        match ev {
+            SamplerEvent::Sample(s) => self.sample(&s),
             SamplerEvent::Connected {
                 reconnect, addr, ..
             } => {
@@ -124,7 +142,7 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
                 to_ms,
                 reason,
             } => {
-                if a.json {
+                if self.json {
                     println!(
                         "{}",
                         serde_json::json!({ "type": "gap", "from_ms": from_ms, "to_ms": to_ms, "reason": reason })
@@ -138,152 +156,34 @@ pub fn run(a: &MonitorArgs) -> ExitCode {
             }
             SamplerEvent::Warning(w) => eprintln!("WARNING: {w}"),
             SamplerEvent::Stopped { reason } => {
-                if let Some(r) = reason {
-                    eprintln!("FATAL: {r}");
-                    code = ExitCode::from(EXIT_FAILED);
-                }
-                break;
+                return Some(match reason {
+                    Some(r) => {
+                        eprintln!("FATAL: {r}");
+                        ExitCode::from(EXIT_FAILED)
+                    }
+                    None => ExitCode::SUCCESS,
+                })
             }
         }
+        None
     }
-    monitor.stop();
-    code
-}
 
-/// The disk to show: the user's `--device` names, checked against the server's
-/// /proc/diskstats (an unknown name is an error, a partition a warning), else the
-/// one under `datadir` as the resolver finds it.
-fn choose_devices(
-    shell: &HostShell,
-    given: &[String],
-    datadir: &str,
-) -> anyhow::Result<Vec<String>> {
-    if given.is_empty() {
-        return Ok(resolve_devices(shell, datadir));
-    }
-    let c = shell.check_devices(given)?;
-    eprintln!("disk: {} (--device)", c.devices.join(", "));
-    for w in &c.warnings {
-        eprintln!("WARNING: {w}");
-    }
-    Ok(c.devices)
-}
-
-/// The data disk under `datadir`. No silent fallback: a path that is not there, or
-/// one on a filesystem without a block device (tmpfs, overlay), gives no device and
-/// says why; `--datadir=/` asks for the root filesystem's disk.
-fn resolve_devices(shell: &HostShell, datadir: &str) -> Vec<String> {
-    let exists = shell
-        .run_script(&format!(
-            "if [ -e {} ]; then echo yes; else echo no; fi\n",
-            dbdyno_monitor::disk::facts::sh_quote(datadir)
-        ))
-        .map(|o| o.trim() == "yes");
-    let found = match exists {
-        Ok(false) => {
-            eprintln!("disk: no block device: {datadir} does not exist on the server");
-            Vec::new()
+    fn sample(&mut self, s: &ServerSample) {
+        if self.json {
+            let mut v = serde_json::to_value(s).unwrap_or_default();
+            v["type"] = "sample".into();
+            println!("{v}");
+        } else {
+            if self.printed > 0 && self.printed.is_multiple_of(20) {
+                println!("{}", watch::header(self.devices));
+            }
+            println!(
+                "{}",
+                watch::line(&tsar_time(s.server_unix_ms), s, self.devices)
+            );
         }
-        _ => match shell.resolve_disk(datadir) {
-            Ok(d) if !d.devices.is_empty() => {
-                eprintln!(
-                    "disk: {} ({} is on {}, {}; override with --device)",
-                    d.devices.join(", "),
-                    datadir,
-                    d.mount_point,
-                    d.fs_type
-                );
-                d.devices
-            }
-            Ok(d) => {
-                eprintln!(
-                    "disk: no block device: {datadir} is on {} ({}): {}",
-                    d.mount_point,
-                    d.fs_type,
-                    d.chain.join(" / ")
-                );
-                Vec::new()
-            }
-            Err(e) => {
-                eprintln!("disk: no block device: {datadir}: {e}");
-                Vec::new()
-            }
-        },
-    };
-    if found.is_empty() {
-        eprintln!(
-            "disk: the disk columns stay empty: give --device=NAME, or --datadir=/ for the root filesystem's disk"
-        );
+        self.printed += 1;
     }
-    found
-}
-
-/// The disk columns: r/s, w/s, rkB/s, wkB/s, await, aqu-sz, util (iostat's), 60 wide.
-const DISK_COLS: [(&str, usize); 7] = [
-    ("r/s", 8),
-    ("w/s", 8),
-    ("rkB/s", 9),
-    ("wkB/s", 9),
-    ("await", 7),
-    ("aqu-sz", 7),
-    ("util", 6),
-];
-
-fn print_header(devices: &[String]) {
-    let mut top = format!("{:<18} {:-^41}", "Time (UTC)", "cpu");
-    let mut cols = format!(
-        "{:<18} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
-        "Time (UTC)", "user", "sys", "wait", "steal", "idle", "util"
-    );
-    let names: Vec<String> = if devices.is_empty() {
-        vec!["no disk".into()]
-    } else {
-        devices.to_vec()
-    };
-    let width: usize = DISK_COLS.iter().map(|(_, w)| w + 1).sum::<usize>() - 1;
-    for d in &names {
-        top.push_str(&format!(" {:-^width$}", d));
-        for (name, w) in DISK_COLS {
-            cols.push_str(&format!(" {name:>w$}"));
-        }
-    }
-    println!("{top}\n{cols}");
-}
-
-/// One sample: the time is the server's own stamp, as tsar prints the server's time.
-/// A device without figures in this sample (none chosen, or gone) keeps its columns,
-/// filled with "-".
-fn line(s: &ServerSample, devices: &[String]) -> String {
-    let mut out = format!("{:<18}", tsar_time(s.server_unix_ms));
-    match s.cpu {
-        Some(c) => out.push_str(&format!(
-            " {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>6.1}",
-            c.user, c.system, c.iowait, c.steal, c.idle, c.util
-        )),
-        None => out.push_str(&format!(" {:>41}", "-")),
-    }
-    let slots: Vec<Option<&dbdyno_monitor::rates::DiskRates>> = if devices.is_empty() {
-        vec![None]
-    } else {
-        devices
-            .iter()
-            .map(|d| s.disks.iter().find(|x| &x.name == d))
-            .collect()
-    };
-    for d in slots {
-        match d {
-            Some(d) => out.push_str(&format!(
-                " {:>8.2} {:>8.2} {:>9.2} {:>9.2} {:>7.2} {:>7.2} {:>6.1}",
-                d.r_per_s, d.w_per_s, d.rkb_per_s, d.wkb_per_s, d.await_ms, d.aqu_sz, d.util_pct
-            )),
-            None => {
-                for (_, w) in DISK_COLS {
-                    out.push_str(&format!(" {:>w$}", "-"));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// `dd/mm/yy-HH:MM:SS` (tsar's layout) in UTC.
@@ -303,29 +203,6 @@ fn tsar_time(unix_ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn columns_line_up_with_and_without_a_device() {
-        let header_width = {
-            let width: usize = DISK_COLS.iter().map(|(_, w)| w + 1).sum::<usize>();
-            18 + 42 + width
-        };
-        let sample: ServerSample = serde_json::from_value(serde_json::json!({
-            "server_unix_ms": 0, "local_unix_ms": 0, "interval_s": 1.0,
-            "cpu": null, "disks": [], "mem": null, "swap": null, "net": [], "load": null,
-            "sampler": null
-        }))
-        .expect("a sample without figures");
-        for devices in [vec![], vec!["vda".to_string()]] {
-            let l = line(&sample, &devices);
-            assert_eq!(l.len(), header_width, "{l:?}");
-            assert_eq!(
-                l.split_whitespace().count(),
-                1 + 1 + DISK_COLS.len(),
-                "{l:?}"
-            );
-        }
-    }
 
     #[test]
     fn tsar_time_layout() {

@@ -37,18 +37,8 @@ fn run_inner(a: &ProfileArgs) -> Result<ExitCode> {
                     "User profiles: {}",
                     dbdyno_profile::catalog::user_profiles_dir()?.display()
                 );
-                for p in all {
-                    let origin = match p.origin {
-                        dbdyno_profile::ProfileOrigin::Example => "example",
-                        dbdyno_profile::ProfileOrigin::User => "user",
-                    };
-                    match &p.error {
-                        None => println!(
-                            "  {:<20} {:<8} {}  ({})",
-                            p.name, origin, p.description, p.path
-                        ),
-                        Some(e) => println!("  {:<20} {:<8} INVALID: {e}", p.name, origin),
-                    }
+                for line in dbdyno_profile::catalog::list_lines(&all) {
+                    println!("{line}");
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -96,7 +86,10 @@ fn secret(c: &SecretCommand) -> Result<ExitCode> {
         SecretCommand::Set { profile, kind: k } => {
             let k = kind(k)?;
             let value = if std::io::stdin().is_terminal() {
-                rpassword::prompt_password(format!("{} for profile {profile}: ", k.word()))?
+                dbdyno_session::resolve::Ask::secret(
+                    &crate::access::Terminal,
+                    &format!("{} for profile {profile}: ", k.word()),
+                )?
             } else {
                 let mut line = String::new();
                 std::io::stdin().lock().read_line(&mut line)?;

@@ -7,7 +7,8 @@
 //! `dbdyno_report::input::from_history`; `--baseline` then names a run id).
 //!
 //! Exit codes: 0 written; 1 a file could not be read or written; 2 bad options; 4 with
-//! `--baseline`, at least one cell regressed past `--threshold` (for nightly cron alerts).
+//! `--baseline`, at least one cell REGRESSED: the whole 95% interval of its Δ TPS or Δ p95
+//! beyond `--threshold`, so that noise alone never fails a nightly cron alert.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,7 +24,8 @@ use dbdyno_report::{build, ReportOptions, ReportRun};
 
 use crate::exit::{EXIT_FAILED, EXIT_USAGE};
 
-/// Exit code when a cell regressed past the threshold against the chosen baseline.
+/// Exit code when a cell regressed past the threshold, beyond its noise, against the
+/// chosen baseline.
 pub const EXIT_REGRESSED: u8 = 4;
 
 #[derive(Debug, Args)]
@@ -51,7 +53,8 @@ pub struct ReportArgs {
     /// Run id or environment name to compare the others against; enables exit code 4.
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Regression threshold in percent: a cell fails when TPS falls, or p95 rises, by more.
+    /// Regression threshold in percent: a cell regresses when the whole 95% interval of its
+    /// Δ TPS lies below −PCT, or that of its Δ p95 above +PCT.
     #[arg(long, default_value_t = 5.0)]
     pub threshold: f64,
     /// Cells that cannot be compared (the baseline has no counterpart at that scenario
@@ -102,51 +105,79 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         Ok(t) => t,
         Err(e) => return usage(e),
     };
+    let mut runs = match read_runs(a) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    if let Err(code) = rename(&mut runs, &a.env_names) {
+        return code;
+    }
+    let outputs = match outputs(a, page_size) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    // Two runs of one environment get their ids in their names, as in the app's Compare.
+    name_apart(&mut runs);
+    let opts = ReportOptions {
+        title: a.title.clone(),
+        baseline: a.baseline.clone(),
+        threshold_pct: a.threshold,
+        fail_on_missing: a.fail_on_missing,
+        timeline,
+        ..ReportOptions::default()
+    };
+    render(&runs, &opts, &outputs)
+}
+
+/// The runs of `--runs` (from the history), then those of each input file.
+fn read_runs(a: &ReportArgs) -> Result<Vec<ReportRun>, ExitCode> {
     let mut runs: Vec<ReportRun> = Vec::new();
     if !a.runs.is_empty() {
-        match runs_from_history(&a.runs, a.data_dir.as_deref()) {
-            Ok(r) => runs = r,
-            Err(code) => return code,
-        }
+        runs = runs_from_history(&a.runs, a.data_dir.as_deref())?;
     }
     for path in &a.input {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("FATAL: reading {}: {e}", path.display());
-                return ExitCode::from(EXIT_FAILED);
-            }
-        };
-        match runs_from_json(&text, &path.display().to_string(), &file_stem(path)) {
-            Ok(r) => runs.extend(r),
-            Err(e) => return usage(e),
-        }
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            eprintln!("FATAL: reading {}: {e}", path.display());
+            ExitCode::from(EXIT_FAILED)
+        })?;
+        let read = runs_from_json(&text, &path.display().to_string(), &file_stem(path));
+        runs.extend(read.map_err(usage)?);
     }
-    // --env-names names the runs in the order they were read: one per --runs id, per
-    // results document, and per run of a file holding an array of runs. Ids stay, so
-    // --baseline may still name a run by its id.
-    if !a.env_names.is_empty() {
-        if a.env_names.len() != runs.len() {
-            return usage(format!(
-                "--env-names gives {} name(s) for {} run(s); the runs, in order: {}",
-                a.env_names.len(),
-                runs.len(),
-                runs.iter()
-                    .map(|r| format!("{} ({})", r.id, r.label()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        for (r, name) in runs.iter_mut().zip(&a.env_names) {
-            r.env_name = name.clone();
-        }
+    Ok(runs)
+}
+
+/// --env-names names the runs in the order they were read: one per --runs id, per
+/// results document, and per run of a file holding an array of runs. Ids stay, so
+/// --baseline may still name a run by its id.
+fn rename(runs: &mut [ReportRun], names: &[String]) -> Result<(), ExitCode> {
+    if names.is_empty() {
+        return Ok(());
     }
+    if names.len() != runs.len() {
+        return Err(usage(format!(
+            "--env-names gives {} name(s) for {} run(s); the runs, in order: {}",
+            names.len(),
+            runs.len(),
+            runs.iter()
+                .map(|r| format!("{} ({})", r.id, r.label()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    for (r, name) in runs.iter_mut().zip(names) {
+        r.env_name = name.clone();
+    }
+    Ok(())
+}
+
+/// The files to write: every format in `--out-dir`, each replaced by its own option.
+fn outputs(a: &ReportArgs, page_size: PageSize) -> Result<Outputs, ExitCode> {
     let mut outputs = match &a.out_dir {
         Some(dir) => {
-            if let Err(e) = std::fs::create_dir_all(dir) {
+            std::fs::create_dir_all(dir).map_err(|e| {
                 eprintln!("FATAL: creating {}: {e}", dir.display());
-                return ExitCode::from(EXIT_FAILED);
-            }
+                ExitCode::from(EXIT_FAILED)
+            })?;
             Outputs::all_in(dir, page_size)
         }
         None => Outputs {
@@ -160,19 +191,11 @@ pub fn run(a: &ReportArgs) -> ExitCode {
     outputs.csv = a.csv.clone().or(outputs.csv);
     outputs.json = a.json.clone().or(outputs.json);
     if outputs.is_empty() {
-        return usage("nothing to write: give --html, --pdf, --md, --csv, --json or --out-dir");
+        return Err(usage(
+            "nothing to write: give --html, --pdf, --md, --csv, --json or --out-dir",
+        ));
     }
-    // Two runs of one environment get their ids in their names, as in the app's Compare.
-    name_apart(&mut runs);
-    let opts = ReportOptions {
-        title: a.title.clone(),
-        baseline: a.baseline.clone(),
-        threshold_pct: a.threshold,
-        fail_on_missing: a.fail_on_missing,
-        timeline,
-        ..ReportOptions::default()
-    };
-    render(&runs, &opts, &outputs)
+    Ok(outputs)
 }
 
 /// Builds the model, writes the files, prints the verdict; shared with `ladder --report`.
@@ -195,14 +218,17 @@ pub fn render(runs: &[ReportRun], opts: &ReportOptions, outputs: &Outputs) -> Ex
     for s in report.executive_summary.iter().take(2) {
         println!("{s}");
     }
+    if let Some(noise) = dbdyno_report::model::summary::noise_floors(&report) {
+        println!("{noise}");
+    }
     if report.regressed() {
-        let (failed, missing) = report
+        let (failed, missing, failures) = report
             .verdict
             .as_ref()
-            .map(|v| (v.failed, v.missing))
+            .map(|v| (v.failed, v.missing, v.failures.as_slice()))
             .unwrap_or_default();
         let mut why = format!(
-            "{failed} cell(s) regressed by more than {}%",
+            "{failed} cell(s) regressed beyond {}% (the whole 95% interval of Δ)",
             report.threshold_pct
         );
         if report.fail_on_missing && missing > 0 {
@@ -214,6 +240,9 @@ pub fn render(runs: &[ReportRun], opts: &ReportOptions, outputs: &Outputs) -> Ex
             "REGRESSION: {why} against {}",
             report.env_name(report.baseline.unwrap_or(0))
         );
+        for f in failures {
+            eprintln!("  {f}");
+        }
         return ExitCode::from(EXIT_REGRESSED);
     }
     ExitCode::SUCCESS

@@ -2,116 +2,106 @@
 
 use std::process::ExitCode;
 
-use crate::args::{WorkloadCli, WorkloadCommand};
-use crate::cmd::execute::execute;
-use crate::exit::{failed, usage_error};
-use crate::monitoring::{self, Out};
-use crate::plan_build;
-use crate::print::Style;
-use crate::profile_apply;
-use crate::record::Recorder;
-use crate::secrets;
-use crate::ssh_target::SshSpec;
+use dbdyno_session::RunRequest;
 
-pub fn run(cli: &WorkloadCli) -> ExitCode {
-    // With --profile the options are parsed again with the profile's filled in.
-    let (reparsed, applied) = match &cli.history.profile {
-        Some(name) => match profile_apply::workload(name) {
-            Ok((args, applied)) => (Some(args), Some(applied)),
-            Err(e) => return usage_error(e),
-        },
-        None => (None, None),
+use crate::access;
+use crate::args::{WorkloadCli, WorkloadCommand};
+use crate::cmd::execute;
+use crate::exit::{failed, usage_error};
+use crate::monitoring::Out;
+use crate::overlay;
+use crate::print::Style;
+use crate::record;
+
+/// Options a single command does not take from a profile: `run` has one thread
+/// count (`--threads`), not the profile's ladder.
+const NOT_FOR_RUN: [&str; 1] = ["threads"];
+
+pub fn run(cli: &WorkloadCli, m: &clap::ArgMatches) -> ExitCode {
+    use clap::CommandFactory;
+    let applied = match overlay::apply(
+        &WorkloadCli::command(),
+        m,
+        &cli.history,
+        Some(&cli.conn),
+        &NOT_FOR_RUN,
+    ) {
+        Ok(x) => x,
+        Err(e) => return usage_error(e),
     };
-    let cli = reparsed.as_ref().unwrap_or(cli);
-    let profile = applied.as_ref().map(|x| &x.profile);
     let notices = prints_notices(cli.verbosity);
-    for n in applied.iter().flat_map(|x| &x.notices).filter(|_| notices) {
+    for n in applied.notices.iter().filter(|_| notices) {
         eprintln!("NOTE: {n}");
     }
-    let mut plan = match plan_build::workload_plan(cli) {
+    let mut plan = match applied.single_plan(&cli.workload, cli.command, cli.threads) {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    let keyring_name = applied.as_ref().map(|x| x.keyring_name.as_str());
-    if let Err(e) =
-        secrets::fill_mysql_password(&mut plan, &cli.conn, &cli.history, profile, keyring_name)
-    {
+    if let Err(e) = access::fill_mysql_password(&mut plan, &cli.conn, &applied) {
         return usage_error(e);
     }
     // Monitoring is opt-in here (--ssh-host or --monitor): a plain `run` keeps
     // sysbench's footprint on the server, so its counters compare with sysbench's.
-    let mut spec = SshSpec::from_history(&cli.history);
-    secrets::fill_ssh_secrets(&mut spec, profile, keyring_name);
     // A measured run is checked first (prepare, prewarm and cleanup have their own
     // guards); the facts also give the environment snapshot the history keeps.
-    let preflight = if cli.command == WorkloadCommand::Run {
-        let access = match monitoring::access(&plan, &spec, &cli.ssh, &cli.monitoring, false) {
-            Ok(x) => x,
-            Err(e) => return failed(e),
-        };
-        let preflight = match monitoring::preflight(
-            &plan,
-            &access,
-            cli.run.skip_checks,
-            !cli.history.no_history,
-        ) {
-            Ok(p) => p,
-            Err(e) => return failed(e),
-        };
-        Some((access, preflight))
-    } else {
-        None
-    };
-    let (monitoring, environment) = match preflight {
-        Some((access, pre)) => match monitoring::start(&plan, access, pre.as_ref(), Out::Stderr) {
-            Ok(m) => (m, pre.map(|p| p.report.environment)),
-            Err(e) => return failed(e),
-        },
-        None => (None, None),
-    };
-    let style = Style::Sysbench {
-        histogram: cli.run.histogram,
-    };
-    if cli.command == WorkloadCommand::Run && notices {
-        let s = plan.steps().next().expect("run has a step");
-        print!(
-            "{}",
-            dbdyno_engine::sysbench_text::format_header(
-                env!("CARGO_PKG_VERSION"),
-                s.threads,
-                s.settings.report_interval_s,
-                s.settings.rate,
-                plan.workload.rand.seed,
-            )
+    let command = format!("{} {:?}", cli.workload, cli.command).to_lowercase();
+    let json = cli.run.json.as_deref();
+    // Only measured runs go to the history; stdout stays exactly sysbench's.
+    let request = if cli.command == WorkloadCommand::Run {
+        let history = record::target(&cli.history, &applied, &plan, &command);
+        let reach = access::access(
+            plan,
+            &applied,
+            &cli.ssh,
+            &cli.monitoring,
+            false,
+            cli.history.data_dir.as_deref(),
         );
+        match reach {
+            Ok(r) => execute::request(r, cli.run.skip_checks, history, json),
+            Err(e) => return failed(e),
+        }
+    } else {
+        RunRequest::new(plan)
+    };
+    let run = match execute::start(request, Out::Stderr) {
+        Ok(run) => run,
+        Err(code) => return code,
+    };
+    let plan = run.plan();
+    if cli.command == WorkloadCommand::Run && notices {
+        print_header(plan);
     }
     let print_intervals = notices
         && plan
             .steps()
             .next()
             .is_some_and(|s| s.settings.report_interval_s > 0);
-    let command = format!("{} {:?}", cli.workload, cli.command).to_lowercase();
-    // Only measured runs go to the history; stdout stays exactly sysbench's.
-    let recorder = match cli.command {
-        WorkloadCommand::Run => Recorder::start(
-            &cli.history,
-            profile,
-            &plan,
-            &command,
-            true,
-            environment.as_ref(),
-        ),
-        _ => None,
-    };
-    execute(
-        &plan,
-        style,
+    let output = execute::Output {
+        style: Style::Sysbench {
+            histogram: cli.run.histogram,
+        },
         print_intervals,
-        cli.run.json.as_deref(),
-        &command,
-        recorder,
-        monitoring,
-    )
+        json,
+        command: &command,
+        out: Out::Stderr,
+    };
+    execute::execute(run, &output)
+}
+
+/// sysbench's header of a `run`: version, threads, report interval, rate, seed.
+fn print_header(plan: &dbdyno_engine::Plan) {
+    let s = plan.steps().next().expect("run has a step");
+    print!(
+        "{}",
+        dbdyno_engine::sysbench_text::format_header(
+            env!("CARGO_PKG_VERSION"),
+            s.threads,
+            s.settings.report_interval_s,
+            s.settings.rate,
+            plan.workload.rand.seed,
+        )
+    );
 }
 
 /// sysbench prints its header, interval lines and notes at its notice level (3, the

@@ -16,6 +16,7 @@ mod worker;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
+use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use client_cpu::client_cores;
@@ -54,140 +55,56 @@ pub fn run_step(
     cancel: &CancelToken,
 ) -> Result<StepResult, EngineError> {
     let threads = step.threads;
-    let settings = &step.settings;
-    let shape = TxnShape::for_scenario(step.scenario, workload);
-    let tables = if step.scenario.single_table_only() {
-        1
-    } else {
-        workload.tables
-    } as usize;
-    // Every statement a worker prepares must fit the driver's cache (see driver::opts).
-    let stmt_cache = shape.classes().len() * tables + 8;
-
-    let shared = Shared {
-        scenario: step.scenario,
-        threads,
-        connect: connect.clone(),
-        workload: workload.clone(),
-        stmt_cache,
-        timeline: OnceLock::new(),
-        stop: AtomicBool::new(false),
-        event_limit: settings.events,
-        events_done: AtomicU64::new(0),
-        rate: settings.rate,
-        tickets: AtomicU64::new(0),
-    };
+    let shared = shared_state(connect, workload, step);
     let cells: Vec<Mutex<IntervalCell>> = (0..threads)
         .map(|_| Mutex::new(IntervalCell::default()))
         .collect();
-
     if let Some(note) = fd_limit::make_room_for(threads) {
         events.warning(note);
     }
+    let ctx = StepContext {
+        step,
+        step_index,
+        events,
+        cancel,
+    };
     // Phase 1: connect and prepare on every worker thread, paced by `opening`.
     let (ready_tx, ready_rx) = crossbeam_channel::unbounded::<(u32, Result<(), NotOpened>)>();
-    let barrier = Barrier::new(threads as usize + 1);
-    let abort = AtomicBool::new(false);
-    let opening = Opening::new(opening::BUDGET, server_seen);
+    let gate = StartGate {
+        barrier: Barrier::new(threads as usize + 1),
+        abort: AtomicBool::new(false),
+        opening: Opening::new(opening::BUDGET, server_seen),
+    };
 
     std::thread::scope(|scope| -> Result<StepResult, EngineError> {
-        let shared_ref: &Shared = &shared;
-        let mut handles = Vec::with_capacity(threads as usize);
-        for id in 0..threads {
-            let cell = &cells[id as usize];
-            let ready_tx = ready_tx.clone();
-            let (barrier, abort, opening) = (&barrier, &abort, &opening);
-            let handle = std::thread::Builder::new()
-                .name(format!("dbdyno-worker-{id}"))
-                .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, move || -> Result<WorkerTotals, EngineError> {
-                    let worker = Worker::connect(id, shared_ref, cell, opening);
-                    let _ = ready_tx.send((id, worker.as_ref().map(|_| ()).map_err(Clone::clone)));
-                    barrier.wait();
-                    let Ok(worker) = worker else {
-                        return Err(EngineError::Internal("step aborted".into()));
-                    };
-                    if abort.load(Ordering::SeqCst) {
-                        return Err(EngineError::Internal("step aborted".into()));
-                    }
-                    worker.run()
-                })
-                .map_err(|e| EngineError::Internal(format!("cannot start worker thread: {e}")))?;
-            handles.push(handle);
-        }
-        drop(ready_tx);
-
-        let first_error = await_ready(
-            &ready_rx, &opening, shared_ref, step, step_index, events, cancel,
-        );
-        let opened = opening.progress();
-        if opened.retries > 0 && first_error.is_none() {
-            events.warning(format!(
-                "{} @ {} threads: the connections took {:.1}s to open, {} attempt(s) retried (last: {})",
-                step.scenario,
-                threads,
-                opened.elapsed.as_secs_f64(),
-                opened.retries,
-                opened.last_retry_reason.as_deref().unwrap_or("unknown")
-            ));
+        let handles = spawn_workers(scope, &shared, &cells, &gate, ready_tx)?;
+        let first_error = await_ready(&ready_rx, &gate.opening, &shared, &ctx);
+        let opened = gate.opening.progress();
+        if first_error.is_none() {
+            warn_if_retried(&ctx, &opened);
         }
         if first_error.is_some() || cancel.is_cancelled() {
-            abort.store(true, Ordering::SeqCst);
+            gate.abort.store(true, Ordering::SeqCst);
         }
         // Phase 2: the clock starts when every connection is ready.
-        let t0 = Instant::now();
-        let measure_start = t0 + Duration::from_secs(settings.warmup_s);
-        // Published before the barrier releases the workers; each copies it once.
-        let _ = shared_ref.timeline.set(Timeline { t0, measure_start });
-        barrier.wait();
-
-        if let Some(e) = first_error {
+        let measure_start = start_clock(&shared, &gate, step.settings.warmup_s);
+        let not_started = first_error.or_else(|| {
+            cancel
+                .is_cancelled()
+                .then(|| EngineError::Internal("cancelled before the step started".into()))
+        });
+        if let Some(e) = not_started {
             for h in handles {
                 let _ = h.join();
             }
             return Err(e);
         }
-        if cancel.is_cancelled() {
-            for h in handles {
-                let _ = h.join();
-            }
-            return Err(EngineError::Internal(
-                "cancelled before the step started".into(),
-            ));
-        }
 
-        let outcome = control(
-            shared_ref,
-            &cells,
-            step,
-            step_index,
-            t0,
-            measure_start,
-            events,
-            cancel,
-        );
-        shared_ref.stop.store(true, Ordering::SeqCst);
-
-        let mut totals = Vec::with_capacity(threads as usize);
-        let mut fatal: Option<EngineError> = None;
-        for h in handles {
-            match h.join() {
-                Ok(Ok(t)) => totals.push(t),
-                Ok(Err(e)) => {
-                    if fatal.is_none() {
-                        fatal = Some(e);
-                    }
-                }
-                Err(_) => {
-                    fatal.get_or_insert(EngineError::Internal("a worker thread panicked".into()));
-                }
-            }
-        }
+        let mut run = control(&shared, &cells, &ctx, measure_start);
+        shared.stop.store(true, Ordering::SeqCst);
+        let totals = join_workers(handles);
         let ended = Instant::now();
-        if let Some(e) = fatal {
-            return Err(e);
-        }
-        let mut run = outcome;
+        let totals = totals?;
         // What workers recorded after the last interval (a cut-short tail, the
         // transactions in flight at the stop) counts for the step too.
         run.step_latency.add(&drain_cells(&cells).latency);
@@ -203,6 +120,134 @@ pub fn run_step(
     })
 }
 
+/// The step being run and whom to tell about it: what the controller's phases share.
+struct StepContext<'a> {
+    step: &'a StepPlan,
+    step_index: usize,
+    events: &'a EventSink,
+    cancel: &'a CancelToken,
+}
+
+/// Where the workers and the controller meet before the clock starts: every worker
+/// waits at `barrier` once its connection is up (or failed), and learns from `abort`
+/// whether the step goes ahead.
+struct StartGate {
+    barrier: Barrier,
+    abort: AtomicBool,
+    opening: Opening,
+}
+
+/// The state the step's workers share with the controller.
+fn shared_state(connect: &ConnectOptions, workload: &WorkloadOptions, step: &StepPlan) -> Shared {
+    let settings = &step.settings;
+    let shape = TxnShape::for_scenario(step.scenario, workload);
+    let tables = if step.scenario.single_table_only() {
+        1
+    } else {
+        workload.tables
+    } as usize;
+    // Every statement a worker prepares must fit the driver's cache (see driver::opts).
+    let stmt_cache = shape.classes().len() * tables + 8;
+    Shared {
+        scenario: step.scenario,
+        threads: step.threads,
+        connect: connect.clone(),
+        workload: workload.clone(),
+        stmt_cache,
+        timeline: OnceLock::new(),
+        stop: AtomicBool::new(false),
+        event_limit: settings.events,
+        events_done: AtomicU64::new(0),
+        rate: settings.rate,
+        tickets: AtomicU64::new(0),
+    }
+}
+
+type WorkerHandle<'scope> = ScopedJoinHandle<'scope, Result<WorkerTotals, EngineError>>;
+
+/// Starts one thread per connection. Each connects, reports on `ready_tx`, waits at the
+/// gate, then runs the load unless the step was aborted.
+fn spawn_workers<'scope, 'env>(
+    scope: &'scope Scope<'scope, 'env>,
+    shared: &'env Shared,
+    cells: &'env [Mutex<IntervalCell>],
+    gate: &'env StartGate,
+    ready_tx: crossbeam_channel::Sender<(u32, Result<(), NotOpened>)>,
+) -> Result<Vec<WorkerHandle<'scope>>, EngineError> {
+    let mut handles = Vec::with_capacity(shared.threads as usize);
+    for id in 0..shared.threads {
+        let cell = &cells[id as usize];
+        let ready_tx = ready_tx.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("dbdyno-worker-{id}"))
+            .stack_size(WORKER_STACK)
+            .spawn_scoped(scope, move || -> Result<WorkerTotals, EngineError> {
+                let worker = Worker::connect(id, shared, cell, &gate.opening);
+                let _ = ready_tx.send((id, worker.as_ref().map(|_| ()).map_err(Clone::clone)));
+                gate.barrier.wait();
+                let Ok(worker) = worker else {
+                    return Err(EngineError::Internal("step aborted".into()));
+                };
+                if gate.abort.load(Ordering::SeqCst) {
+                    return Err(EngineError::Internal("step aborted".into()));
+                }
+                worker.run()
+            })
+            .map_err(|e| EngineError::Internal(format!("cannot start worker thread: {e}")))?;
+        handles.push(handle);
+    }
+    Ok(handles)
+}
+
+/// Starts the step's clock and releases the workers from the gate. Returns when
+/// measurement starts (after `warmup_s`).
+fn start_clock(shared: &Shared, gate: &StartGate, warmup_s: u64) -> Instant {
+    let t0 = Instant::now();
+    let measure_start = t0 + Duration::from_secs(warmup_s);
+    // Published before the barrier releases the workers; each copies it once.
+    let _ = shared.timeline.set(Timeline { t0, measure_start });
+    gate.barrier.wait();
+    measure_start
+}
+
+/// Opening that needed retries succeeded, but slowly: say so.
+fn warn_if_retried(ctx: &StepContext, opened: &OpeningProgress) {
+    if opened.retries == 0 {
+        return;
+    }
+    ctx.events.warning(format!(
+        "{} @ {} threads: the connections took {:.1}s to open, {} attempt(s) retried (last: {})",
+        ctx.step.scenario,
+        ctx.step.threads,
+        opened.elapsed.as_secs_f64(),
+        opened.retries,
+        opened.last_retry_reason.as_deref().unwrap_or("unknown")
+    ));
+}
+
+/// Every worker's totals, or the first error a worker ended with (a panic counts).
+fn join_workers(handles: Vec<WorkerHandle<'_>>) -> Result<Vec<WorkerTotals>, EngineError> {
+    let mut totals = Vec::with_capacity(handles.len());
+    let mut fatal: Option<EngineError> = None;
+    for h in handles {
+        match h.join() {
+            Ok(Ok(t)) => totals.push(t),
+            Ok(Err(e)) => {
+                if fatal.is_none() {
+                    fatal = Some(e);
+                }
+            }
+            Err(_) => {
+                fatal.get_or_insert(EngineError::Internal("a worker thread panicked".into()));
+            }
+        }
+    }
+    match fatal {
+        Some(e) => Err(e),
+        None => Ok(totals),
+    }
+}
+
 /// Each worker's stack. Workers keep small frames (their statistics live on the heap),
 /// and a thousand threads at the 2 MiB default reserve 2 GiB of address space; 512 KiB
 /// leaves room for a TLS handshake in a debug build.
@@ -211,16 +256,18 @@ const WORKER_STACK: usize = 512 * 1024;
 /// Waits until every worker reported ready or failed, telling consumers how the opening
 /// goes and passing a cancel on to the workers still trying. Returns the error that
 /// stops the step, if any.
-#[allow(clippy::too_many_arguments)]
 fn await_ready(
     ready_rx: &crossbeam_channel::Receiver<(u32, Result<(), NotOpened>)>,
     opening: &Opening,
     shared: &Shared,
-    step: &StepPlan,
-    step_index: usize,
-    events: &EventSink,
-    cancel: &CancelToken,
+    ctx: &StepContext,
 ) -> Option<EngineError> {
+    let StepContext {
+        step,
+        step_index,
+        events,
+        cancel,
+    } = *ctx;
     let threads = step.threads;
     let mut failed: Option<(EngineError, bool)> = None;
     let mut answered = 0;
@@ -282,27 +329,24 @@ struct Controlled {
     started_unix_ms: i64,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Lets warmup pass, then collects one [`IntervalRecord`] per interval until the step's
+/// time is up, a cancel, or a stop (--events, a failed worker).
 fn control(
     shared: &Shared,
     cells: &[Mutex<IntervalCell>],
-    step: &StepPlan,
-    step_index: usize,
-    t0: Instant,
+    ctx: &StepContext,
     measure_start: Instant,
-    events: &EventSink,
-    cancel: &CancelToken,
 ) -> Controlled {
+    let StepContext {
+        step,
+        step_index,
+        events,
+        cancel,
+    } = *ctx;
     let settings = &step.settings;
     let mut cpu = CpuClock::new();
     // Warmup: load runs, nothing is recorded.
-    while Instant::now() < measure_start {
-        if cancel.is_cancelled() || shared.stop.load(Ordering::Relaxed) {
-            break;
-        }
-        std::thread::sleep(POLL.min(measure_start.saturating_duration_since(Instant::now())));
-    }
-    let _ = t0;
+    wait_until(measure_start, shared, cancel);
     // Nothing is in the cells yet: workers record only transactions that start at or
     // after `measure_start`, so none of the warmup's.
     let started_unix_ms = unix_ms();
@@ -326,14 +370,7 @@ fn control(
     loop {
         let target = measure_start + interval * k;
         let target = measure_end.map_or(target, |e| target.min(e));
-        let mut interrupted = false;
-        while Instant::now() < target {
-            if cancel.is_cancelled() || shared.stop.load(Ordering::Relaxed) {
-                interrupted = true;
-                break;
-            }
-            std::thread::sleep(POLL.min(target.saturating_duration_since(Instant::now())));
-        }
+        let interrupted = !wait_until(target, shared, cancel);
         let now = Instant::now();
         let duration = (now - last).as_secs_f64();
         // A short tail (cancel, --events) would draw a misleading spike; keep it only
@@ -367,6 +404,18 @@ fn control(
         cpu_ms_end: cpu.cpu_ms(),
         started_unix_ms,
     }
+}
+
+/// Sleeps until `target` in naps of at most [`POLL`]. False when a cancel or a stop
+/// came first.
+fn wait_until(target: Instant, shared: &Shared, cancel: &CancelToken) -> bool {
+    while Instant::now() < target {
+        if cancel.is_cancelled() || shared.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(POLL.min(target.saturating_duration_since(Instant::now())));
+    }
+    true
 }
 
 /// Empties every worker's cell into one: the figures since the last call.
@@ -418,6 +467,63 @@ fn collect_interval(
     }
 }
 
+/// The workers' own figures, added up.
+struct Merged {
+    per_class: Vec<LatencyHistogram>,
+    queries: QueryCounts,
+    transactions: u64,
+    ignored: u64,
+    reconnects: u64,
+    events_per_thread: Vec<u64>,
+    busy_per_thread: Vec<f64>,
+}
+
+fn merge_totals(totals: &[WorkerTotals]) -> Merged {
+    let mut m = Merged {
+        per_class: (0..StatementClass::COUNT)
+            .map(|_| LatencyHistogram::coarse())
+            .collect(),
+        queries: QueryCounts::default(),
+        transactions: 0,
+        ignored: 0,
+        reconnects: 0,
+        events_per_thread: Vec::with_capacity(totals.len()),
+        busy_per_thread: Vec::with_capacity(totals.len()),
+    };
+    for t in totals {
+        for (acc, h) in m.per_class.iter_mut().zip(&t.per_class) {
+            if let Some(h) = h {
+                acc.add(h);
+            }
+        }
+        m.queries.merge(&t.queries);
+        m.transactions += t.transactions;
+        m.ignored += t.ignored_errors;
+        m.reconnects += t.reconnects;
+        m.events_per_thread.push(t.transactions);
+        m.busy_per_thread.push(t.busy.as_secs_f64());
+    }
+    m
+}
+
+/// What the client machine spent on the step's `queries` over `total_time_s`.
+fn client_cpu(run: &Controlled, total_time_s: f64, queries: u64) -> ClientCpu {
+    let cpu_seconds = run.cpu_ms_end.saturating_sub(run.cpu_ms_start) as f64 / 1000.0;
+    let cores = client_cores();
+    let measured_s = total_time_s.max(1e-9);
+    ClientCpu {
+        cpu_seconds,
+        percent_of_core: 100.0 * cpu_seconds / measured_s,
+        cores,
+        percent_of_machine: 100.0 * cpu_seconds / measured_s / cores as f64,
+        us_per_query: if queries > 0 {
+            cpu_seconds * 1e6 / queries as f64
+        } else {
+            0.0
+        },
+    }
+}
+
 fn finish(
     step: &StepPlan,
     run: &mut Controlled,
@@ -428,43 +534,11 @@ fn finish(
     cancelled: bool,
 ) -> StepResult {
     let latency = std::mem::take(&mut run.step_latency);
-    let mut per_class: Vec<LatencyHistogram> = (0..StatementClass::COUNT)
-        .map(|_| LatencyHistogram::coarse())
-        .collect();
-    let mut queries = QueryCounts::default();
-    let (mut transactions, mut ignored, mut reconnects) = (0, 0, 0);
-    let mut events_per_thread = Vec::with_capacity(totals.len());
-    let mut busy_per_thread = Vec::with_capacity(totals.len());
-    for t in &totals {
-        for (acc, h) in per_class.iter_mut().zip(&t.per_class) {
-            if let Some(h) = h {
-                acc.add(h);
-            }
-        }
-        queries.merge(&t.queries);
-        transactions += t.transactions;
-        ignored += t.ignored_errors;
-        reconnects += t.reconnects;
-        events_per_thread.push(t.transactions);
-        busy_per_thread.push(t.busy.as_secs_f64());
-    }
+    let m = merge_totals(&totals);
     let total_time_s = ended.saturating_duration_since(measure_start).as_secs_f64();
     let summary = latency.summary();
-    let cpu_seconds = run.cpu_ms_end.saturating_sub(run.cpu_ms_start) as f64 / 1000.0;
-    let cores = client_cores();
-    let measured_s = total_time_s.max(1e-9);
-    let client_cpu = ClientCpu {
-        cpu_seconds,
-        percent_of_core: 100.0 * cpu_seconds / measured_s,
-        cores,
-        percent_of_machine: 100.0 * cpu_seconds / measured_s / cores as f64,
-        us_per_query: if queries.total() > 0 {
-            cpu_seconds * 1e6 / queries.total() as f64
-        } else {
-            0.0
-        },
-    };
-    let whole_tps = per_sec(transactions, total_time_s);
+    let client_cpu = client_cpu(run, total_time_s, m.queries.total());
+    let whole_tps = per_sec(m.transactions, total_time_s);
     let intervals = std::mem::take(&mut run.intervals);
     let steady = stats::find_steady_window(&intervals, whole_tps);
     StepResult {
@@ -474,23 +548,23 @@ fn finish(
         ended_unix_ms: unix_ms(),
         warmup_s: step.settings.warmup_s as f64,
         total_time_s,
-        transactions,
-        queries,
-        ignored_errors: ignored,
-        reconnects,
+        transactions: m.transactions,
+        queries: m.queries,
+        ignored_errors: m.ignored,
+        reconnects: m.reconnects,
         percentile: step.settings.percentile,
         latency_pct_ms: latency.value_at_percentile_ms(step.settings.percentile),
         latency: summary,
         per_class: StatementClass::all()
             .into_iter()
-            .zip(per_class.iter())
+            .zip(m.per_class.iter())
             .filter(|(_, h)| h.count() > 0)
             .map(|(class, h)| ClassLatency {
                 class,
                 latency: h.summary(),
             })
             .collect(),
-        fairness: stats::fairness(&events_per_thread, &busy_per_thread),
+        fairness: stats::fairness(&m.events_per_thread, &m.busy_per_thread),
         intervals,
         steady,
         client_cpu,

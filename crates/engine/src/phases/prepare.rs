@@ -7,6 +7,7 @@
 //! the server forbids it), and the secondary index on `k` is built after the load
 //! (cheaper than maintaining it row by row), as sysbench does.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 use mysql::LocalInfileHandler;
 
-use super::schema::{self, TableShape};
+use super::schema::{self, TableInfo, TableShape};
 use super::PrepareReport;
 use crate::cancel::CancelToken;
 use crate::driver;
@@ -53,26 +54,7 @@ pub fn prepare(
     let existing = schema::list_tables(&mut conn)?;
 
     if scenario.uses_bulk_tables() {
-        // bulk_insert.lua's prepare: one (id, k) table per thread, CREATE IF NOT EXISTS.
-        for t in 1..=threads {
-            let name = sql::table_name(t);
-            if let Some(info) = existing.get(&name) {
-                if info.shape != TableShape::Bulk {
-                    return Err(EngineError::Refused(format!(
-                        "table {name} exists with another shape ({}); bulk_insert needs (id, k). Use another schema or clean up first",
-                        schema::describe_columns(&info.columns)
-                    )));
-                }
-            }
-        }
-        for t in 1..=threads {
-            events.message(format!("Creating table 'sbtest{t}'..."));
-            driver::admin_exec(
-                &mut conn,
-                "creating a bulk_insert table",
-                &sql::create_bulk_table(t),
-            )?;
-        }
+        prepare_bulk(&mut conn, &existing, threads, events)?;
         return Ok(PrepareReport {
             tables: threads,
             threads,
@@ -82,30 +64,7 @@ pub fn prepare(
     }
 
     // Every refusal happens before the first CREATE: bad input leaves the schema as it was.
-    let foreign = schema::foreign_tables(&existing);
-    if !foreign.is_empty() && !force {
-        return Err(EngineError::Refused(format!(
-            "schema '{}' holds tables that are not benchmark tables: {}. DB Dyno only creates and drops sbtest1..N, but it will not load test data next to real data unless you pass --force (or use an empty schema)",
-            connect.database,
-            foreign.join(", ")
-        )));
-    }
-    for t in 1..=w.tables {
-        let name = sql::table_name(t);
-        if let Some(info) = existing.get(&name) {
-            return Err(EngineError::Refused(match info.shape {
-                TableShape::Oltp => format!(
-                    "table {name} already exists; run cleanup first (dbdyno {scenario} --tables={} … cleanup), or skip prepare to reuse the data",
-                    w.tables
-                ),
-                _ => format!(
-                    "table {name} exists with another shape ({}); it is not a benchmark table, so DB Dyno will not touch it. Rename it or use another schema",
-                    schema::describe_columns(&info.columns)
-                ),
-            }));
-        }
-    }
-
+    refuse_occupied_schema(&existing, connect, w, scenario, force)?;
     for t in 1..=w.tables {
         events.message(format!("Creating table 'sbtest{t}'..."));
         driver::admin_exec(&mut conn, "CREATE TABLE", &sql::create_oltp_table(t, w))?;
@@ -146,6 +105,70 @@ pub fn prepare(
         threads,
         load_seconds: load_s,
     })
+}
+
+/// bulk_insert.lua's prepare: one (id, k) table per thread, CREATE IF NOT EXISTS.
+fn prepare_bulk(
+    conn: &mut mysql::Conn,
+    existing: &BTreeMap<String, TableInfo>,
+    threads: u32,
+    events: &EventSink,
+) -> Result<(), EngineError> {
+    for t in 1..=threads {
+        let name = sql::table_name(t);
+        if let Some(info) = existing.get(&name) {
+            if info.shape != TableShape::Bulk {
+                return Err(EngineError::Refused(format!(
+                    "table {name} exists with another shape ({}); bulk_insert needs (id, k). Use another schema or clean up first",
+                    schema::describe_columns(&info.columns)
+                )));
+            }
+        }
+    }
+    for t in 1..=threads {
+        events.message(format!("Creating table 'sbtest{t}'..."));
+        driver::admin_exec(
+            conn,
+            "creating a bulk_insert table",
+            &sql::create_bulk_table(t),
+        )?;
+    }
+    Ok(())
+}
+
+/// Refuses to load next to tables that are not ours (unless `force`) and over
+/// benchmark tables that already exist.
+fn refuse_occupied_schema(
+    existing: &BTreeMap<String, TableInfo>,
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    scenario: Scenario,
+    force: bool,
+) -> Result<(), EngineError> {
+    let foreign = schema::foreign_tables(existing);
+    if !foreign.is_empty() && !force {
+        return Err(EngineError::Refused(format!(
+            "schema '{}' holds tables that are not benchmark tables: {}. DB Dyno only creates and drops sbtest1..N, but it will not load test data next to real data unless you pass --force (or use an empty schema)",
+            connect.database,
+            foreign.join(", ")
+        )));
+    }
+    for t in 1..=w.tables {
+        let name = sql::table_name(t);
+        if let Some(info) = existing.get(&name) {
+            return Err(EngineError::Refused(match info.shape {
+                TableShape::Oltp => format!(
+                    "table {name} already exists; run cleanup first (dbdyno {scenario} --tables={} … cleanup), or skip prepare to reuse the data",
+                    w.tables
+                ),
+                _ => format!(
+                    "table {name} exists with another shape ({}); it is not a benchmark table, so DB Dyno will not touch it. Rename it or use another schema",
+                    schema::describe_columns(&info.columns)
+                ),
+            }));
+        }
+    }
+    Ok(())
 }
 
 /// Interleaves tables so that early on every thread works on a different table.

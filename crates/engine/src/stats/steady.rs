@@ -22,14 +22,12 @@
 //! Non-goal: change-point statistics (CUSUM, Bayesian). They find more, but nobody can
 //! verify their answer from the printed lines.
 
+use dbdyno_stats::median;
+
 use crate::results::{IntervalRecord, SteadyWindow};
 
 /// Fewer intervals than this say nothing about stability.
 const MIN_INTERVALS: usize = 3;
-/// Band half-width as a share of the reference TPS when intervals are quiet.
-const BASE_BAND: f64 = 0.10;
-/// Upper limit of the noise-widened band: wider would swallow real warm-ups.
-const MAX_BAND: f64 = 0.20;
 /// A last interval shorter than this share of the typical length is left out.
 const PARTIAL_SHARE: f64 = 0.5;
 
@@ -48,40 +46,33 @@ pub fn find_steady_window(
     }
     let tps: Vec<f64> = series.iter().map(|r| r.tps).collect();
 
-    // Steps 2-4: the suffix that stays around the level the step ended at.
-    let tail = &tps[n / 2..];
-    let reference = median(tail);
-    let band = band_for(tail, reference);
-    let first = walk_back(&tps, reference, band);
-    let (first, last, note) = if n - first >= MIN_INTERVALS {
+    // Steps 2-5, on the TPS values: the rule lives in dbdyno-stats, which reports use too.
+    let found = dbdyno_stats::steady_state(&tps);
+    let window = found.window?;
+    let (first, last) = (window.first, window.first + window.len - 1);
+    let note = if found.settled() {
         let warmup = match first {
             0 => "no interval was excluded".to_string(),
             k => format!("the first {k} interval(s) were excluded as warm-up"),
         };
-        let note = format!(
+        format!(
             "longest run of intervals reaching the end of the step whose TPS stays within \
              ±{:.0}% of {:.2} (the median TPS of the last half of the step), a single \
              interval outside the band being tolerated; {warmup}",
-            band * 100.0,
-            reference
-        );
-        (first, n - 1, note)
+            found.band * 100.0,
+            found.level
+        )
     } else {
-        // Step 5: the end is not steady; report the longest plateau and say why.
-        let reference = median(&tps);
-        let band = band_for(&tps, reference);
-        let (first, last) = longest_run(&tps, reference, band)?;
-        let note = format!(
+        format!(
             "the step did not end steady (its last intervals left the ±{:.0}% band around \
              the median TPS of its last half); this is the longest run of intervals whose TPS \
              stays within ±{:.0}% of {:.2} (the median TPS of the whole step), and it ends {} \
              interval(s) before the step does",
-            band_for(tail, median(tail)) * 100.0,
-            band * 100.0,
-            reference,
+            found.tail_band * 100.0,
+            found.band * 100.0,
+            found.level,
             n - 1 - last
-        );
-        (first, last, note)
+        )
     };
 
     let window = &series[first..=last];
@@ -112,80 +103,6 @@ fn without_partial_tail(intervals: &[IntervalRecord]) -> (&[IntervalRecord], boo
     } else {
         (intervals, false)
     }
-}
-
-/// Band half-width (as a share of `reference`) for these TPS values.
-fn band_for(values: &[f64], reference: f64) -> f64 {
-    if reference <= 0.0 {
-        return BASE_BAND;
-    }
-    let deviations: Vec<f64> = values.iter().map(|v| (v - reference).abs()).collect();
-    // 1.4826 × MAD estimates the standard deviation of normally distributed noise.
-    let robust_sigma = 1.4826 * median(&deviations);
-    (3.0 * robust_sigma / reference).clamp(BASE_BAND, MAX_BAND)
-}
-
-fn in_band(v: f64, reference: f64, band: f64) -> bool {
-    (v - reference).abs() <= band * reference
-}
-
-/// Index of the first interval of the steady suffix (== tps.len() when even the last
-/// interval is out and cannot be tolerated).
-fn walk_back(tps: &[f64], reference: f64, band: f64) -> usize {
-    let mut first = tps.len();
-    let mut i = tps.len();
-    while i > 0 {
-        let k = i - 1;
-        if in_band(tps[k], reference, band) {
-            first = k;
-            i = k;
-        } else if k > 0 && in_band(tps[k - 1], reference, band) {
-            // A single dip or spike with a steady neighbour before it: keep both.
-            first = k - 1;
-            i = k - 1;
-        } else {
-            break;
-        }
-    }
-    first
-}
-
-/// Longest run of in-band intervals (single outliers tolerated inside, never at the
-/// edges); ties go to the later run. None when no run reaches MIN_INTERVALS.
-fn longest_run(tps: &[f64], reference: f64, band: f64) -> Option<(usize, usize)> {
-    let inside: Vec<bool> = tps.iter().map(|&v| in_band(v, reference, band)).collect();
-    let mut best: Option<(usize, usize)> = None;
-    let mut start = 0;
-    while start < inside.len() {
-        if !inside[start] {
-            start += 1;
-            continue;
-        }
-        let mut end = start;
-        let mut j = start + 1;
-        while j < inside.len() {
-            if inside[j] {
-                end = j;
-                j += 1;
-            } else if j + 1 < inside.len() && inside[j + 1] {
-                end = j + 1;
-                j += 2;
-            } else {
-                break;
-            }
-        }
-        let len = end - start + 1;
-        if len >= MIN_INTERVALS
-            && match best {
-                None => true,
-                Some((a, b)) => len > b - a,
-            }
-        {
-            best = Some((start, end));
-        }
-        start = end + 1;
-    }
-    best
 }
 
 fn summarise(
@@ -234,20 +151,6 @@ fn weight(r: &IntervalRecord) -> f64 {
         r.duration_s
     } else {
         1.0
-    }
-}
-
-fn median(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
     }
 }
 

@@ -46,144 +46,183 @@ pub(crate) enum BracketLine {
 /// Reads a bracketed line. `duration_s` is left 0 (the caller knows the previous
 /// interval) and `end_unix_ms` 0 (logs carry no wall clock).
 pub(crate) fn parse_bracket_line(line_no: usize, line: &str) -> Result<BracketLine, ParseError> {
-    let Some((stamp, rest)) = line
-        .trim()
-        .strip_prefix('[')
-        .and_then(|s| s.split_once(']'))
-    else {
+    let Some((elapsed_s, rest)) = stamp_and_rest(line) else {
         return Ok(BracketLine::Other);
     };
-    let Some(elapsed_s) = stamp
-        .trim()
-        .strip_suffix('s')
-        .and_then(|s| s.trim().parse::<f64>().ok())
-    else {
-        return Ok(BracketLine::Other);
-    };
-    let rest = rest.trim();
     if !(rest.starts_with("thds:") || rest.starts_with("threads:")) {
         return Ok(BracketLine::Other);
     }
-
-    let mut r = IntervalRecord {
-        elapsed_s,
-        duration_s: 0.0,
-        end_unix_ms: 0,
-        threads: 0,
-        tps: 0.0,
-        qps: 0.0,
-        reads_ps: 0.0,
-        writes_ps: 0.0,
-        other_ps: 0.0,
-        latency_ms: 0.0,
-        percentile: 0.0,
-        errors_ps: 0.0,
-        reconnects_ps: 0.0,
-    };
-    let toks: Vec<&str> = rest.split_whitespace().collect();
-    let bad = |what: &str, found: &str| {
-        ParseError::malformed(line_no, format!("{what} in the interval line"), found)
-    };
-    let num = |i: usize, key: &str| -> Result<f64, ParseError> {
-        let tok = toks.get(i).copied().unwrap_or("");
-        parse_f64(tok).ok_or_else(|| bad(&format!("a number after '{key}'"), tok))
-    };
-    let mut have_threads = false;
-    let mut have_rate = false;
+    let mut fields = IntervalFields::new(line_no, elapsed_s, rest);
     let mut i = 0;
-    while i < toks.len() {
-        let key = toks[i].trim_end_matches(',');
-        match key {
-            "thds:" | "threads:" => {
-                let tok = toks.get(i + 1).copied().unwrap_or("");
-                r.threads = parse_u64(tok)
-                    .and_then(|t| u32::try_from(t).ok())
-                    .ok_or_else(|| bad(&format!("a thread count after '{key}'"), tok))?;
-                have_threads = true;
-                i += 2;
-            }
-            // eps: sysbench's non-OLTP tests count events, which we treat as transactions.
-            "tps:" | "eps:" => {
-                r.tps = num(i + 1, key)?;
-                have_rate = true;
-                i += 2;
-            }
-            "qps:" => {
-                r.qps = num(i + 1, key)?;
-                i += 2;
-            }
-            "(r/w/o:" => {
-                let tok = toks.get(i + 1).copied().unwrap_or("");
-                let parts: Vec<Option<f64>> = tok
-                    .trim_end_matches(')')
-                    .split('/')
-                    .map(parse_f64)
-                    .collect();
-                match parts.as_slice() {
-                    [Some(rd), Some(wr), Some(ot)] => {
-                        (r.reads_ps, r.writes_ps, r.other_ps) = (*rd, *wr, *ot)
-                    }
-                    _ => {
-                        return Err(bad(
-                            "read/write/other rates like '(r/w/o: 1.00/2.00/3.00)'",
-                            tok,
-                        ))
-                    }
-                }
-                i += 2;
-            }
-            "reads:" | "reads/s:" => {
-                r.reads_ps = num(i + 1, key)?;
-                i += 2;
-            }
-            "writes:" | "writes/s:" => {
-                r.writes_ps = num(i + 1, key)?;
-                i += 2;
-            }
-            // 1.0: "lat (ms,95%): 7.43"
-            "lat" => {
-                let tok = toks.get(i + 1).copied().unwrap_or("");
-                r.percentile = percent_in(tok)
-                    .ok_or_else(|| bad("a percentile like '(ms,95%):' after 'lat'", tok))?;
-                r.latency_ms = num(i + 2, tok)?;
-                i += 3;
-            }
-            // Reformatted logs: "lat(95%): 272.27", "lat(ms,95%): 7.43".
-            k if k.starts_with("lat(") => {
-                r.percentile =
-                    percent_in(k).ok_or_else(|| bad("a percentile like 'lat(95%):'", k))?;
-                r.latency_ms = num(i + 1, k)?;
-                i += 2;
-            }
-            // 0.5: "response time: 10.84ms (95%),"
-            "response" if toks.get(i + 1) == Some(&"time:") => {
-                r.latency_ms = num(i + 2, "response time:")?;
-                let tok = toks.get(i + 3).copied().unwrap_or("");
-                r.percentile = percent_in(tok)
-                    .ok_or_else(|| bad("a percentile like '(95%)' after the response time", tok))?;
-                i += 4;
-            }
-            // sysbench's Lua report_intermediate prints "err/s" without the colon.
-            "err/s:" | "err/s" | "errors:" => {
-                r.errors_ps = num(i + 1, key)?;
-                i += 2;
-            }
-            "reconn/s:" | "reconnects:" => {
-                r.reconnects_ps = num(i + 1, key)?;
-                i += 2;
-            }
-            // Anything else (a stray unit, a future field) is skipped, not fatal.
-            _ => i += 1,
-        }
+    while i < fields.toks.len() {
+        i += fields.read_field(i)?;
     }
-    if !have_threads || !have_rate {
+    if !fields.have_threads || !fields.have_rate {
         return Err(ParseError::malformed(
             line_no,
             "an interval line like '[ 10s ] thds: 8 tps: 123.45 qps: ...' with both thds and tps",
             line,
         ));
     }
-    Ok(BracketLine::Interval(r))
+    Ok(BracketLine::Interval(fields.record))
+}
+
+/// "[ 10s ] thds: ..." → (10.0, "thds: ..."); None when the bracket holds no time.
+fn stamp_and_rest(line: &str) -> Option<(f64, &str)> {
+    let (stamp, rest) = line
+        .trim()
+        .strip_prefix('[')
+        .and_then(|s| s.split_once(']'))?;
+    let elapsed_s = stamp
+        .trim()
+        .strip_suffix('s')
+        .and_then(|s| s.trim().parse::<f64>().ok())?;
+    Some((elapsed_s, rest.trim()))
+}
+
+/// The tokens of an interval line after its time stamp, and the record they fill.
+struct IntervalFields<'a> {
+    line_no: usize,
+    toks: Vec<&'a str>,
+    record: IntervalRecord,
+    have_threads: bool,
+    have_rate: bool,
+}
+
+impl<'a> IntervalFields<'a> {
+    fn new(line_no: usize, elapsed_s: f64, rest: &'a str) -> Self {
+        IntervalFields {
+            line_no,
+            toks: rest.split_whitespace().collect(),
+            record: IntervalRecord {
+                elapsed_s,
+                duration_s: 0.0,
+                end_unix_ms: 0,
+                threads: 0,
+                tps: 0.0,
+                qps: 0.0,
+                reads_ps: 0.0,
+                writes_ps: 0.0,
+                other_ps: 0.0,
+                latency_ms: 0.0,
+                percentile: 0.0,
+                errors_ps: 0.0,
+                reconnects_ps: 0.0,
+            },
+            have_threads: false,
+            have_rate: false,
+        }
+    }
+
+    fn tok(&self, i: usize) -> &'a str {
+        self.toks.get(i).copied().unwrap_or("")
+    }
+
+    fn bad(&self, what: &str, found: &str) -> ParseError {
+        ParseError::malformed(self.line_no, format!("{what} in the interval line"), found)
+    }
+
+    fn num(&self, i: usize, key: &str) -> Result<f64, ParseError> {
+        let tok = self.tok(i);
+        parse_f64(tok).ok_or_else(|| self.bad(&format!("a number after '{key}'"), tok))
+    }
+
+    /// Reads the field whose key is token `i`; returns how many tokens it took.
+    fn read_field(&mut self, i: usize) -> Result<usize, ParseError> {
+        let key = self.toks[i].trim_end_matches(',');
+        let r = match key {
+            "thds:" | "threads:" => {
+                let tok = self.tok(i + 1);
+                self.record.threads = parse_u64(tok)
+                    .and_then(|t| u32::try_from(t).ok())
+                    .ok_or_else(|| self.bad(&format!("a thread count after '{key}'"), tok))?;
+                self.have_threads = true;
+                2
+            }
+            // eps: sysbench's non-OLTP tests count events, which we treat as transactions.
+            "tps:" | "eps:" => {
+                self.record.tps = self.num(i + 1, key)?;
+                self.have_rate = true;
+                2
+            }
+            "qps:" => {
+                self.record.qps = self.num(i + 1, key)?;
+                2
+            }
+            "(r/w/o:" => {
+                self.read_write_other(self.tok(i + 1))?;
+                2
+            }
+            "reads:" | "reads/s:" => {
+                self.record.reads_ps = self.num(i + 1, key)?;
+                2
+            }
+            "writes:" | "writes/s:" => {
+                self.record.writes_ps = self.num(i + 1, key)?;
+                2
+            }
+            // sysbench's Lua report_intermediate prints "err/s" without the colon.
+            "err/s:" | "err/s" | "errors:" => {
+                self.record.errors_ps = self.num(i + 1, key)?;
+                2
+            }
+            "reconn/s:" | "reconnects:" => {
+                self.record.reconnects_ps = self.num(i + 1, key)?;
+                2
+            }
+            _ => self.latency(i, key)?,
+        };
+        Ok(r)
+    }
+
+    /// "1.00/2.00/3.00)" after "(r/w/o:".
+    fn read_write_other(&mut self, tok: &str) -> Result<(), ParseError> {
+        let parts: Vec<Option<f64>> = tok
+            .trim_end_matches(')')
+            .split('/')
+            .map(parse_f64)
+            .collect();
+        match parts.as_slice() {
+            [Some(rd), Some(wr), Some(ot)] => {
+                let r = &mut self.record;
+                (r.reads_ps, r.writes_ps, r.other_ps) = (*rd, *wr, *ot);
+                Ok(())
+            }
+            _ => Err(self.bad("read/write/other rates like '(r/w/o: 1.00/2.00/3.00)'", tok)),
+        }
+    }
+
+    /// The latency in each layout's words, or a token to skip (a stray unit, a future
+    /// field: not fatal). Returns how many tokens it took.
+    fn latency(&mut self, i: usize, key: &str) -> Result<usize, ParseError> {
+        match key {
+            // 1.0: "lat (ms,95%): 7.43"
+            "lat" => {
+                let tok = self.tok(i + 1);
+                self.record.percentile = percent_in(tok)
+                    .ok_or_else(|| self.bad("a percentile like '(ms,95%):' after 'lat'", tok))?;
+                self.record.latency_ms = self.num(i + 2, tok)?;
+                Ok(3)
+            }
+            // Reformatted logs: "lat(95%): 272.27", "lat(ms,95%): 7.43".
+            k if k.starts_with("lat(") => {
+                self.record.percentile =
+                    percent_in(k).ok_or_else(|| self.bad("a percentile like 'lat(95%):'", k))?;
+                self.record.latency_ms = self.num(i + 1, k)?;
+                Ok(2)
+            }
+            // 0.5: "response time: 10.84ms (95%),"
+            "response" if self.toks.get(i + 1) == Some(&"time:") => {
+                self.record.latency_ms = self.num(i + 2, "response time:")?;
+                let tok = self.tok(i + 3);
+                self.record.percentile = percent_in(tok).ok_or_else(|| {
+                    self.bad("a percentile like '(95%)' after the response time", tok)
+                })?;
+                Ok(4)
+            }
+            _ => Ok(1),
+        }
+    }
 }
 
 /// The percentile inside "(ms,95%):", "lat(99.9%):" or "(95%),".

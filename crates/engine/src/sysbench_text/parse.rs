@@ -294,131 +294,183 @@ impl Parser {
 
     /// "label: value" lines, read according to the section they are in.
     fn figure(&mut self, n: usize, t: &str) -> Result<(), ParseError> {
-        // Option lines that carry no colon.
-        if let Some(rest) = t.strip_prefix("Report intermediate results every ") {
-            let v = rest.split_whitespace().next().unwrap_or("");
-            self.run.report_interval_s = Some(
-                parse_u64(v).ok_or_else(|| ParseError::malformed(n, "a number of seconds", t))?,
-            );
-            return Ok(());
-        }
-        if let Some(rest) = t.strip_prefix("Initializing random number generator from seed (") {
-            let v = rest.trim_end_matches('.').trim_end_matches(')');
-            self.run.seed =
-                Some(parse_u64(v).ok_or_else(|| ParseError::malformed(n, "a seed number", t))?);
+        if self.option_without_colon(n, t)? {
             return Ok(());
         }
         let Some((label, value)) = t.split_once(':') else {
             return Ok(());
         };
-        let (label, value) = (label.trim(), value.trim());
-        let expect_u64 = |what: &str| {
-            parse_u64(value).ok_or_else(|| {
-                ParseError::malformed(n, format!("a whole number after '{label}:' ({what})"), t)
-            })
+        let f = Figure {
+            n,
+            t,
+            label: label.trim(),
+            value: value.trim(),
         };
-        let expect_f64 = |what: &str| {
-            parse_f64(value).ok_or_else(|| {
-                ParseError::malformed(n, format!("a number after '{label}:' ({what})"), t)
-            })
-        };
-
-        match (self.section, label) {
+        match (self.section, f.label) {
             (_, "Number of threads") => {
-                let v = expect_u64("thread count")?;
-                self.run.threads =
-                    u32::try_from(v).map_err(|_| ParseError::malformed(n, "a thread count", t))?;
+                let v = f.expect_u64("thread count")?;
+                self.run.threads = u32::try_from(v).map_err(|_| f.malformed("a thread count"))?;
             }
             (_, "Target transaction rate") => {
-                let v = value.trim_end_matches("/sec");
-                self.run.rate = Some(
-                    parse_f64(v)
-                        .ok_or_else(|| ParseError::malformed(n, "a rate like '100/sec'", t))?,
-                );
+                let v = f.value.trim_end_matches("/sec");
+                self.run.rate =
+                    Some(parse_f64(v).ok_or_else(|| f.malformed("a rate like '100/sec'"))?);
             }
-            (Section::SqlQueries, "read") => self.run.queries.read = expect_u64("queries")?,
-            (Section::SqlQueries, "write") => self.run.queries.write = expect_u64("queries")?,
-            (Section::SqlQueries, "other") => self.run.queries.other = expect_u64("queries")?,
-            (Section::SqlQueries, "total") => self.run.queries_total = expect_u64("queries")?,
-            (Section::Sql | Section::SqlQueries, _) => {
-                self.section = Section::Sql;
-                match label {
-                    "transactions" => {
-                        (self.run.transactions, self.run.transactions_per_sec) =
-                            count_per_sec(n, label, value, t)?;
-                        self.seen.transactions = true;
-                    }
-                    "queries" => {
-                        let (count, ps) = count_per_sec(n, label, value, t)?;
-                        self.run.queries_per_sec = ps;
-                        if self.run.queries_total == 0 {
-                            self.run.queries_total = count;
-                        }
-                    }
-                    "ignored errors" => {
-                        (self.run.ignored_errors, self.run.ignored_errors_per_sec) =
-                            count_per_sec(n, label, value, t)?
-                    }
-                    "reconnects" => {
-                        (self.run.reconnects, self.run.reconnects_per_sec) =
-                            count_per_sec(n, label, value, t)?
-                    }
-                    _ => {}
-                }
-            }
+            (Section::Sql | Section::SqlQueries, _) => self.sql_figure(&f)?,
             (Section::General, "total time" | "time elapsed") => {
-                self.run.total_time_s = expect_f64("seconds")?;
+                self.run.total_time_s = f.expect_f64("seconds")?;
                 self.seen.total_time = true;
             }
             (Section::General, "total number of events") => {
-                self.run.events = expect_u64("events")?;
+                self.run.events = f.expect_u64("events")?;
                 self.seen.events = true;
             }
-            (Section::Latency, "min") => self.run.latency.min_ms = expect_f64("milliseconds")?,
-            (Section::Latency, "avg") => self.run.latency.avg_ms = expect_f64("milliseconds")?,
-            (Section::Latency, "max") => self.run.latency.max_ms = expect_f64("milliseconds")?,
-            (Section::Latency, "sum") => self.run.latency.sum_ms = expect_f64("milliseconds")?,
-            (Section::Latency, "percentile stats") => {
-                self.run.percentile = 0.0;
-                self.run.latency.percentile_ms = None;
-                self.seen.percentile_line = true;
-            }
-            // "95th percentile" (1.0) and "approx.  95 percentile" (0.4/0.5).
-            (Section::Latency, l) if l.ends_with("percentile") => {
-                let p = l
-                    .trim_end_matches("percentile")
-                    .trim()
-                    .trim_start_matches("approx.")
-                    .trim()
-                    .trim_end_matches("th");
-                self.run.percentile = parse_f64(p).ok_or_else(|| {
-                    ParseError::malformed(n, "a percentile label like '95th percentile:'", t)
-                })?;
-                self.run.latency.percentile_ms = Some(expect_f64("milliseconds")?);
-                self.seen.percentile_line = true;
-            }
+            (Section::Latency, _) => self.latency_figure(&f)?,
             (Section::Fairness, "events (avg/stddev)") => {
-                (
-                    self.run.fairness.events_avg,
-                    self.run.fairness.events_stddev,
-                ) = avg_stddev(n, value, t)?;
+                let fair = &mut self.run.fairness;
+                (fair.events_avg, fair.events_stddev) = avg_stddev(n, f.value, t)?;
             }
             (Section::Fairness, "execution time (avg/stddev)") => {
-                (
-                    self.run.fairness.exec_time_avg_s,
-                    self.run.fairness.exec_time_stddev_s,
-                ) = avg_stddev(n, value, t)?;
+                let fair = &mut self.run.fairness;
+                (fair.exec_time_avg_s, fair.exec_time_stddev_s) = avg_stddev(n, f.value, t)?;
                 self.seen.fairness_done = true;
             }
             (Section::OurPercentiles, l) => {
                 if let Some(p) = l.strip_prefix('p').and_then(parse_f64) {
-                    let ms = expect_f64("milliseconds")?;
+                    let ms = f.expect_f64("milliseconds")?;
                     self.run.extra_percentiles.push((p, ms));
                 }
             }
             _ => {}
         }
         Ok(())
+    }
+
+    /// Option lines that carry no colon. Returns true when `t` was one.
+    fn option_without_colon(&mut self, n: usize, t: &str) -> Result<bool, ParseError> {
+        if let Some(rest) = t.strip_prefix("Report intermediate results every ") {
+            let v = rest.split_whitespace().next().unwrap_or("");
+            self.run.report_interval_s = Some(
+                parse_u64(v).ok_or_else(|| ParseError::malformed(n, "a number of seconds", t))?,
+            );
+            return Ok(true);
+        }
+        if let Some(rest) = t.strip_prefix("Initializing random number generator from seed (") {
+            let v = rest.trim_end_matches('.').trim_end_matches(')');
+            self.run.seed =
+                Some(parse_u64(v).ok_or_else(|| ParseError::malformed(n, "a seed number", t))?);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// A figure under "SQL statistics:" (and its "queries performed:" block).
+    fn sql_figure(&mut self, f: &Figure) -> Result<(), ParseError> {
+        if self.section == Section::SqlQueries {
+            let slot = match f.label {
+                "read" => Some(&mut self.run.queries.read),
+                "write" => Some(&mut self.run.queries.write),
+                "other" => Some(&mut self.run.queries.other),
+                "total" => Some(&mut self.run.queries_total),
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                *slot = f.expect_u64("queries")?;
+                return Ok(());
+            }
+        }
+        // Any other row ends the "queries performed:" block.
+        self.section = Section::Sql;
+        let (n, label, value, t) = (f.n, f.label, f.value, f.t);
+        match label {
+            "transactions" => {
+                (self.run.transactions, self.run.transactions_per_sec) =
+                    count_per_sec(n, label, value, t)?;
+                self.seen.transactions = true;
+            }
+            "queries" => {
+                let (count, ps) = count_per_sec(n, label, value, t)?;
+                self.run.queries_per_sec = ps;
+                if self.run.queries_total == 0 {
+                    self.run.queries_total = count;
+                }
+            }
+            "ignored errors" => {
+                (self.run.ignored_errors, self.run.ignored_errors_per_sec) =
+                    count_per_sec(n, label, value, t)?
+            }
+            "reconnects" => {
+                (self.run.reconnects, self.run.reconnects_per_sec) =
+                    count_per_sec(n, label, value, t)?
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A figure under "Latency (ms):".
+    fn latency_figure(&mut self, f: &Figure) -> Result<(), ParseError> {
+        let latency = &mut self.run.latency;
+        match f.label {
+            "min" => latency.min_ms = f.expect_f64("milliseconds")?,
+            "avg" => latency.avg_ms = f.expect_f64("milliseconds")?,
+            "max" => latency.max_ms = f.expect_f64("milliseconds")?,
+            "sum" => latency.sum_ms = f.expect_f64("milliseconds")?,
+            "percentile stats" => {
+                self.run.percentile = 0.0;
+                self.run.latency.percentile_ms = None;
+                self.seen.percentile_line = true;
+            }
+            // "95th percentile" (1.0) and "approx.  95 percentile" (0.4/0.5).
+            l if l.ends_with("percentile") => {
+                let p = l
+                    .trim_end_matches("percentile")
+                    .trim()
+                    .trim_start_matches("approx.")
+                    .trim()
+                    .trim_end_matches("th");
+                self.run.percentile = parse_f64(p)
+                    .ok_or_else(|| f.malformed("a percentile label like '95th percentile:'"))?;
+                self.run.latency.percentile_ms = Some(f.expect_f64("milliseconds")?);
+                self.seen.percentile_line = true;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// One "label: value" line: where it is, and its two halves trimmed.
+struct Figure<'a> {
+    n: usize,
+    t: &'a str,
+    label: &'a str,
+    value: &'a str,
+}
+
+impl Figure<'_> {
+    fn malformed(&self, expected: &str) -> ParseError {
+        ParseError::malformed(self.n, expected, self.t)
+    }
+
+    fn expect_u64(&self, what: &str) -> Result<u64, ParseError> {
+        parse_u64(self.value).ok_or_else(|| {
+            ParseError::malformed(
+                self.n,
+                format!("a whole number after '{}:' ({what})", self.label),
+                self.t,
+            )
+        })
+    }
+
+    fn expect_f64(&self, what: &str) -> Result<f64, ParseError> {
+        parse_f64(self.value).ok_or_else(|| {
+            ParseError::malformed(
+                self.n,
+                format!("a number after '{}:' ({what})", self.label),
+                self.t,
+            )
+        })
     }
 }
 

@@ -90,35 +90,7 @@ impl ParsedRun {
             per_sec(transactions, self.total_time_s)
         };
 
-        let mut latency = LatencySummary {
-            count: if self.events > 0 {
-                self.events
-            } else {
-                transactions
-            },
-            min_ms: self.latency.min_ms,
-            avg_ms: self.latency.avg_ms,
-            max_ms: self.latency.max_ms,
-            sum_ms: self.latency.sum_ms,
-            ..Default::default()
-        };
-        let mut set = |p: f64, ms: f64| {
-            if let Some(slot) = percentile_slot(&mut latency, p) {
-                *slot = Some(ms);
-            }
-        };
-        // Least to most authoritative: buckets, our own printed block, sysbench's line.
-        if !self.histogram.is_empty() {
-            for p in [50.0, 90.0, 95.0, 99.0, 99.9] {
-                set(p, buckets::percentile_of(&self.histogram, p));
-            }
-        }
-        for &(p, ms) in &self.extra_percentiles {
-            set(p, ms);
-        }
-        if let Some(ms) = self.latency.percentile_ms {
-            set(self.percentile, ms);
-        }
+        let latency = self.latency_summary(transactions);
 
         let histogram = if self.histogram.is_empty() {
             String::new()
@@ -156,6 +128,40 @@ impl ParsedRun {
             }),
             connections: None,
         }
+    }
+
+    /// The printed latency block, with every percentile the log gives.
+    fn latency_summary(&self, transactions: u64) -> LatencySummary {
+        let mut latency = LatencySummary {
+            count: if self.events > 0 {
+                self.events
+            } else {
+                transactions
+            },
+            min_ms: self.latency.min_ms,
+            avg_ms: self.latency.avg_ms,
+            max_ms: self.latency.max_ms,
+            sum_ms: self.latency.sum_ms,
+            ..Default::default()
+        };
+        let mut set = |p: f64, ms: f64| {
+            if let Some(slot) = percentile_slot(&mut latency, p) {
+                *slot = Some(ms);
+            }
+        };
+        // Least to most authoritative: buckets, our own printed block, sysbench's line.
+        if !self.histogram.is_empty() {
+            for p in [50.0, 90.0, 95.0, 99.0, 99.9] {
+                set(p, buckets::percentile_of(&self.histogram, p));
+            }
+        }
+        for &(p, ms) in &self.extra_percentiles {
+            set(p, ms);
+        }
+        if let Some(ms) = self.latency.percentile_ms {
+            set(self.percentile, ms);
+        }
+        latency
     }
 }
 

@@ -50,6 +50,14 @@ fn latency_line(out: &mut String, label: &str, ms: f64) {
 }
 
 fn sysbench_part(out: &mut String, r: &StepResult) {
+    sql_statistics(out, r);
+    general_statistics(out, r);
+    latency_block(out, r);
+    fairness_block(out, r);
+}
+
+/// db_report_cumulative's "SQL statistics:" block.
+fn sql_statistics(out: &mut String, r: &StepResult) {
     let t = r.total_time_s;
     let q = &r.queries;
     line(out, "SQL statistics:");
@@ -96,10 +104,16 @@ fn sysbench_part(out: &mut String, r: &StepResult) {
         &counted(r.reconnects, p.map(|p| p.reconnects_ps)),
     );
     line(out, "");
+}
+
+fn general_statistics(out: &mut String, r: &StepResult) {
     line(out, "General statistics:");
-    kv(out, "total time:", &format!("{t:.4}s"));
+    kv(out, "total time:", &format!("{:.4}s", r.total_time_s));
     kv(out, "total number of events:", &r.transactions.to_string());
     line(out, "");
+}
+
+fn latency_block(out: &mut String, r: &StepResult) {
     line(out, "Latency (ms):");
     latency_line(out, "         min:", r.latency.min_ms);
     latency_line(out, "         avg:", r.latency.avg_ms);
@@ -116,6 +130,9 @@ fn sysbench_part(out: &mut String, r: &StepResult) {
     }
     latency_line(out, "         sum:", r.latency.sum_ms);
     line(out, "");
+}
+
+fn fairness_block(out: &mut String, r: &StepResult) {
     let f = &r.fairness;
     line(out, "Threads fairness:");
     line(

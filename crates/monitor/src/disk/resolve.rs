@@ -14,6 +14,46 @@ use super::{DataDisk, DiskError};
 
 /// Resolves the facts gathered for one path.
 pub fn resolve(facts: &DiskFacts) -> Result<DataDisk, DiskError> {
+    let (mut disk, mi) = locate(facts)?;
+    if let Some(why) = no_block_device(&disk.fs_type, &disk.source) {
+        disk.chain.push(why);
+        disk.chain
+            .push("no block device applies; pass --device NAME to monitor a disk anyway".into());
+        return Ok(disk);
+    }
+
+    let Some((kname, matched)) = kernel_name(facts, &disk.source, &disk.mount_point, mi) else {
+        disk.chain.push(format!(
+            "could not match {} to a device in /proc/diskstats; pass --device NAME (see lsblk) to choose one",
+            disk.source
+        ));
+        return Ok(disk);
+    };
+    disk.chain.push(matched);
+    let mut visited = Vec::new();
+    expand(
+        facts,
+        &kname,
+        &mut disk.devices,
+        &mut disk.chain,
+        &mut visited,
+    );
+    leave_out_unlisted(facts, &mut disk);
+    if disk.devices.is_empty() {
+        disk.chain
+            .push("no device left to monitor; pass --device NAME to choose one".into());
+    } else {
+        disk.chain.push(format!(
+            "disk figures come from /proc/diskstats for: {}",
+            disk.devices.join(", ")
+        ));
+    }
+    Ok(disk)
+}
+
+/// The filesystem that holds the path, with the chain so far and no device yet; also
+/// the mountinfo row of its mount point, when there is one.
+fn locate(facts: &DiskFacts) -> Result<(DataDisk, Option<&MountInfoRow>), DiskError> {
     let path = facts.path.clone();
     let mut chain = Vec::new();
     if facts.path_exists == Some(false) {
@@ -43,8 +83,7 @@ pub fn resolve(facts: &DiskFacts) -> Result<DataDisk, DiskError> {
     chain.push(format!(
         "{path} is on the {fs_type} filesystem mounted at {mount_point} from {source} ({how})"
     ));
-
-    let mut disk = DataDisk {
+    let disk = DataDisk {
         path,
         mount_point,
         fs_type,
@@ -53,53 +92,25 @@ pub fn resolve(facts: &DiskFacts) -> Result<DataDisk, DiskError> {
         chain,
         overridden: false,
     };
-    if let Some(why) = no_block_device(&disk.fs_type, &disk.source) {
-        disk.chain.push(why);
-        disk.chain
-            .push("no block device applies; pass --device NAME to monitor a disk anyway".into());
-        return Ok(disk);
-    }
+    Ok((disk, mi))
+}
 
-    let Some((kname, matched)) = kernel_name(facts, &disk.source, &disk.mount_point, mi) else {
-        disk.chain.push(format!(
-            "could not match {} to a device in /proc/diskstats; pass --device NAME (see lsblk) to choose one",
-            disk.source
-        ));
-        return Ok(disk);
-    };
-    disk.chain.push(matched);
-    let mut visited = Vec::new();
-    expand(
-        facts,
-        &kname,
-        &mut disk.devices,
-        &mut disk.chain,
-        &mut visited,
-    );
-
-    if !facts.diskstats.is_empty() {
-        let missing: Vec<String> = disk
-            .devices
-            .iter()
-            .filter(|d| !facts.diskstats.iter().any(|(n, _, _)| n == *d))
-            .cloned()
-            .collect();
-        for m in &missing {
-            disk.chain
-                .push(format!("warning: {m} is not in /proc/diskstats, left out"));
-        }
-        disk.devices.retain(|d| !missing.contains(d));
+/// Drops the devices /proc/diskstats does not list (when it was read), saying so.
+fn leave_out_unlisted(facts: &DiskFacts, disk: &mut DataDisk) {
+    if facts.diskstats.is_empty() {
+        return;
     }
-    if disk.devices.is_empty() {
+    let missing: Vec<String> = disk
+        .devices
+        .iter()
+        .filter(|d| !facts.diskstats.iter().any(|(n, _, _)| n == *d))
+        .cloned()
+        .collect();
+    for m in &missing {
         disk.chain
-            .push("no device left to monitor; pass --device NAME to choose one".into());
-    } else {
-        disk.chain.push(format!(
-            "disk figures come from /proc/diskstats for: {}",
-            disk.devices.join(", ")
-        ));
+            .push(format!("warning: {m} is not in /proc/diskstats, left out"));
     }
-    Ok(disk)
+    disk.devices.retain(|d| !missing.contains(d));
 }
 
 /// (source, mount point, fs type if known, how it was found).
@@ -177,86 +188,106 @@ fn no_block_device(fs_type: &str, source: &str) -> Option<String> {
     Some(why)
 }
 
-/// Maps the mount source to a kernel device name, saying how.
+/// Maps the mount source to a kernel device name, saying how. The ways are tried from
+/// the most direct to the loosest.
 fn kernel_name(
     f: &DiskFacts,
     source: &str,
     mount_point: &str,
     mi: Option<&MountInfoRow>,
 ) -> Option<(String, String)> {
-    let known = |n: &str| {
-        f.sys.contains_key(n)
-            || f.diskstats.iter().any(|(d, _, _)| d == n)
-            || f.lsblk.iter().any(|r| r.kname == n)
-    };
-    if let Some(real) = f
+    by_source_realpath(f, source)
+        .or_else(|| by_mapper_name(f, source))
+        .or_else(|| by_dev_name(f, source))
+        .or_else(|| by_device_number(f, source, mi))
+        .or_else(|| by_lsblk_mount(f, mount_point))
+}
+
+/// A device name that sysfs, /proc/diskstats or lsblk knows.
+fn is_known(f: &DiskFacts, n: &str) -> bool {
+    f.sys.contains_key(n)
+        || f.diskstats.iter().any(|(d, _, _)| d == n)
+        || f.lsblk.iter().any(|r| r.kname == n)
+}
+
+/// A symlink (`/dev/disk/by-uuid/...`, `/dev/mapper/...`) to a device node.
+fn by_source_realpath(f: &DiskFacts, source: &str) -> Option<(String, String)> {
+    let real = f
         .source_realpath
         .as_deref()
-        .and_then(|r| r.strip_prefix("/dev/"))
+        .and_then(|r| r.strip_prefix("/dev/"))?;
+    (is_known(f, real) && format!("/dev/{real}") != source).then(|| {
+        (
+            real.to_string(),
+            format!("{source} is the device node /dev/{real}"),
+        )
+    })
+}
+
+/// `/dev/mapper/NAME`, by its device-mapper name.
+fn by_mapper_name(f: &DiskFacts, source: &str) -> Option<(String, String)> {
+    let name = source.strip_prefix("/dev/mapper/")?;
+    if let Some((k, _)) = f
+        .sys
+        .iter()
+        .find(|(_, d)| d.dm_name.as_deref() == Some(name))
     {
-        if known(real) && format!("/dev/{real}") != source {
-            return Some((
-                real.to_string(),
-                format!("{source} is the device node /dev/{real}"),
-            ));
-        }
+        return Some((k.clone(), format!("{source} is device-mapper device {k}")));
     }
-    if let Some(name) = source.strip_prefix("/dev/mapper/") {
-        if let Some((k, _)) = f
-            .sys
-            .iter()
-            .find(|(_, d)| d.dm_name.as_deref() == Some(name))
-        {
-            return Some((k.clone(), format!("{source} is device-mapper device {k}")));
-        }
-        if let Some(r) = f.lsblk.iter().find(|r| r.name == name) {
-            return Some((
-                r.kname.clone(),
-                format!("{source} is device-mapper device {}", r.kname),
-            ));
-        }
+    f.lsblk.iter().find(|r| r.name == name).map(|r| {
+        (
+            r.kname.clone(),
+            format!("{source} is device-mapper device {}", r.kname),
+        )
+    })
+}
+
+/// `/dev/NAME` itself, or `/dev/VG/LV` through its device-mapper name.
+fn by_dev_name(f: &DiskFacts, source: &str) -> Option<(String, String)> {
+    let name = source.strip_prefix("/dev/")?;
+    if is_known(f, name) {
+        return Some((name.to_string(), format!("{source} is block device {name}")));
     }
-    if let Some(name) = source.strip_prefix("/dev/") {
-        if known(name) {
-            return Some((name.to_string(), format!("{source} is block device {name}")));
-        }
-        // /dev/VG/LV: device-mapper names double dashes inside VG and LV names.
-        if let Some((vg, lv)) = name.split_once('/') {
-            let dm = format!("{}-{}", vg.replace('-', "--"), lv.replace('-', "--"));
-            if let Some((k, _)) = f
-                .sys
-                .iter()
-                .find(|(_, d)| d.dm_name.as_deref() == Some(dm.as_str()))
-            {
-                return Some((
-                    k.clone(),
-                    format!("{source} is LVM volume {dm}, device-mapper device {k}"),
-                ));
-            }
-        }
-    }
-    // /dev/root and friends: the device number in mountinfo is authoritative.
-    if let Some(dev) = mi.map(|m| m.dev).filter(|(major, _)| *major != 0) {
-        let by_sys = f
-            .sys
-            .iter()
-            .find(|(_, d)| d.dev == Some(dev))
-            .map(|(k, _)| k.clone());
-        let by_stats = f
-            .diskstats
-            .iter()
-            .find(|(_, a, b)| (*a, *b) == dev)
-            .map(|(n, _, _)| n.clone());
-        if let Some(k) = by_sys.or(by_stats) {
-            return Some((
+    // /dev/VG/LV: device-mapper names double dashes inside VG and LV names.
+    let (vg, lv) = name.split_once('/')?;
+    let dm = format!("{}-{}", vg.replace('-', "--"), lv.replace('-', "--"));
+    f.sys
+        .iter()
+        .find(|(_, d)| d.dm_name.as_deref() == Some(dm.as_str()))
+        .map(|(k, _)| {
+            (
                 k.clone(),
-                format!(
-                    "{source} has device number {}:{}, which is {k}",
-                    dev.0, dev.1
-                ),
-            ));
-        }
-    }
+                format!("{source} is LVM volume {dm}, device-mapper device {k}"),
+            )
+        })
+}
+
+/// /dev/root and friends: the device number in mountinfo is authoritative.
+fn by_device_number(
+    f: &DiskFacts,
+    source: &str,
+    mi: Option<&MountInfoRow>,
+) -> Option<(String, String)> {
+    let dev = mi.map(|m| m.dev).filter(|(major, _)| *major != 0)?;
+    let by_sys = f
+        .sys
+        .iter()
+        .find(|(_, d)| d.dev == Some(dev))
+        .map(|(k, _)| k.clone());
+    let by_stats = f
+        .diskstats
+        .iter()
+        .find(|(_, a, b)| (*a, *b) == dev)
+        .map(|(n, _, _)| n.clone());
+    let k = by_sys.or(by_stats)?;
+    let how = format!(
+        "{source} has device number {}:{}, which is {k}",
+        dev.0, dev.1
+    );
+    Some((k, how))
+}
+
+fn by_lsblk_mount(f: &DiskFacts, mount_point: &str) -> Option<(String, String)> {
     f.lsblk
         .iter()
         .find(|r| r.mountpoint == mount_point && !r.kname.is_empty())
@@ -356,6 +387,8 @@ fn lower_devices(f: &DiskFacts, name: &str) -> Vec<String> {
     out
 }
 
+/// Follows `name` down to the devices that carry its I/O, adding them to `devices`
+/// and each step to `chain`.
 fn expand(
     f: &DiskFacts,
     name: &str,
@@ -385,29 +418,11 @@ fn expand(
         }
         Kind::DeviceMapper => {
             push(devices, name);
-            let sys = f.sys.get(name);
-            let label = sys.and_then(|s| s.dm_name.clone()).or_else(|| {
-                f.lsblk
-                    .iter()
-                    .find(|r| r.kname == name)
-                    .map(|r| r.name.clone())
-            });
-            let what = dm_kind(
-                sys.and_then(|s| s.dm_uuid.as_deref()),
-                f.lsblk
-                    .iter()
-                    .find(|r| r.kname == name)
-                    .map(|r| r.kind.as_str()),
-            );
             let lower = lower_devices(f, name);
             chain.push(format!(
-                "{name} is {what}{} on {}",
-                label.map(|l| format!(" {l}")).unwrap_or_default(),
-                if lower.is_empty() {
-                    "devices that could not be listed".to_string()
-                } else {
-                    lower.join(", ")
-                }
+                "{name} is {} on {}",
+                dm_description(f, name),
+                listed(&lower, "devices that could not be listed")
             ));
             for l in lower {
                 expand(f, &l, devices, chain, visited);
@@ -415,26 +430,11 @@ fn expand(
         }
         Kind::Md => {
             push(devices, name);
-            let level = f
-                .sys
-                .get(name)
-                .and_then(|s| s.md_level.clone())
-                .or_else(|| {
-                    f.lsblk
-                        .iter()
-                        .find(|r| r.kname == name)
-                        .map(|r| r.kind.clone())
-                        .filter(|k| !k.is_empty())
-                });
             let lower = lower_devices(f, name);
             chain.push(format!(
                 "{name} is an md {} array of {}",
-                level.unwrap_or_else(|| "RAID".into()),
-                if lower.is_empty() {
-                    "members that could not be listed".to_string()
-                } else {
-                    lower.join(", ")
-                }
+                md_level(f, name),
+                listed(&lower, "members that could not be listed")
             ));
             for l in lower {
                 expand(f, &l, devices, chain, visited);
@@ -444,6 +444,48 @@ fn expand(
             chain.push(format!("{name} is a whole disk"));
             push(devices, name);
         }
+    }
+}
+
+/// "the LVM logical volume vg-data": what kind of device-mapper device `name` is, and
+/// its name when known.
+fn dm_description(f: &DiskFacts, name: &str) -> String {
+    let sys = f.sys.get(name);
+    let ls = f.lsblk.iter().find(|r| r.kname == name);
+    let label = sys
+        .and_then(|s| s.dm_name.clone())
+        .or_else(|| ls.map(|r| r.name.clone()));
+    let what = dm_kind(
+        sys.and_then(|s| s.dm_uuid.as_deref()),
+        ls.map(|r| r.kind.as_str()),
+    );
+    format!(
+        "{what}{}",
+        label.map(|l| format!(" {l}")).unwrap_or_default()
+    )
+}
+
+/// The RAID level of md array `name` ("raid1"), "RAID" when unknown.
+fn md_level(f: &DiskFacts, name: &str) -> String {
+    f.sys
+        .get(name)
+        .and_then(|s| s.md_level.clone())
+        .or_else(|| {
+            f.lsblk
+                .iter()
+                .find(|r| r.kname == name)
+                .map(|r| r.kind.clone())
+                .filter(|k| !k.is_empty())
+        })
+        .unwrap_or_else(|| "RAID".into())
+}
+
+/// The lower devices as a list, or `none` when there are none.
+fn listed(lower: &[String], none: &str) -> String {
+    if lower.is_empty() {
+        none.to_string()
+    } else {
+        lower.join(", ")
     }
 }
 

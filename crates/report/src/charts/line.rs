@@ -80,50 +80,138 @@ pub fn approx_width(s: &str, size: f64) -> f64 {
         * size
 }
 
+/// What a chart draws into: SVG shapes, and the text laid over them (kept apart, see
+/// [`Chart`]).
+struct Canvas {
+    shapes: String,
+    labels: Vec<Label>,
+}
+
+impl Canvas {
+    fn label(
+        &mut self,
+        (x, y): (f64, f64),
+        size: f64,
+        anchor: Anchor,
+        bold: bool,
+        colour: &'static str,
+        text: String,
+    ) {
+        self.labels.push(Label {
+            x,
+            y,
+            size,
+            anchor,
+            bold,
+            colour,
+            text,
+        })
+    }
+}
+
+/// The plotting area, in chart units.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+impl Frame {
+    fn width(&self) -> f64 {
+        self.right - self.left
+    }
+
+    fn height(&self) -> f64 {
+        self.bottom - self.top
+    }
+}
+
+/// Where values land vertically: the left axis runs from 0 to `top`, the right one from 0
+/// to 100% over the same height.
+struct YScale {
+    bottom: f64,
+    height: f64,
+    top: f64,
+}
+
+impl YScale {
+    fn left(&self, v: f64) -> f64 {
+        self.bottom - v / self.top * self.height
+    }
+
+    fn right(&self, v: f64) -> f64 {
+        self.bottom - v / 100.0 * self.height
+    }
+
+    fn of(&self, side: Side, v: f64) -> f64 {
+        match side {
+            Side::Left => self.left(v),
+            Side::Right => self.right(v.clamp(0.0, 100.0)),
+        }
+    }
+}
+
+type XScale = Box<dyn Fn(f64) -> f64>;
+
 impl LineChart {
     pub fn render(&self) -> Chart {
-        let (w, h) = (self.width, self.height);
-        let mut shapes = String::with_capacity(4096);
-        let mut labels = Vec::new();
-        let mut label = |x: f64, y: f64, size: f64, anchor, bold, colour, text: String| {
-            labels.push(Label {
-                x,
-                y,
-                size,
-                anchor,
-                bold,
-                colour,
-                text,
-            })
+        let mut c = Canvas {
+            shapes: String::with_capacity(4096),
+            labels: Vec::new(),
         };
-        // Background, so the chart reads as a card on the page and in the PDF.
+        self.card(&mut c);
+        let legend_bottom = self.legend(&mut c);
+        let frame = self.frame(legend_bottom);
+        let (y, steps) = self.left_axis(&mut c, frame);
+        if let Some(t) = &self.y_right_title {
+            self.right_axis(&mut c, frame, &y, steps, t);
+        }
+        let x = self.x_scale(frame);
+        self.x_axis(&mut c, frame, &x);
+        for s in &self.series {
+            series(&mut c, s, &x, &y);
+        }
+        Chart {
+            width: self.width,
+            height: self.height,
+            title: self.title.clone(),
+            shapes: c.shapes,
+            labels: c.labels,
+        }
+    }
+
+    /// Background, so the chart reads as a card on the page and in the PDF, and the title.
+    fn card(&self, c: &mut Canvas) {
         let _ = write!(
-            shapes,
+            c.shapes,
             "<rect x=\"0.5\" y=\"0.5\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#ffffff\" stroke=\"#dfe3ea\"/>",
-            num(w - 1.0),
-            num(h - 1.0)
+            num(self.width - 1.0),
+            num(self.height - 1.0)
         );
-        label(
-            12.0,
-            20.0,
+        c.label(
+            (12.0, 20.0),
             TITLE_SIZE,
             Anchor::Start,
             true,
             INK,
             self.title.clone(),
         );
+    }
 
-        // Legend rows under the title.
+    /// Legend rows under the title; returns the baseline of the last row.
+    fn legend(&self, c: &mut Canvas) -> f64 {
         let mut lx = 12.0;
         let mut ly = 36.0;
         for s in &self.series {
             let item = 22.0 + approx_width(&s.name, LEGEND_SIZE) + 14.0;
-            if lx > 12.0 && lx + item > w - 8.0 {
+            if lx > 12.0 && lx + item > self.width - 8.0 {
                 lx = 12.0;
                 ly += 15.0;
             }
             let _ = write!(
-                shapes,
+                c.shapes,
                 "<path d=\"M{} {}h16\" stroke=\"{}\" stroke-width=\"2.5\"{}/>",
                 num(lx),
                 num(ly - 3.5),
@@ -134,9 +222,8 @@ impl LineChart {
                     ""
                 }
             );
-            label(
-                lx + 21.0,
-                ly,
+            c.label(
+                (lx + 21.0, ly),
                 LEGEND_SIZE,
                 Anchor::Start,
                 false,
@@ -145,15 +232,22 @@ impl LineChart {
             );
             lx += item;
         }
+        ly
+    }
 
+    fn frame(&self, legend_bottom: f64) -> Frame {
         let right_axis = self.y_right_title.is_some();
-        let left = 52.0;
-        let right = w - if right_axis { 40.0 } else { 16.0 };
-        let top = ly + 22.0;
-        let bottom = h - 34.0;
-        let (pw, ph) = (right - left, bottom - top);
+        Frame {
+            left: 52.0,
+            right: self.width - if right_axis { 40.0 } else { 16.0 },
+            top: legend_bottom + 22.0,
+            bottom: self.height - 34.0,
+        }
+    }
 
-        // Left y axis: 0 to a nice maximum.
+    /// Left y axis, 0 to a nice maximum: grid lines, tick labels and title. Returns the
+    /// scale and the number of grid steps.
+    fn left_axis(&self, c: &mut Canvas, f: Frame) -> (YScale, usize) {
         let ymax = self
             .series
             .iter()
@@ -162,21 +256,22 @@ impl LineChart {
             .filter(|v| v.is_finite())
             .fold(self.y_max.unwrap_or(0.0), f64::max);
         let yticks = nice_ticks(0.0, ymax, 5);
-        let ytop = *yticks.last().unwrap_or(&1.0);
-        let ypos = |v: f64| bottom - v / ytop * ph;
-        let rpos = |v: f64| bottom - v / 100.0 * ph;
+        let y = YScale {
+            bottom: f.bottom,
+            height: f.height(),
+            top: *yticks.last().unwrap_or(&1.0),
+        };
         for t in &yticks {
-            let y = ypos(*t);
+            let py = y.left(*t);
             let _ = write!(
-                shapes,
+                c.shapes,
                 "<path d=\"M{} {}H{}\" stroke=\"{GRID}\" stroke-width=\"1\"/>",
-                num(left),
-                num(y),
-                num(right)
+                num(f.left),
+                num(py),
+                num(f.right)
             );
-            label(
-                left - 6.0,
-                y + 3.0,
+            c.label(
+                (f.left - 6.0, py + 3.0),
                 TEXT_SIZE,
                 Anchor::End,
                 false,
@@ -184,44 +279,45 @@ impl LineChart {
                 tick_label(*t),
             );
         }
-        label(
-            8.0,
-            top - 8.0,
+        c.label(
+            (8.0, f.top - 8.0),
             TEXT_SIZE,
             Anchor::Start,
             true,
             MUTED,
             self.y_title.clone(),
         );
-        if let Some(t) = &self.y_right_title {
-            // One percent label on each grid line of the left axis, so that both axes
-            // read off the same lines (0–100% spans the same height as the left axis).
-            let steps = yticks.len().saturating_sub(1).max(1);
-            for k in 0..=steps {
-                let v = k as f64 * 100.0 / steps as f64;
-                label(
-                    right + 6.0,
-                    rpos(v) + 3.0,
-                    TEXT_SIZE,
-                    Anchor::Start,
-                    false,
-                    MUTED,
-                    format!("{v:.0}%"),
-                );
-            }
-            label(
-                w - 8.0,
-                top - 8.0,
+        (y, yticks.len().saturating_sub(1).max(1))
+    }
+
+    /// The right-hand 0–100% axis: one percent label on each grid line of the left axis,
+    /// so that both axes read off the same lines (0–100% spans the same height as the left
+    /// axis).
+    fn right_axis(&self, c: &mut Canvas, f: Frame, y: &YScale, steps: usize, title: &str) {
+        for k in 0..=steps {
+            let v = k as f64 * 100.0 / steps as f64;
+            c.label(
+                (f.right + 6.0, y.right(v) + 3.0),
                 TEXT_SIZE,
-                Anchor::End,
-                true,
+                Anchor::Start,
+                false,
                 MUTED,
-                t.clone(),
+                format!("{v:.0}%"),
             );
         }
+        c.label(
+            (self.width - 8.0, f.top - 8.0),
+            TEXT_SIZE,
+            Anchor::End,
+            true,
+            MUTED,
+            title.to_string(),
+        );
+    }
 
-        // X axis.
-        let xpos: Box<dyn Fn(f64) -> f64> = match &self.x {
+    fn x_scale(&self, f: Frame) -> XScale {
+        let (left, pw) = (f.left, f.width());
+        match &self.x {
             XAxis::Categories(names) => {
                 let n = names.len();
                 let pad = 14.0;
@@ -242,8 +338,11 @@ impl LineChart {
                 let b = ticks.last().copied().unwrap_or(10.0).log10();
                 Box::new(move |x| left + (x.max(1e-9).log10() - a) / (b - a) * pw)
             }
-        };
-        let xticks: Vec<(f64, String)> = match &self.x {
+        }
+    }
+
+    fn x_ticks(&self) -> Vec<(f64, String)> {
+        match &self.x {
             XAxis::Categories(names) => names
                 .iter()
                 .enumerate()
@@ -258,27 +357,31 @@ impl LineChart {
                 .into_iter()
                 .map(|t| (t, tick_label(t)))
                 .collect(),
-        };
-        for (x, name) in &xticks {
+        }
+    }
+
+    /// X axis: ticks and their labels (grid lines too, except between categories), the
+    /// axis lines and the x title.
+    fn x_axis(&self, c: &mut Canvas, f: Frame, xpos: &XScale) {
+        for (x, name) in &self.x_ticks() {
             let px = xpos(*x);
             if !matches!(self.x, XAxis::Categories(_)) {
                 let _ = write!(
-                    shapes,
+                    c.shapes,
                     "<path d=\"M{} {}V{}\" stroke=\"{GRID}\" stroke-width=\"1\"/>",
                     num(px),
-                    num(top),
-                    num(bottom)
+                    num(f.top),
+                    num(f.bottom)
                 );
             }
             let _ = write!(
-                shapes,
+                c.shapes,
                 "<path d=\"M{} {}v4\" stroke=\"{AXIS}\" stroke-width=\"1\"/>",
                 num(px),
-                num(bottom)
+                num(f.bottom)
             );
-            label(
-                px,
-                bottom + 14.0,
+            c.label(
+                (px, f.bottom + 14.0),
                 TEXT_SIZE,
                 Anchor::Middle,
                 false,
@@ -287,72 +390,60 @@ impl LineChart {
             );
         }
         let _ = write!(
-            shapes,
+            c.shapes,
             "<path d=\"M{l} {t}V{b}H{r}\" fill=\"none\" stroke=\"{AXIS}\" stroke-width=\"1\"/>",
-            l = num(left),
-            t = num(top),
-            b = num(bottom),
-            r = num(right)
+            l = num(f.left),
+            t = num(f.top),
+            b = num(f.bottom),
+            r = num(f.right)
         );
-        label(
-            left + pw / 2.0,
-            h - 6.0,
+        c.label(
+            (f.left + f.width() / 2.0, self.height - 6.0),
             TEXT_SIZE,
             Anchor::Middle,
             false,
             MUTED,
             self.x_title.clone(),
         );
+    }
+}
 
-        // Series.
-        for s in &self.series {
-            let y_of = |v: f64| match s.side {
-                Side::Left => ypos(v),
-                Side::Right => rpos(v.clamp(0.0, 100.0)),
-            };
-            let mut d = String::new();
-            let mut pen_down = false;
-            for &(x, y) in &s.points {
-                if !y.is_finite() || !x.is_finite() {
-                    pen_down = false;
-                    continue;
-                }
-                let _ = write!(
-                    d,
-                    "{}{} {}",
-                    if pen_down { "L" } else { "M" },
-                    num(xpos(x)),
-                    num(y_of(y))
-                );
-                pen_down = true;
-            }
-            if !d.is_empty() {
-                let _ = write!(
-                    shapes,
-                    "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"{}/>",
-                    s.colour,
-                    if s.side == Side::Right { "1.5" } else { "2.2" },
-                    if s.dashed { " stroke-dasharray=\"5 3\"" } else { "" }
-                );
-            }
-            if s.markers {
-                for &(x, y) in s.points.iter().filter(|p| p.1.is_finite()) {
-                    let _ = write!(
-                        shapes,
-                        "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"1\"/>",
-                        num(xpos(x)),
-                        num(y_of(y)),
-                        s.colour
-                    );
-                }
-            }
+/// One series: its line (broken where a value is missing) and its markers.
+fn series(c: &mut Canvas, s: &Series, xpos: &XScale, y: &YScale) {
+    let mut d = String::new();
+    let mut pen_down = false;
+    for &(x, v) in &s.points {
+        if !v.is_finite() || !x.is_finite() {
+            pen_down = false;
+            continue;
         }
-        Chart {
-            width: w,
-            height: h,
-            title: self.title.clone(),
-            shapes,
-            labels,
+        let _ = write!(
+            d,
+            "{}{} {}",
+            if pen_down { "L" } else { "M" },
+            num(xpos(x)),
+            num(y.of(s.side, v))
+        );
+        pen_down = true;
+    }
+    if !d.is_empty() {
+        let _ = write!(
+            c.shapes,
+            "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"{}/>",
+            s.colour,
+            if s.side == Side::Right { "1.5" } else { "2.2" },
+            if s.dashed { " stroke-dasharray=\"5 3\"" } else { "" }
+        );
+    }
+    if s.markers {
+        for &(x, v) in s.points.iter().filter(|p| p.1.is_finite()) {
+            let _ = write!(
+                c.shapes,
+                "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"1\"/>",
+                num(xpos(x)),
+                num(y.of(s.side, v)),
+                s.colour
+            );
         }
     }
 }

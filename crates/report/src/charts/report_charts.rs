@@ -7,7 +7,8 @@ use dbdyno_engine::Scenario;
 use super::line::{LineChart, Series, Side, XAxis};
 use super::{env_colour, Chart};
 use crate::format;
-use crate::model::{Cell, Report};
+use crate::model::timeline::Timeline;
+use crate::model::{Cell, Report, ScenarioReport};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioCharts {
@@ -56,87 +57,104 @@ impl Sizes {
 }
 
 pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
-    let env_label = |i: usize| {
-        let e = &r.envs[i];
-        if e.is_baseline && r.envs.len() > 1 {
-            format!("{} (baseline)", e.name)
-        } else {
-            e.name.clone()
-        }
-    };
-    let scenarios = r
-        .scenarios
-        .iter()
-        .map(|s| {
-            let cats = XAxis::Categories(s.threads.iter().map(u32::to_string).collect());
-            let series_of = |f: &dyn Fn(&Cell) -> Option<f64>| -> Vec<Series> {
-                s.envs
-                    .iter()
-                    .filter(|e| e.cells.iter().any(Option::is_some))
-                    .map(|e| Series {
-                        name: env_label(e.env),
-                        colour: env_colour(e.env),
-                        points: e
-                            .cells
-                            .iter()
-                            .enumerate()
-                            .map(|(i, c)| (i as f64, c.as_ref().and_then(f).unwrap_or(f64::NAN)))
-                            .collect(),
-                        dashed: false,
-                        markers: true,
-                        side: Side::Left,
-                    })
-                    .collect()
-            };
-            let chart = |title: String, y: &str, series: Vec<Series>| {
-                LineChart {
-                    title,
-                    x: cats.clone(),
-                    x_title: "threads".into(),
-                    y_title: y.into(),
-                    y_right_title: None,
-                    y_max: None,
-                    series,
-                    width: sizes.small.0,
-                    height: sizes.small.1,
-                }
-                .render()
-            };
-            let eff = series_of(&|c| c.qps_per_cpu);
-            let has_eff = s
-                .envs
-                .iter()
-                .any(|e| e.present().any(|c| c.qps_per_cpu.is_some()));
-            ScenarioCharts {
-                scenario: s.scenario,
-                qps: chart(
-                    format!("{}: QPS by threads", s.scenario),
-                    "QPS",
-                    series_of(&|c| Some(c.qps)),
-                ),
-                tps: chart(
-                    format!("{}: TPS by threads", s.scenario),
-                    "TPS",
-                    series_of(&|c| Some(c.tps)),
-                ),
-                p95: chart(
-                    format!("{}: p95 latency by threads", s.scenario),
-                    "p95 ms",
-                    series_of(&|c| c.p95_ms),
-                ),
-                efficiency: has_eff.then(|| {
-                    chart(
-                        format!("{}: QPS per server CPU %", s.scenario),
-                        "QPS / CPU %",
-                        eff,
-                    )
-                }),
-            }
-        })
-        .collect();
+    ReportCharts {
+        scenarios: r
+            .scenarios
+            .iter()
+            .map(|s| scenario_charts(r, s, sizes))
+            .collect(),
+        timelines: timelines(r, sizes),
+        latency: latency(r, sizes),
+    }
+}
 
-    // One step on each environment: the charts share their axes (QPS and seconds), so
-    // that a taller line means more QPS, not a smaller scale.
+/// The name an environment goes by in a legend.
+fn env_label(r: &Report, i: usize) -> String {
+    let e = &r.envs[i];
+    if e.is_baseline && r.envs.len() > 1 {
+        format!("{} (baseline)", e.name)
+    } else {
+        e.name.clone()
+    }
+}
+
+/// One line per environment that ran the scenario, of one figure against threads.
+fn series_by_threads(
+    r: &Report,
+    s: &ScenarioReport,
+    f: &dyn Fn(&Cell) -> Option<f64>,
+) -> Vec<Series> {
+    s.envs
+        .iter()
+        .filter(|e| e.cells.iter().any(Option::is_some))
+        .map(|e| Series {
+            name: env_label(r, e.env),
+            colour: env_colour(e.env),
+            points: e
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i as f64, c.as_ref().and_then(f).unwrap_or(f64::NAN)))
+                .collect(),
+            dashed: false,
+            markers: true,
+            side: Side::Left,
+        })
+        .collect()
+}
+
+fn scenario_charts(r: &Report, s: &ScenarioReport, sizes: Sizes) -> ScenarioCharts {
+    let cats = XAxis::Categories(s.threads.iter().map(u32::to_string).collect());
+    let chart = |title: String, y: &str, series: Vec<Series>| {
+        LineChart {
+            title,
+            x: cats.clone(),
+            x_title: "threads".into(),
+            y_title: y.into(),
+            y_right_title: None,
+            y_max: None,
+            series,
+            width: sizes.small.0,
+            height: sizes.small.1,
+        }
+        .render()
+    };
+    let series_of = |f: &dyn Fn(&Cell) -> Option<f64>| series_by_threads(r, s, f);
+    let eff = series_of(&|c| c.qps_per_cpu);
+    let has_eff = s
+        .envs
+        .iter()
+        .any(|e| e.present().any(|c| c.qps_per_cpu.is_some()));
+    ScenarioCharts {
+        scenario: s.scenario,
+        qps: chart(
+            format!("{}: QPS by threads", s.scenario),
+            "QPS",
+            series_of(&|c| Some(c.qps)),
+        ),
+        tps: chart(
+            format!("{}: TPS by threads", s.scenario),
+            "TPS",
+            series_of(&|c| Some(c.tps)),
+        ),
+        p95: chart(
+            format!("{}: p95 latency by threads", s.scenario),
+            "p95 ms",
+            series_of(&|c| c.p95_ms),
+        ),
+        efficiency: has_eff.then(|| {
+            chart(
+                format!("{}: QPS per server CPU %", s.scenario),
+                "QPS / CPU %",
+                eff,
+            )
+        }),
+    }
+}
+
+/// One step on each environment: the charts share their axes (QPS and seconds), so that a
+/// taller line means more QPS, not a smaller scale.
+fn timelines(r: &Report, sizes: Sizes) -> Vec<Chart> {
     let shared_qps = r
         .timeline
         .iter()
@@ -153,36 +171,9 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
                 .chain(t.server.iter().map(|p| p.t_s))
         })
         .fold(0.0, f64::max);
-    let timelines = r
-        .timeline
+    r.timeline
         .iter()
         .map(|t| {
-            let mut series = vec![Series {
-                name: "QPS".into(),
-                colour: "#0072B2",
-                points: t.points.iter().map(|p| (p.t_s, p.qps)).collect(),
-                dashed: false,
-                markers: false,
-                side: Side::Left,
-            }];
-            if !t.server.is_empty() {
-                series.push(Series {
-                    name: "server CPU %".into(),
-                    colour: "#D55E00",
-                    points: t.server.iter().map(|p| (p.t_s, p.cpu_pct)).collect(),
-                    dashed: false,
-                    markers: false,
-                    side: Side::Right,
-                });
-                series.push(Series {
-                    name: "disk util %".into(),
-                    colour: "#009E73",
-                    points: t.server.iter().map(|p| (p.t_s, p.disk_util_pct)).collect(),
-                    dashed: true,
-                    markers: false,
-                    side: Side::Right,
-                });
-            }
             LineChart {
                 title: format!(
                     "{}: {} at {} threads, per second",
@@ -198,63 +189,91 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
                 y_title: "QPS".into(),
                 y_right_title: (!t.server.is_empty()).then(|| "CPU, disk".to_string()),
                 y_max: Some(shared_qps),
-                series,
+                series: timeline_series(t),
                 width: sizes.wide.0,
                 height: sizes.wide.1,
             }
             .render()
         })
-        .collect();
+        .collect()
+}
 
-    let latency = r.latency_distribution.as_ref().map(|d| {
-        let lo = d
-            .series
-            .iter()
-            .flat_map(|s| s.buckets.first().map(|b| b.lower_ms))
-            .fold(f64::INFINITY, f64::min);
-        let hi = d
-            .series
-            .iter()
-            .flat_map(|s| s.buckets.last().map(|b| b.upper_ms))
-            .fold(0.0, f64::max);
-        LineChart {
-            title: format!(
-                "Latency distribution: {} at {} threads",
-                d.scenario, d.threads
-            ),
-            x: XAxis::Log {
-                min: if lo.is_finite() { lo } else { 0.1 },
-                max: hi.max(1.0),
-            },
-            x_title: "transaction latency, ms (log scale)".into(),
-            y_title: "% of transactions".into(),
-            y_right_title: None,
-            y_max: None,
-            series: d
-                .series
-                .iter()
-                .map(|s| Series {
-                    name: format!("{} (p95 {} ms)", env_label(s.env), format::ms(s.p95_ms)),
-                    colour: env_colour(s.env),
-                    points: s
-                        .buckets
-                        .iter()
-                        .map(|b| ((b.lower_ms * b.upper_ms).sqrt(), b.share_pct))
-                        .collect(),
-                    dashed: false,
-                    markers: false,
-                    side: Side::Left,
-                })
-                .collect(),
-            width: sizes.wide.0,
-            height: sizes.wide.1,
-        }
-        .render()
-    });
-
-    ReportCharts {
-        scenarios,
-        timelines,
-        latency,
+/// QPS per second, with server CPU and disk on the percent axis when they were sampled.
+fn timeline_series(t: &Timeline) -> Vec<Series> {
+    let mut series = vec![Series {
+        name: "QPS".into(),
+        colour: "#0072B2",
+        points: t.points.iter().map(|p| (p.t_s, p.qps)).collect(),
+        dashed: false,
+        markers: false,
+        side: Side::Left,
+    }];
+    if !t.server.is_empty() {
+        series.push(Series {
+            name: "server CPU %".into(),
+            colour: "#D55E00",
+            points: t.server.iter().map(|p| (p.t_s, p.cpu_pct)).collect(),
+            dashed: false,
+            markers: false,
+            side: Side::Right,
+        });
+        series.push(Series {
+            name: "disk util %".into(),
+            colour: "#009E73",
+            points: t.server.iter().map(|p| (p.t_s, p.disk_util_pct)).collect(),
+            dashed: true,
+            markers: false,
+            side: Side::Right,
+        });
     }
+    series
+}
+
+/// The latency distribution of the chosen step, one line per environment, on a log scale
+/// of milliseconds.
+fn latency(r: &Report, sizes: Sizes) -> Option<Chart> {
+    let d = r.latency_distribution.as_ref()?;
+    let lo = d
+        .series
+        .iter()
+        .flat_map(|s| s.buckets.first().map(|b| b.lower_ms))
+        .fold(f64::INFINITY, f64::min);
+    let hi = d
+        .series
+        .iter()
+        .flat_map(|s| s.buckets.last().map(|b| b.upper_ms))
+        .fold(0.0, f64::max);
+    let chart = LineChart {
+        title: format!(
+            "Latency distribution: {} at {} threads",
+            d.scenario, d.threads
+        ),
+        x: XAxis::Log {
+            min: if lo.is_finite() { lo } else { 0.1 },
+            max: hi.max(1.0),
+        },
+        x_title: "transaction latency, ms (log scale)".into(),
+        y_title: "% of transactions".into(),
+        y_right_title: None,
+        y_max: None,
+        series: d
+            .series
+            .iter()
+            .map(|s| Series {
+                name: format!("{} (p95 {} ms)", env_label(r, s.env), format::ms(s.p95_ms)),
+                colour: env_colour(s.env),
+                points: s
+                    .buckets
+                    .iter()
+                    .map(|b| ((b.lower_ms * b.upper_ms).sqrt(), b.share_pct))
+                    .collect(),
+                dashed: false,
+                markers: false,
+                side: Side::Left,
+            })
+            .collect(),
+        width: sizes.wide.0,
+        height: sizes.wide.1,
+    };
+    Some(chart.render())
 }

@@ -205,11 +205,6 @@ fn monitoring_facts(e: &mut EnvironmentFacts, m: &Value) {
     };
     let s = |p: &str| env.pointer(p).and_then(Value::as_str).map(str::to_string);
     let n = |p: &str| env.pointer(p).and_then(Value::as_f64);
-    let var = |k: &str| {
-        env.pointer(&format!("/variables/{k}"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
     e.cpu_model = e.cpu_model.take().or_else(|| s("/os/cpu_model"));
     e.cores = e.cores.or_else(|| n("/os/cpus").map(|v| v as u32));
     e.memory_gb = e
@@ -217,41 +212,58 @@ fn monitoring_facts(e: &mut EnvironmentFacts, m: &Value) {
         .or_else(|| n("/os/mem_total_mb").map(|mb| mb / 1024.0));
     e.kernel = e.kernel.take().or_else(|| s("/os/kernel"));
     if e.data_disk.is_none() {
-        if let Some(d) = env.pointer("/data_disks/0") {
-            let devices: Vec<&str> = d
-                .get("devices")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let mount = d.get("mount_point").and_then(Value::as_str).unwrap_or("?");
-            let fs = d.get("fs_type").and_then(Value::as_str).unwrap_or("?");
-            if !devices.is_empty() {
-                e.data_disk = Some(format!("{} ({mount}, {fs})", devices.join(", ")));
-            }
-        }
+        e.data_disk = data_disk(env);
     }
     e.mysql_version = e.mysql_version.take().or_else(|| s("/server/version"));
     e.flavour = e.flavour.take().or_else(|| s("/server/flavour"));
+    e.disk_size_gb = e.disk_size_gb.or_else(|| disk_size_gb(env));
+    server_variables(e, env);
+    e.client_cores = e
+        .client_cores
+        .or_else(|| n("/client/cores").map(|v| v as u32));
+}
+
+/// The data disk as "devices (mount point, filesystem)".
+fn data_disk(env: &Value) -> Option<String> {
+    let d = env.pointer("/data_disks/0")?;
+    let devices: Vec<&str> = d
+        .get("devices")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mount = d.get("mount_point").and_then(Value::as_str).unwrap_or("?");
+    let fs = d.get("fs_type").and_then(Value::as_str).unwrap_or("?");
+    (!devices.is_empty()).then(|| format!("{} ({mount}, {fs})", devices.join(", ")))
+}
+
+/// The data disk's size: its block devices' sizes, else its filesystem's.
+fn disk_size_gb(env: &Value) -> Option<f64> {
+    let d = env.pointer("/data_disks/0")?;
+    let devices: f64 = d
+        .get("device_bytes")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_f64).sum())
+        .unwrap_or(0.0);
+    let bytes = if devices > 0.0 {
+        devices
+    } else {
+        d.pointer("/filesystem/total_bytes")?.as_f64()?
+    };
+    Some(bytes / crate::format::GIB)
+}
+
+/// The server variables the environment table shows, where the facts lack them.
+fn server_variables(e: &mut EnvironmentFacts, env: &Value) {
+    let var = |k: &str| {
+        env.pointer(&format!("/variables/{k}"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
     e.buffer_pool_gb = e.buffer_pool_gb.or_else(|| {
         var("innodb_buffer_pool_size")?
             .parse::<f64>()
             .ok()
             .map(|b| b / crate::format::GIB)
-    });
-    // The data disk's size: its block devices' sizes, else its filesystem's.
-    e.disk_size_gb = e.disk_size_gb.or_else(|| {
-        let d = env.pointer("/data_disks/0")?;
-        let devices: f64 = d
-            .get("device_bytes")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_f64).sum())
-            .unwrap_or(0.0);
-        let bytes = if devices > 0.0 {
-            devices
-        } else {
-            d.pointer("/filesystem/total_bytes")?.as_f64()?
-        };
-        Some(bytes / crate::format::GIB)
     });
     e.flush_log_at_trx_commit = e
         .flush_log_at_trx_commit
@@ -263,9 +275,6 @@ fn monitoring_facts(e: &mut EnvironmentFacts, m: &Value) {
     e.max_connections = e
         .max_connections
         .or_else(|| var("max_connections")?.parse().ok());
-    e.client_cores = e
-        .client_cores
-        .or_else(|| n("/client/cores").map(|v| v as u32));
     for k in [
         "innodb_io_capacity",
         "innodb_flush_method",

@@ -206,6 +206,29 @@ fn scalar(v: &Value) -> String {
 /// ladder (steps with different settings, or not every scenario at every thread count).
 pub fn reproduce(plan: &Value) -> Option<String> {
     let st = steps(plan);
+    let (scenarios, threads, first) = ladder(&st)?;
+    let mut cmd = Command(vec!["dbdyno".into(), "ladder".into()]);
+    connect_options(&mut cmd, plan.get("connect"));
+    if let Some(w) = plan.get("workload") {
+        workload_options(&mut cmd, w);
+    }
+    cmd.opt("scenarios", scenarios.join(","));
+    cmd.opt(
+        "ladder",
+        threads
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    step_options(&mut cmd, first);
+    phase_options(&mut cmd, plan);
+    Some(cmd.0.join(" "))
+}
+
+/// The scenarios, thread counts and shared step settings of a plan whose steps are every
+/// scenario at every thread count with the same settings; `None` otherwise.
+fn ladder<'a>(st: &[(&'a str, u64, &'a Value)]) -> Option<(Vec<&'a str>, Vec<u64>, &'a Value)> {
     let first = st.first()?.2;
     if st.iter().any(|s| s.2 != first) {
         return None;
@@ -219,84 +242,96 @@ pub fn reproduce(plan: &Value) -> Option<String> {
     if grid != st.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>() {
         return None;
     }
-    let mut args: Vec<String> = vec!["dbdyno".into(), "ladder".into()];
-    let mut opt = |name: &str, value: String| args.push(format!("--{name}={}", quote(&value)));
-    let c = plan.get("connect");
+    Some((scenarios, threads, first))
+}
+
+/// The words of a command line being built.
+struct Command(Vec<String>);
+
+impl Command {
+    /// `--name=value`, the value quoted for a shell when it needs to be.
+    fn opt(&mut self, name: &str, value: String) {
+        self.0.push(format!("--{name}={}", quote(&value)));
+    }
+}
+
+/// Where to connect and as whom; never the password.
+fn connect_options(cmd: &mut Command, c: Option<&Value>) {
     let cs = |k: &str| c.and_then(|c| c.get(k)).and_then(Value::as_str);
     if let Some(s) = cs("socket") {
-        opt("mysql-socket", s.into());
+        cmd.opt("mysql-socket", s.into());
     } else {
-        opt("mysql-host", cs("host").unwrap_or("localhost").into());
+        cmd.opt("mysql-host", cs("host").unwrap_or("localhost").into());
         let port = c
             .and_then(|c| c.get("port"))
             .and_then(Value::as_u64)
             .unwrap_or(3306);
         if port != 3306 {
-            opt("mysql-port", port.to_string());
+            cmd.opt("mysql-port", port.to_string());
         }
     }
-    opt("mysql-user", cs("user").unwrap_or("sbtest").into());
-    opt("mysql-db", cs("database").unwrap_or("sbtest").into());
+    cmd.opt("mysql-user", cs("user").unwrap_or("sbtest").into());
+    cmd.opt("mysql-db", cs("database").unwrap_or("sbtest").into());
     if let Some(t) = cs("tls").filter(|t| *t != "disabled") {
-        opt("mysql-ssl-mode", t.into());
+        cmd.opt("mysql-ssl-mode", t.into());
     }
-    if let Some(w) = plan.get("workload") {
-        for key in ["tables", "table_size"] {
-            if let Some(v) = w.get(key) {
-                opt(&key.replace('_', "-"), scalar(v));
-            }
-        }
-        for (k, v) in workload_diffs(w) {
-            if k == "tables" || k == "table_size" {
-                continue;
-            }
-            let name = match k.as_str() {
-                "ps_mode" => "db-ps-mode".to_string(),
-                "ignore_errors" => "mysql-ignore-errors".to_string(),
-                other => other.replace('_', "-"),
-            };
-            opt(&name, v);
+}
+
+/// The dataset's size, then every workload option that differs from sysbench's default.
+fn workload_options(cmd: &mut Command, w: &Value) {
+    for key in ["tables", "table_size"] {
+        if let Some(v) = w.get(key) {
+            cmd.opt(&key.replace('_', "-"), scalar(v));
         }
     }
-    opt("scenarios", scenarios.join(","));
-    opt(
-        "ladder",
-        threads
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(","),
-    );
+    for (k, v) in workload_diffs(w) {
+        if k == "tables" || k == "table_size" {
+            continue;
+        }
+        let name = match k.as_str() {
+            "ps_mode" => "db-ps-mode".to_string(),
+            "ignore_errors" => "mysql-ignore-errors".to_string(),
+            other => other.replace('_', "-"),
+        };
+        cmd.opt(&name, v);
+    }
+}
+
+/// The settings every step shares; optional ones only when set.
+fn step_options(cmd: &mut Command, first: &Value) {
     let num = |k: &str| first.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    opt("time", format!("{}", num("time_s")));
-    opt("report-interval", format!("{}", num("report_interval_s")));
+    cmd.opt("time", format!("{}", num("time_s")));
+    cmd.opt("report-interval", format!("{}", num("report_interval_s")));
     if num("warmup_s") > 0.0 {
-        opt("warmup", format!("{}", num("warmup_s")));
+        cmd.opt("warmup", format!("{}", num("warmup_s")));
     }
     if num("events") > 0.0 {
-        opt("events", format!("{}", num("events")));
+        cmd.opt("events", format!("{}", num("events")));
     }
     if num("rate") > 0.0 {
-        opt("rate", format!("{}", num("rate")));
+        cmd.opt("rate", format!("{}", num("rate")));
     }
     if (num("percentile") - 95.0).abs() > 1e-9 {
-        opt("percentile", format!("{}", num("percentile")));
+        cmd.opt("percentile", format!("{}", num("percentile")));
     }
+}
+
+/// The cool-down between steps, the phases around the ladder, and `--force`.
+fn phase_options(cmd: &mut Command, plan: &Value) {
     if let Some(c) = phase(plan, "cooldown").and_then(|c| c.get("seconds")?.as_u64()) {
-        opt("cooldown", c.to_string());
+        cmd.opt("cooldown", c.to_string());
     }
     for p in ["prepare", "prewarm", "cleanup"] {
         if phase(plan, p).is_some() {
-            args.push(format!("--{p}"));
+            cmd.0.push(format!("--{p}"));
         }
     }
     if let Some(h) = phase(plan, "prewarm").and_then(|p| p.get("until_hit_rate")?.as_f64()) {
-        args.push(format!("--prewarm-until-hit-rate={h}"));
+        cmd.0.push(format!("--prewarm-until-hit-rate={h}"));
     }
     if plan.get("force").and_then(Value::as_bool) == Some(true) {
-        args.push("--force".into());
+        cmd.0.push("--force".into());
     }
-    Some(args.join(" "))
 }
 
 /// Single-quotes a value for a POSIX shell when it holds anything but safe characters.

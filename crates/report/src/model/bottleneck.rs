@@ -109,163 +109,238 @@ pub struct Bottleneck {
 
 /// Classifies one environment's ladder for one scenario.
 pub fn classify(scenario: Scenario, cells: &[&Cell], knee: &Knee) -> Bottleneck {
-    let Some(top) = cells.last() else {
-        return Bottleneck {
-            class: BottleneckClass::Unclear,
-            pressure: None,
-            evidence: "no step ran".into(),
-        };
+    let Some(e) = Evidence::new(scenario, cells, knee) else {
+        return make(BottleneckClass::Unclear, None, "no step ran".into());
     };
-    let region: Vec<&Cell> = match (knee.kind, knee.best_threads) {
-        (KneeKind::Found, Some(k)) => cells.iter().copied().filter(|c| c.threads >= k).collect(),
-        _ => vec![*top],
-    };
-    let first = region[0];
-    let cpu = max_of(&region, |c| c.cpu_pct);
-    let disk = max_of(&region, |c| c.disk_util_pct);
-    let client = region.iter().map(|c| c.client_cpu_pct).fold(0.0, f64::max);
-    let at = |v: f64, f: &dyn Fn(&Cell) -> Option<f64>| -> u32 {
-        region
-            .iter()
-            .find(|c| f(c) == Some(v))
-            .map(|c| c.threads)
-            .unwrap_or(top.threads)
-    };
-    let resources = match (cpu, disk) {
-        (Some(c), Some(d)) => format!("server CPU {} and disk {}", format::pct(c), format::pct(d)),
-        (Some(c), None) => format!("server CPU {} (no disk figures)", format::pct(c)),
-        (None, Some(d)) => format!("disk {} (no CPU figures)", format::pct(d)),
-        (None, None) => "no server CPU or disk figures".into(),
-    };
-    let found = knee.kind == KneeKind::Found;
-    let make = |class, pressure, evidence| Bottleneck {
+    client_bound(&e)
+        .or_else(|| cpu_bound(&e))
+        .or_else(|| io_bound(&e))
+        .or_else(|| levelled_off(&e))
+        .or_else(|| single_step(&e))
+        .unwrap_or_else(|| scaling(&e))
+}
+
+fn make(class: BottleneckClass, pressure: Option<Resource>, evidence: String) -> Bottleneck {
+    Bottleneck {
         class,
         pressure,
         evidence,
-    };
+    }
+}
 
-    if client >= SATURATED_PCT {
-        let t = region
+/// One ladder's saturation region and the figures the rules read from it.
+struct Evidence<'a> {
+    scenario: Scenario,
+    cells: &'a [&'a Cell],
+    knee: KneeKind,
+    region: Vec<&'a Cell>,
+    /// The region's first step (the knee, when one was found) and the ladder's top step.
+    first: &'a Cell,
+    top: &'a Cell,
+    /// The highest server CPU, disk and client CPU in the region.
+    cpu: Option<f64>,
+    disk: Option<f64>,
+    client: f64,
+    /// The server figures as words ("server CPU 91% and disk 40%").
+    resources: String,
+}
+
+impl<'a> Evidence<'a> {
+    fn new(scenario: Scenario, cells: &'a [&'a Cell], knee: &Knee) -> Option<Self> {
+        let top = *cells.last()?;
+        let region: Vec<&Cell> = match (knee.kind, knee.best_threads) {
+            (KneeKind::Found, Some(k)) => {
+                cells.iter().copied().filter(|c| c.threads >= k).collect()
+            }
+            _ => vec![top],
+        };
+        let cpu = max_of(&region, |c| c.cpu_pct);
+        let disk = max_of(&region, |c| c.disk_util_pct);
+        let resources = match (cpu, disk) {
+            (Some(c), Some(d)) => {
+                format!("server CPU {} and disk {}", format::pct(c), format::pct(d))
+            }
+            (Some(c), None) => format!("server CPU {} (no disk figures)", format::pct(c)),
+            (None, Some(d)) => format!("disk {} (no CPU figures)", format::pct(d)),
+            (None, None) => "no server CPU or disk figures".into(),
+        };
+        Some(Evidence {
+            scenario,
+            cells,
+            knee: knee.kind,
+            first: region[0],
+            top,
+            cpu,
+            disk,
+            client: region.iter().map(|c| c.client_cpu_pct).fold(0.0, f64::max),
+            resources,
+            region,
+        })
+    }
+
+    fn found(&self) -> bool {
+        self.knee == KneeKind::Found
+    }
+
+    /// The thread count of the region's step where `f` reads `v` (the top step if none).
+    fn at(&self, v: f64, f: &dyn Fn(&Cell) -> Option<f64>) -> u32 {
+        self.region
             .iter()
-            .find(|c| c.client_cpu_pct == client)
+            .find(|c| f(c) == Some(v))
             .map(|c| c.threads)
-            .unwrap_or(top.threads);
-        return make(
-            BottleneckClass::ClientBound,
-            Some(Resource::Client),
-            format!(
-                "the load generator used {} of its machine at {} threads while the server showed {}: the client set the limit",
-                format::pct(client),
-                t,
-                resources
-            ),
-        );
+            .unwrap_or(self.top.threads)
     }
-    if let Some(c) = cpu.filter(|c| *c >= SATURATED_PCT) {
-        let verb = if found {
-            format!("throughput levelled off at {} threads", first.threads)
-        } else {
-            "throughput was still rising".to_string()
-        };
-        return make(
-            BottleneckClass::CpuBound,
-            Some(Resource::Cpu),
-            format!(
-                "{verb} with server CPU at {} ({} threads); disk {}",
-                format::pct(c),
-                at(c, &|x: &Cell| x.cpu_pct),
-                disk.map(format::pct)
-                    .unwrap_or_else(|| "not measured".into())
-            ),
-        );
+}
+
+/// Checked first: when the load generator is saturated, the server figures describe a
+/// server that was not pushed.
+fn client_bound(e: &Evidence) -> Option<Bottleneck> {
+    if e.client < SATURATED_PCT {
+        return None;
     }
-    if let Some(d) = disk.filter(|d| *d >= SATURATED_PCT) {
-        return make(
-            BottleneckClass::IoBound,
-            Some(Resource::Disk),
-            format!(
-                "the data disk was {} busy at {} threads while server CPU stayed at {}",
-                format::pct(d),
-                at(d, &|x: &Cell| x.disk_util_pct),
-                cpu.map(format::pct)
-                    .unwrap_or_else(|| "an unmeasured level".into())
-            ),
-        );
+    let t = e
+        .region
+        .iter()
+        .find(|c| c.client_cpu_pct == e.client)
+        .map(|c| c.threads)
+        .unwrap_or(e.top.threads);
+    Some(make(
+        BottleneckClass::ClientBound,
+        Some(Resource::Client),
+        format!(
+            "the load generator used {} of its machine at {} threads while the server showed {}: the client set the limit",
+            format::pct(e.client),
+            t,
+            e.resources
+        ),
+    ))
+}
+
+fn cpu_bound(e: &Evidence) -> Option<Bottleneck> {
+    let c = e.cpu.filter(|c| *c >= SATURATED_PCT)?;
+    let verb = if e.found() {
+        format!("throughput levelled off at {} threads", e.first.threads)
+    } else {
+        "throughput was still rising".to_string()
+    };
+    Some(make(
+        BottleneckClass::CpuBound,
+        Some(Resource::Cpu),
+        format!(
+            "{verb} with server CPU at {} ({} threads); disk {}",
+            format::pct(c),
+            e.at(c, &|x: &Cell| x.cpu_pct),
+            e.disk
+                .map(format::pct)
+                .unwrap_or_else(|| "not measured".into())
+        ),
+    ))
+}
+
+fn io_bound(e: &Evidence) -> Option<Bottleneck> {
+    let d = e.disk.filter(|d| *d >= SATURATED_PCT)?;
+    Some(make(
+        BottleneckClass::IoBound,
+        Some(Resource::Disk),
+        format!(
+            "the data disk was {} busy at {} threads while server CPU stayed at {}",
+            format::pct(d),
+            e.at(d, &|x: &Cell| x.disk_util_pct),
+            e.cpu
+                .map(format::pct)
+                .unwrap_or_else(|| "an unmeasured level".into())
+        ),
+    ))
+}
+
+/// A knee with nothing saturated: contention when p95 exploded past it with CPU and disk
+/// low, unclear otherwise (or when there are no server figures to judge by).
+fn levelled_off(e: &Evidence) -> Option<Bottleneck> {
+    if !e.found() {
+        return None;
     }
-    if found {
-        if cpu.is_none() && disk.is_none() {
-            return make(
-                BottleneckClass::Unclear,
-                None,
-                format!(
-                    "throughput levelled off at {} threads, but there are no server CPU or disk figures to say why",
-                    first.threads
-                ),
-            );
-        }
-        let growth = match (first.p95_ms, top.p95_ms) {
-            (Some(a), Some(b)) if a > 0.0 => b / a,
-            _ => 0.0,
-        };
-        let low = cpu.unwrap_or(0.0) < LOW_PCT && disk.unwrap_or(0.0) < LOW_PCT;
-        if growth >= LATENCY_EXPLOSION && low {
-            let locks = lock_evidence(&region);
-            let cause = if scenario.writes() {
-                "lock contention"
-            } else {
-                "contention (mutexes or thread scheduling; read-only steps take no row locks)"
-            };
-            return make(
-                BottleneckClass::LockContention,
-                None,
-                format!(
-                    "p95 grew {} from {} to {} threads ({} → {} ms) with no resource saturated ({}): {cause}{locks}",
-                    format::times(growth),
-                    first.threads,
-                    top.threads,
-                    format::ms_opt(first.p95_ms),
-                    format::ms_opt(top.p95_ms),
-                    resources
-                ),
-            );
-        }
-        return make(
+    if e.cpu.is_none() && e.disk.is_none() {
+        return Some(make(
             BottleneckClass::Unclear,
             None,
             format!(
-                "throughput levelled off at {} threads with {} and p95 growing {}: nothing measured was saturated",
-                first.threads,
-                resources,
-                format::times(growth)
+                "throughput levelled off at {} threads, but there are no server CPU or disk figures to say why",
+                e.first.threads
             ),
-        );
+        ));
     }
-    if knee.kind == KneeKind::TooFewSteps {
-        return make(
+    let growth = match (e.first.p95_ms, e.top.p95_ms) {
+        (Some(a), Some(b)) if a > 0.0 => b / a,
+        _ => 0.0,
+    };
+    let low = e.cpu.unwrap_or(0.0) < LOW_PCT && e.disk.unwrap_or(0.0) < LOW_PCT;
+    if growth >= LATENCY_EXPLOSION && low {
+        return Some(contention(e, growth));
+    }
+    Some(make(
+        BottleneckClass::Unclear,
+        None,
+        format!(
+            "throughput levelled off at {} threads with {} and p95 growing {}: nothing measured was saturated",
+            e.first.threads,
+            e.resources,
+            format::times(growth)
+        ),
+    ))
+}
+
+fn contention(e: &Evidence, growth: f64) -> Bottleneck {
+    let locks = lock_evidence(&e.region);
+    let cause = if e.scenario.writes() {
+        "lock contention"
+    } else {
+        "contention (mutexes or thread scheduling; read-only steps take no row locks)"
+    };
+    make(
+        BottleneckClass::LockContention,
+        None,
+        format!(
+            "p95 grew {} from {} to {} threads ({} → {} ms) with no resource saturated ({}): {cause}{locks}",
+            format::times(growth),
+            e.first.threads,
+            e.top.threads,
+            format::ms_opt(e.first.p95_ms),
+            format::ms_opt(e.top.p95_ms),
+            e.resources
+        ),
+    )
+}
+
+fn single_step(e: &Evidence) -> Option<Bottleneck> {
+    (e.knee == KneeKind::TooFewSteps).then(|| {
+        make(
             BottleneckClass::Unclear,
             None,
             format!(
                 "a single thread count ({} threads, {}): a ladder is needed to see how throughput scales",
-                top.threads, resources
+                e.top.threads, e.resources
             ),
-        );
-    }
-    // Still scaling: name the resource closest to its limit.
-    let pressure = match (cpu, disk) {
+        )
+    })
+}
+
+/// Still scaling: name the resource closest to its limit.
+fn scaling(e: &Evidence) -> Bottleneck {
+    let pressure = match (e.cpu, e.disk) {
         (Some(c), Some(d)) if d > c && d >= PRESSURE_PCT => Some(Resource::Disk),
         (Some(c), _) if c >= PRESSURE_PCT => Some(Resource::Cpu),
         (None, Some(d)) if d >= PRESSURE_PCT => Some(Resource::Disk),
         _ => None,
     };
-    let scaling = scaling_words(cells);
+    let scaling = scaling_words(e.cells);
     let watch = match pressure {
         Some(Resource::Disk) => format!(
             "; the disk is the resource closest to its limit ({})",
-            format::pct(disk.unwrap_or(0.0))
+            format::pct(e.disk.unwrap_or(0.0))
         ),
         Some(Resource::Cpu) => format!(
             "; CPU is the resource closest to its limit ({})",
-            format::pct(cpu.unwrap_or(0.0))
+            format::pct(e.cpu.unwrap_or(0.0))
         ),
         _ => String::new(),
     };
@@ -273,8 +348,8 @@ pub fn classify(scenario: Scenario, cells: &[&Cell], knee: &Knee) -> Bottleneck 
         BottleneckClass::Scaling,
         pressure,
         format!(
-            "{scaling}, with {resources} at {} threads: no bottleneck reached{watch}",
-            top.threads
+            "{scaling}, with {} at {} threads: no bottleneck reached{watch}",
+            e.resources, e.top.threads
         ),
     )
 }

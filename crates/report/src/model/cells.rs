@@ -3,13 +3,14 @@
 //!
 //! Whole-step figures are used, as sysbench prints them, so that a report matches the
 //! tool people compare with; the steady-window TPS is kept beside them for the cold-start
-//! analysis.
+//! analysis, and each figure's 95% interval from the step's per-second records
+//! ([`noise::step_intervals`]) for the verdicts.
 
 use std::collections::BTreeMap;
 
 use dbdyno_engine::Scenario;
 
-use super::{Cell, Peak};
+use super::{noise, Cell, Peak};
 use crate::input::{ReportRun, ReportStep};
 
 /// CPU below this (in percent) makes "QPS per CPU %" meaningless (division by noise).
@@ -70,10 +71,16 @@ pub fn cell(step: &ReportStep) -> Cell {
     let p99_ms = lat.p99_ms.or_else(|| headline(99.0));
     let server = step.server.as_ref();
     let cpu_pct = server.map(|s| s.cpu_pct_avg);
-    let qps = r.qps();
+    let (tps, qps) = (r.tps(), r.qps());
+    let figures = noise::Figures {
+        tps,
+        qps,
+        p95_ms,
+        p99_ms,
+    };
     Cell {
         threads: r.threads,
-        tps: r.tps(),
+        tps,
         qps,
         p95_ms,
         p99_ms,
@@ -92,6 +99,7 @@ pub fn cell(step: &ReportStep) -> Cell {
         row_lock_waits: step.mysql.as_ref().and_then(|m| m.row_lock_waits),
         seconds: r.total_time_s,
         cancelled: r.cancelled,
+        intervals: noise::step_intervals(&r.intervals, figures),
     }
 }
 

@@ -12,85 +12,121 @@ use crate::input::ReportRun;
 
 /// Rows of facts, skipping facts no run knows.
 pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
-    let mut rows = Vec::new();
-    let mut add = |label: &str, compare: bool, f: &dyn Fn(&ReportRun) -> Option<String>| {
-        let values: Vec<Option<String>> = runs.iter().map(|r| f(r)).collect();
+    let mut t = Rows {
+        runs,
+        rows: Vec::new(),
+    };
+    t.add("Run id", false, &|r| Some(r.id.clone()));
+    t.add("Started", false, &|r| r.started_at.map(format::datetime));
+    machine(&mut t);
+    server(&mut t);
+    dataset(&mut t);
+    t.add("Client cores", true, &|r| {
+        r.environment.client_cores.map(|c| c.to_string())
+    });
+    t.add("Seconds per step", true, &|r| step_seconds(&r.plan));
+    recorded(&mut t);
+    t.rows
+}
+
+/// The table being built: one row per fact, a value per run.
+struct Rows<'a> {
+    runs: &'a [&'a ReportRun],
+    rows: Vec<EnvRow>,
+}
+
+impl Rows<'_> {
+    /// Adds the fact `f` of every run, unless no run knows it; `compare` marks the row
+    /// when the runs' values differ.
+    fn add(&mut self, label: &str, compare: bool, f: &dyn Fn(&ReportRun) -> Option<String>) {
+        let values: Vec<Option<String>> = self.runs.iter().map(|r| f(r)).collect();
         if values.iter().all(Option::is_none) {
             return;
         }
         let distinct: BTreeSet<&Option<String>> = values.iter().collect();
-        rows.push(EnvRow {
+        self.rows.push(EnvRow {
             label: label.to_string(),
-            differs: compare && runs.len() > 1 && distinct.len() > 1,
+            differs: compare && self.runs.len() > 1 && distinct.len() > 1,
             values,
         });
-    };
-    add("Run id", false, &|r| Some(r.id.clone()));
-    add("Started", false, &|r| r.started_at.map(format::datetime));
-    add("CPU model", true, &|r| r.environment.cpu_model.clone());
-    add("CPU cores", true, &|r| {
+    }
+}
+
+/// The database server's machine.
+fn machine(t: &mut Rows) {
+    t.add("CPU model", true, &|r| r.environment.cpu_model.clone());
+    t.add("CPU cores", true, &|r| {
         r.environment.cores.map(|c| c.to_string())
     });
-    add("Memory", true, &|r| {
+    t.add("Memory", true, &|r| {
         r.environment.memory_gb.map(format::gib)
     });
-    add("Kernel", true, &|r| r.environment.kernel.clone());
-    add("Data disk", true, &|r| r.environment.data_disk.clone());
-    add("Disk size", true, &|r| {
+    t.add("Kernel", true, &|r| r.environment.kernel.clone());
+    t.add("Data disk", true, &|r| r.environment.data_disk.clone());
+    t.add("Disk size", true, &|r| {
         r.environment.disk_size_gb.map(format::gib)
     });
-    add("Database", true, &|r| r.environment.flavour.clone());
-    add("Version", true, &|r| r.environment.mysql_version.clone());
-    add("Buffer pool", true, &|r| {
+}
+
+/// The database server and the settings that decide durability and capacity.
+fn server(t: &mut Rows) {
+    t.add("Database", true, &|r| r.environment.flavour.clone());
+    t.add("Version", true, &|r| r.environment.mysql_version.clone());
+    t.add("Buffer pool", true, &|r| {
         r.environment.buffer_pool_gb.map(format::gib)
     });
-    add("innodb_flush_log_at_trx_commit", true, &|r| {
+    t.add("innodb_flush_log_at_trx_commit", true, &|r| {
         r.environment.flush_log_at_trx_commit.map(|v| v.to_string())
     });
-    add("sync_binlog", true, &|r| {
+    t.add("sync_binlog", true, &|r| {
         r.environment.sync_binlog.map(|v| v.to_string())
     });
-    add("log_bin", true, &|r| {
+    t.add("log_bin", true, &|r| {
         r.environment
             .log_bin
             .map(|v| if v { "ON" } else { "OFF" }.to_string())
     });
-    add("max_connections", true, &|r| {
+    t.add("max_connections", true, &|r| {
         r.environment.max_connections.map(|v| v.to_string())
     });
-    add("Dataset", true, &|r| dataset_words(&r.plan));
-    add("Dataset size (estimate)", true, &|r| {
+}
+
+/// The dataset, how it compares with the buffer pool, and whether it was prewarmed.
+fn dataset(t: &mut Rows) {
+    t.add("Dataset", true, &|r| dataset_words(&r.plan));
+    t.add("Dataset size (estimate)", true, &|r| {
         r.environment.dataset_gb_estimate.map(format::gib)
     });
-    add("Dataset / buffer pool", true, &|r| {
+    t.add("Dataset / buffer pool", true, &|r| {
         let e = &r.environment;
         match (e.dataset_gb_estimate, e.buffer_pool_gb) {
             (Some(d), Some(b)) if b > 0.0 => Some(format::times(d / b)),
             _ => None,
         }
     });
-    add("Prewarm", true, &|r| {
+    t.add("Prewarm", true, &|r| {
         r.environment
             .prewarm_done
             .map(|p| if p { "yes" } else { "no" }.to_string())
     });
-    add("Client cores", true, &|r| {
-        r.environment.client_cores.map(|c| c.to_string())
-    });
-    add("Seconds per step", true, &|r| step_seconds(&r.plan));
+}
+
+/// Whatever else the runs recorded: further server variables, then labels.
+fn recorded(t: &mut Rows) {
+    let runs = t.runs;
     let extra: BTreeSet<&String> = runs
         .iter()
         .flat_map(|r| r.environment.extra.keys())
         .collect();
     for key in extra {
-        add(key, true, &|r| {
+        t.add(key, true, &|r| {
             r.environment.extra.get(key).map(|v| server_value(key, v))
         });
     }
     let labels: BTreeSet<&String> = runs.iter().flat_map(|r| r.labels.keys()).collect();
     for key in labels {
         // A label without a value ("nvme") is set: say so rather than leave the cell empty.
-        add(&format!("Label: {key}"), true, &|r| {
+        t.add(&format!("Label: {key}"), true, &|r| {
             r.labels.get(key).map(|v| {
                 if v.is_empty() {
                     "yes".to_string()
@@ -100,7 +136,6 @@ pub fn table(runs: &[&ReportRun]) -> Vec<EnvRow> {
             })
         });
     }
-    rows
 }
 
 /// A server variable as a person reads it: sizes (`innodb_log_file_size`,

@@ -145,6 +145,15 @@ mod tests {
             row_lock_waits: None,
             seconds: 30.0,
             cancelled: false,
+            intervals: crate::model::noise::step_intervals(
+                &[],
+                crate::model::noise::Figures {
+                    tps,
+                    qps: tps * 20.0,
+                    p95_ms: Some(p95),
+                    p99_ms: None,
+                },
+            ),
         }
     }
 

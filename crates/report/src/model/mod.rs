@@ -7,7 +7,10 @@
 //! - [`cells`]: one [`Cell`] per environment × scenario × thread count;
 //! - [`knee`]: the best thread count per environment and scenario;
 //! - [`bottleneck`]: CPU-bound, IO-bound, lock contention, client-bound (seed 000's patterns);
-//! - [`compare`]: Δ% against the baseline and a PASS/FAIL verdict per cell;
+//! - [`noise`]: each step's 95% intervals, each compared figure's Δ interval and verdict,
+//!   and the noise floor per scenario (`dbdyno-stats` does the statistics);
+//! - [`compare`]: Δ% against the baseline and a verdict per cell that knows the noise
+//!   (REGRESSED, IMPROVED, within noise, not judged);
 //! - [`coldstart`]: steps pulled down by a cold buffer pool (seed 003);
 //! - [`environment`]: the side-by-side environment table;
 //! - [`summary`]: headline deltas and the executive summary, in sentences;
@@ -15,7 +18,7 @@
 //! - [`timeline`]: the per-second series and latency distribution of one chosen step;
 //! - [`appendix`]: what it takes to reproduce each run.
 //!
-//! Non-goals: statistics across repeated runs (confidence intervals), cost models.
+//! Non-goals: statistics across repeated runs, cost models.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +35,7 @@ pub mod coldstart;
 pub mod compare;
 pub mod environment;
 pub mod knee;
+pub mod noise;
 pub mod summary;
 pub mod timeline;
 pub mod warnings;
@@ -40,8 +44,10 @@ pub use bottleneck::{Bottleneck, BottleneckClass, Resource};
 pub use compare::{Comparison, ComparisonTotals, DeltaRow, Verdict};
 pub use knee::{Knee, KneeKind};
 
-/// Version of the report model's JSON layout (`--json` of `dbdyno report`).
-pub const REPORT_SCHEMA_VERSION: u32 = 1;
+/// Version of the report model's JSON layout (`--json` of `dbdyno report`). 2: verdicts
+/// that know the noise (cells carry their intervals, rows their Δ intervals, scenarios
+/// their noise floor; totals count regressed, improved, within noise and not judged).
+pub const REPORT_SCHEMA_VERSION: u32 = 2;
 
 /// Default regression threshold in percent.
 pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
@@ -57,7 +63,8 @@ pub struct ReportOptions {
     /// Run id (or environment name) of the baseline. Without one, the first run is the
     /// reference for Δ% and verdicts, and [`Report::baseline_explicit`] is false.
     pub baseline: Option<String>,
-    /// A cell fails when TPS falls, or p95 rises, by more than this many percent.
+    /// A cell regresses when the whole 95% interval of Δ TPS lies below −this many
+    /// percent, or that of Δ p95 above +this many.
     pub threshold_pct: f64,
     pub latency_floor_ms: f64,
     /// The step whose per-second timeline and latency distribution are shown.
@@ -127,14 +134,15 @@ pub struct Report {
 }
 
 impl Report {
-    /// True when a baseline was chosen and at least one cell regressed past the threshold:
-    /// what `dbdyno report` turns into its exit code.
+    /// True when a baseline was chosen and at least one cell regressed past the threshold
+    /// beyond its noise (or, with `--fail-on-missing`, could not be compared): what
+    /// `dbdyno report` turns into its exit code.
     pub fn regressed(&self) -> bool {
         self.baseline_explicit && self.failing()
     }
 
-    /// Whether the comparison reads FAIL: a cell regressed, or (with
-    /// `--fail-on-missing`) a cell could not be compared.
+    /// Whether the comparison reads FAIL: a cell REGRESSED (the whole interval of its Δ
+    /// beyond the threshold), or (with `--fail-on-missing`) a cell could not be compared.
     pub fn failing(&self) -> bool {
         self.verdict
             .as_ref()
@@ -159,19 +167,25 @@ impl Report {
         })
     }
 
-    /// The comparison in one sentence, for the cover: "5 of 6 compared cells within 5% of
-    /// the baseline idc; 1 regressed; 8 cells not comparable (…)".
+    /// The comparison in one sentence, for the cover: "Against the baseline idc at 5%: 1
+    /// regressed, 0 improved, 5 within noise of 6 compared cells; 8 cells not comparable
+    /// (…)".
     pub fn verdict_sentence(&self) -> Option<String> {
         let v = self.verdict.as_ref()?;
         let mut s = format!(
-            "{} of {} compared cells within {}% of the baseline {}",
-            v.passed,
-            v.compared,
+            "Against the baseline {} at {}%: {} regressed, {} improved, {} within noise of {} compared cells",
+            self.env_name(self.baseline.unwrap_or(0)),
             self.threshold_pct,
-            self.env_name(self.baseline.unwrap_or(0))
+            v.failed,
+            v.improved,
+            v.within_noise,
+            v.compared,
         );
-        if v.failed > 0 {
-            s.push_str(&format!("; {} regressed", v.failed));
+        if v.not_judged > 0 {
+            s.push_str(&format!(
+                " ({} not judged: a step without an interval)",
+                v.not_judged
+            ));
         }
         if v.missing > 0 {
             s.push_str(&format!(
@@ -237,6 +251,9 @@ pub struct ScenarioReport {
     pub envs: Vec<EnvScenario>,
     /// One per environment other than the baseline.
     pub comparisons: Vec<Comparison>,
+    /// The smallest differences the comparisons of this scenario can tell apart (`None`
+    /// when no cell was compared).
+    pub noise: Option<noise::ScenarioNoise>,
 }
 
 /// One scenario on one environment: its ladder and what it says.
@@ -292,6 +309,8 @@ pub struct Cell {
     pub row_lock_waits: Option<u64>,
     pub seconds: f64,
     pub cancelled: bool,
+    /// The 95% intervals of TPS, QPS, p95 and p99 from the step's per-second records.
+    pub intervals: noise::StepIntervals,
 }
 
 /// How loudly a warning should be read.
@@ -315,90 +334,19 @@ pub struct Warning {
 /// Builds the report model. Fails only on unusable input (no runs, duplicate ids, an
 /// unknown baseline, a non-positive threshold).
 pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportError> {
-    if runs.is_empty() {
-        return Err(ReportError::NoRuns);
-    }
-    if !(opts.threshold_pct.is_finite() && opts.threshold_pct > 0.0) {
-        return Err(ReportError::BadThreshold(opts.threshold_pct));
-    }
-    for (i, r) in runs.iter().enumerate() {
-        if runs[..i].iter().any(|o| o.id == r.id) {
-            return Err(ReportError::DuplicateRun(r.id.clone()));
-        }
-    }
+    check_input(runs, opts)?;
     let ordered = order_runs(runs, opts.baseline.as_deref())?;
     let runs: Vec<&ReportRun> = ordered.iter().map(|&i| &runs[i]).collect();
     let comparing = runs.len() > 1;
     let baseline = comparing.then_some(0);
 
-    let envs: Vec<EnvSummary> = runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| EnvSummary {
-            run_id: r.id.clone(),
-            name: r.label().to_string(),
-            labels: r.labels.clone(),
-            started_at: r.started_at,
-            finished_at: r.finished_at,
-            state: r.state.clone(),
-            steps: r.steps.len(),
-            is_baseline: baseline == Some(i),
-        })
-        .collect();
-
+    let envs = env_summaries(&runs, baseline);
     let scenarios: Vec<ScenarioReport> = cells::grid(&runs)
         .into_iter()
-        .map(|g| {
-            let envs: Vec<EnvScenario> = g
-                .cells
-                .into_iter()
-                .enumerate()
-                .map(|(env, cells)| {
-                    // A step cut short (cancelled) is shown, marked, but judged on
-                    // nothing: its few seconds would decide a knee or a class.
-                    let present: Vec<&Cell> =
-                        cells.iter().flatten().filter(|c| !c.cancelled).collect();
-                    let knee = knee::find_knee(&present);
-                    let bottleneck = bottleneck::classify(g.scenario, &present, &knee);
-                    let peak = cells::peak(&present);
-                    EnvScenario {
-                        env,
-                        cells,
-                        knee,
-                        bottleneck,
-                        peak,
-                    }
-                })
-                .collect();
-            let mut s = ScenarioReport {
-                scenario: g.scenario,
-                threads: g.threads,
-                envs,
-                comparisons: Vec::new(),
-            };
-            if let Some(b) = baseline {
-                s.comparisons = compare::compare_scenario(&s, b, opts);
-            }
-            s
-        })
+        .map(|g| scenario_report(g, baseline, opts))
         .collect();
     if let Some((sc, th)) = opts.timeline {
-        let ran = scenarios
-            .iter()
-            .any(|s| s.scenario == sc && s.threads.contains(&th));
-        if !ran {
-            return Err(ReportError::TimelineNotRun {
-                wanted: format!("{sc}@{th}"),
-                ran: scenarios
-                    .iter()
-                    .map(|s| {
-                        let t: Vec<String> = s.threads.iter().map(u32::to_string).collect();
-                        format!("{}@{}", s.scenario, t.join("|"))
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
+        check_timeline_ran(&scenarios, sc, th)?;
     }
     let verdict = baseline.map(|_| compare::totals(&scenarios, &envs));
     let cold_starts = coldstart::find(&runs);
@@ -435,6 +383,106 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
     report.executive_summary = summary::executive(&report);
     singular_threads(&mut report);
     Ok(report)
+}
+
+/// Refuses no runs, a threshold that is not a positive number, and a run id given twice.
+fn check_input(runs: &[ReportRun], opts: &ReportOptions) -> Result<(), ReportError> {
+    if runs.is_empty() {
+        return Err(ReportError::NoRuns);
+    }
+    if !(opts.threshold_pct.is_finite() && opts.threshold_pct > 0.0) {
+        return Err(ReportError::BadThreshold(opts.threshold_pct));
+    }
+    for (i, r) in runs.iter().enumerate() {
+        if runs[..i].iter().any(|o| o.id == r.id) {
+            return Err(ReportError::DuplicateRun(r.id.clone()));
+        }
+    }
+    Ok(())
+}
+
+fn env_summaries(runs: &[&ReportRun], baseline: Option<usize>) -> Vec<EnvSummary> {
+    runs.iter()
+        .enumerate()
+        .map(|(i, r)| EnvSummary {
+            run_id: r.id.clone(),
+            name: r.label().to_string(),
+            labels: r.labels.clone(),
+            started_at: r.started_at,
+            finished_at: r.finished_at,
+            state: r.state.clone(),
+            steps: r.steps.len(),
+            is_baseline: baseline == Some(i),
+        })
+        .collect()
+}
+
+/// One scenario: each environment's ladder judged, then compared with the baseline's.
+fn scenario_report(
+    g: cells::ScenarioGrid,
+    baseline: Option<usize>,
+    opts: &ReportOptions,
+) -> ScenarioReport {
+    let envs: Vec<EnvScenario> = g
+        .cells
+        .into_iter()
+        .enumerate()
+        .map(|(env, cells)| env_scenario(g.scenario, env, cells))
+        .collect();
+    let mut s = ScenarioReport {
+        scenario: g.scenario,
+        threads: g.threads,
+        envs,
+        comparisons: Vec::new(),
+        noise: None,
+    };
+    if let Some(b) = baseline {
+        s.comparisons = compare::compare_scenario(&s, b, opts);
+        s.noise = noise::scenario_noise(&s.comparisons);
+    }
+    s
+}
+
+/// One environment's ladder for one scenario: its knee, bottleneck and peak.
+fn env_scenario(scenario: Scenario, env: usize, cells: Vec<Option<Cell>>) -> EnvScenario {
+    // A step cut short (cancelled) is shown, marked, but judged on nothing: its few
+    // seconds would decide a knee or a class.
+    let present: Vec<&Cell> = cells.iter().flatten().filter(|c| !c.cancelled).collect();
+    let knee = knee::find_knee(&present);
+    let bottleneck = bottleneck::classify(scenario, &present, &knee);
+    let peak = cells::peak(&present);
+    EnvScenario {
+        env,
+        cells,
+        knee,
+        bottleneck,
+        peak,
+    }
+}
+
+/// `--timeline` must name a step that ran; the error lists the ones that did.
+fn check_timeline_ran(
+    scenarios: &[ScenarioReport],
+    sc: Scenario,
+    th: u32,
+) -> Result<(), ReportError> {
+    let ran = scenarios
+        .iter()
+        .any(|s| s.scenario == sc && s.threads.contains(&th));
+    if ran {
+        return Ok(());
+    }
+    Err(ReportError::TimelineNotRun {
+        wanted: format!("{sc}@{th}"),
+        ran: scenarios
+            .iter()
+            .map(|s| {
+                let t: Vec<String> = s.threads.iter().map(u32::to_string).collect();
+                format!("{}@{}", s.scenario, t.join("|"))
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
 }
 
 /// Every sentence of the model says "1 thread", not "1 threads".

@@ -4,11 +4,15 @@
 //!
 //! Headline deltas use the geometric mean of the TPS ratios over every thread count both
 //! environments ran (one very high or very low step cannot dominate it), and the mean
-//! ratio of server CPU over the same steps.
+//! ratio of server CPU over the same steps. When no step shows a real TPS difference in
+//! the headline's direction (every Δ interval reaches 0), the headline says the runs
+//! cannot be told apart instead of naming a winner. The executive summary counts the
+//! cells that regressed, improved or are within noise, and gives each scenario's noise
+//! floor.
 
 use std::collections::BTreeMap;
 
-use super::{BottleneckClass, EnvSummary, KneeKind, Report, ScenarioReport, Severity};
+use super::{BottleneckClass, Comparison, EnvSummary, KneeKind, Report, ScenarioReport, Severity};
 use crate::format;
 
 /// Differences smaller than this (percent) read as "matches".
@@ -57,7 +61,16 @@ fn delta_items(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<(f64, S
                 Some(_) => " at the same server CPU".to_string(),
                 None => String::new(),
             };
-            let text = if d.abs() < SAME_PCT {
+            let text = if let Some(noise) = within_noise(c, d) {
+                format!(
+                    "{} and {} cannot be told apart in {}{cpu}: TPS {} {over} is within the noise (±{})",
+                    name(c.env),
+                    name(c.baseline),
+                    s.scenario,
+                    format::delta_pct(d),
+                    format::pct_words(noise)
+                )
+            } else if d.abs() < SAME_PCT {
                 format!(
                     "{} matches {} in {} (TPS within ±{}% {over}){cpu}",
                     name(c.env),
@@ -79,6 +92,26 @@ fn delta_items(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<(f64, S
         }
     }
     out
+}
+
+/// When no compared step of `c` shows a real TPS difference in the direction of the
+/// headline's `d` (every interval of Δ TPS reaches 0 or lies on the other side), the
+/// widest TPS noise: the headline then says the runs cannot be told apart. `None` when
+/// some step does differ, or no step has an interval.
+fn within_noise(c: &Comparison, d: f64) -> Option<f64> {
+    let tps: Vec<_> = c
+        .rows
+        .iter()
+        .filter_map(|r| r.judged.as_ref())
+        .filter_map(|j| Some((j.tps.delta.bounds_pct()?, j.tps.noise_pct?)))
+        .collect();
+    let real = tps
+        .iter()
+        .any(|((lo, hi), _)| (d > 0.0 && *lo > 0.0) || (d < 0.0 && *hi < 0.0));
+    if tps.is_empty() || real || d.abs() < SAME_PCT {
+        return None;
+    }
+    tps.iter().map(|(_, noise)| *noise).reduce(f64::max)
 }
 
 fn single_headline(s: &ScenarioReport) -> Option<String> {
@@ -107,62 +140,10 @@ fn single_headline(s: &ScenarioReport) -> Option<String> {
 pub fn executive(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     out.push(scope(r));
-    if let (Some(v), Some(b)) = (&r.verdict, r.baseline) {
-        let base = r.env_name(b);
-        let word = r.verdict_word().unwrap_or("PASS");
-        // The regressed cells themselves are a table beside the summary, not a list in
-        // this sentence.
-        let mut sentence = if v.failed > 0 {
-            format!(
-                "{word}: against the baseline {base}, {} of {} compared cells regressed by more than {}% (TPS or p95).",
-                v.failed,
-                v.compared,
-                r.threshold_pct,
-            )
-        } else if v.compared == 0 {
-            format!("{word}: no cell could be compared with the baseline {base}.")
-        } else {
-            format!(
-                "{word}: against the baseline {base}, none of the {} compared cells regressed by more than {}% (TPS or p95).",
-                v.compared,
-                r.threshold_pct
-            )
-        };
-        if v.missing > 0 {
-            sentence.push_str(&format!(
-                " {} {} not comparable: the baseline has no counterpart at that scenario and thread count, or a step was cancelled{}.",
-                v.missing,
-                if v.missing == 1 { "cell is" } else { "cells are" },
-                if r.fail_on_missing {
-                    "; with --fail-on-missing they count as regressions"
-                } else {
-                    ""
-                }
-            ));
-        }
-        out.push(sentence);
-    }
+    out.extend(verdict(r));
+    out.extend(noise_floors(r));
     if r.envs.len() > 1 {
-        let mut leaders = Vec::new();
-        for s in &r.scenarios {
-            if let Some((env, p)) = s
-                .envs
-                .iter()
-                .filter_map(|e| e.peak.map(|p| (e.env, p)))
-                .max_by(|a, b| a.1.tps.total_cmp(&b.1.tps))
-            {
-                leaders.push(format!(
-                    "{} in {} ({} TPS at {} threads)",
-                    r.env_name(env),
-                    s.scenario,
-                    format::rate(p.tps),
-                    p.threads
-                ));
-            }
-        }
-        if !leaders.is_empty() {
-            out.push(format!("Highest throughput: {}.", leaders.join("; ")));
-        }
+        out.extend(leaders(r));
         let mut items = delta_items(&r.envs, &r.scenarios);
         items.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (_, s) in items.into_iter().take(EXECUTIVE_HEADLINES) {
@@ -175,23 +156,8 @@ pub fn executive(r: &Report) -> Vec<String> {
         }
     }
     out.push(bottlenecks(r));
-    if let Some(k) = knees(r) {
-        out.push(k);
-    }
-    if let Some(worst) = r
-        .cold_starts
-        .iter()
-        .min_by(|a, b| a.whole_vs_steady_pct.total_cmp(&b.whole_vs_steady_pct))
-    {
-        out.push(format!(
-            "{} step(s) started cold; the worst ({} {} at {} threads) lost {} of its steady throughput.",
-            r.cold_starts.len(),
-            r.env_name(worst.env),
-            worst.scenario,
-            worst.threads,
-            format::pct_words(worst.whole_vs_steady_pct)
-        ));
-    }
+    out.extend(knees(r));
+    out.extend(cold_start(r));
     let warnings = r
         .warnings
         .iter()
@@ -203,6 +169,114 @@ pub fn executive(r: &Report) -> Vec<String> {
         ));
     }
     out
+}
+
+/// PASS or FAIL against the baseline: how many cells regressed, improved or are within
+/// noise (and not judged), and how many could not be compared.
+fn verdict(r: &Report) -> Option<String> {
+    let (Some(v), Some(b)) = (&r.verdict, r.baseline) else {
+        return None;
+    };
+    let base = r.env_name(b);
+    let word = r.verdict_word().unwrap_or("PASS");
+    // The regressed cells themselves are a table beside the summary, not a list in this
+    // sentence.
+    let mut sentence = if v.compared == 0 {
+        format!("{word}: no cell could be compared with the baseline {base}.")
+    } else {
+        format!(
+            "{word}: against the baseline {base}, of {} compared cells {} regressed, {} improved and {} are within noise (a verdict needs the whole 95% interval of Δ TPS or Δ p95 beyond {}%).",
+            v.compared, v.failed, v.improved, v.within_noise, r.threshold_pct,
+        )
+    };
+    if v.not_judged > 0 {
+        sentence.push_str(&format!(
+            " {} {} not judged: a step too short for an interval, or without per-second figures.",
+            v.not_judged,
+            if v.not_judged == 1 {
+                "cell is"
+            } else {
+                "cells are"
+            },
+        ));
+    }
+    if v.missing > 0 {
+        sentence.push_str(&format!(
+            " {} {} not comparable: the baseline has no counterpart at that scenario and thread count, or a step was cancelled{}.",
+            v.missing,
+            if v.missing == 1 { "cell is" } else { "cells are" },
+            if r.fail_on_missing {
+                "; with --fail-on-missing they count as regressions"
+            } else {
+                ""
+            }
+        ));
+    }
+    Some(sentence)
+}
+
+/// The noise floor per scenario: the smallest TPS (and p95) differences these runs can
+/// tell apart, and how to narrow it (`None` without a comparison with intervals).
+pub fn noise_floors(r: &Report) -> Option<String> {
+    let parts: Vec<String> = r
+        .scenarios
+        .iter()
+        .filter_map(|s| {
+            let n = s.noise.as_ref()?;
+            let tps = n.tps.pct?;
+            let p95 = n
+                .p95
+                .pct
+                .map(|p| format!(" (p95: {})", format::pct_words(p)))
+                .unwrap_or_default();
+            Some(format!("{} in {}{p95}", format::pct_words(tps), s.scenario))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Noise floor: TPS differences under {} cannot be told apart on these runs; run longer steps or repeat the ladder to narrow it.",
+            parts.join(", ")
+        )
+    })
+}
+
+/// The environment with the highest peak TPS in each scenario.
+fn leaders(r: &Report) -> Option<String> {
+    let leaders: Vec<String> = r
+        .scenarios
+        .iter()
+        .filter_map(|s| {
+            let (env, p) = s
+                .envs
+                .iter()
+                .filter_map(|e| e.peak.map(|p| (e.env, p)))
+                .max_by(|a, b| a.1.tps.total_cmp(&b.1.tps))?;
+            Some(format!(
+                "{} in {} ({} TPS at {} threads)",
+                r.env_name(env),
+                s.scenario,
+                format::rate(p.tps),
+                p.threads
+            ))
+        })
+        .collect();
+    (!leaders.is_empty()).then(|| format!("Highest throughput: {}.", leaders.join("; ")))
+}
+
+/// How many steps started cold, and the one that lost the most.
+fn cold_start(r: &Report) -> Option<String> {
+    let worst = r
+        .cold_starts
+        .iter()
+        .min_by(|a, b| a.whole_vs_steady_pct.total_cmp(&b.whole_vs_steady_pct))?;
+    Some(format!(
+        "{} step(s) started cold; the worst ({} {} at {} threads) lost {} of its steady throughput.",
+        r.cold_starts.len(),
+        r.env_name(worst.env),
+        worst.scenario,
+        worst.threads,
+        format::pct_words(worst.whole_vs_steady_pct)
+    ))
 }
 
 fn scope(r: &Report) -> String {

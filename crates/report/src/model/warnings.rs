@@ -20,6 +20,21 @@ const CLIENT_SATURATED_PCT: f64 = 85.0;
 /// Dataset / buffer pool ratio under which reads come from memory (seed 003 asks ≥ 1.5).
 const STORAGE_TEST_RATIO: f64 = 1.5;
 
+/// One check of one run: its warning, if it has one, as a severity and a sentence that
+/// starts with the run's name.
+type RunCheck = fn(&ReportRun, &str) -> Option<(Severity, String)>;
+
+/// The checks of each run, in the order their warnings are listed.
+const RUN_CHECKS: [RunCheck; 7] = [
+    unfinished,
+    server_figures,
+    missing_samples,
+    errors_and_reconnects,
+    saturated_client,
+    cancelled_steps,
+    dataset_in_memory,
+];
+
 pub fn collect(
     runs: &[&ReportRun],
     scenarios: &[ScenarioReport],
@@ -35,129 +50,9 @@ pub fn collect(
     };
     for (env, run) in runs.iter().enumerate() {
         let name = run.label();
-        if let Some(state) = run.state.as_deref().filter(|s| *s != "finished") {
-            push(
-                Severity::Warning,
-                Some(env),
-                format!("{name}: the run is {state}; steps cut short are marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts"),
-            );
-        }
-        let steps: Vec<String> = steps_where(run, |s| s.server.is_none());
-        if !run.steps.is_empty() && steps.len() == run.steps.len() {
-            push(
-                Severity::Note,
-                Some(env),
-                format!("{name}: no server CPU or disk figures were collected, so bottlenecks can only be judged from throughput and latency"),
-            );
-        } else if !steps.is_empty() {
-            push(
-                Severity::Warning,
-                Some(env),
-                format!("{name}: no server figures for {}", list(&steps)),
-            );
-        }
-        let short: Vec<String> = run
-            .steps
-            .iter()
-            .filter_map(|s| {
-                let sv = s.server.as_ref()?;
-                let expected = sv.expected_samples;
-                (expected > 0 && (sv.samples as f64) < expected as f64 * MIN_SAMPLE_SHARE).then(
-                    || {
-                        format!(
-                            "{}@{} ({} of {})",
-                            s.result.scenario, s.result.threads, sv.samples, expected
-                        )
-                    },
-                )
-            })
-            .collect();
-        if !short.is_empty() {
-            push(
-                Severity::Warning,
-                Some(env),
-                format!(
-                    "{name}: server samples are missing for {}: the CPU and disk averages of these steps cover less than the whole step",
-                    list(&short)
-                ),
-            );
-        }
-        let errors: Vec<String> = run
-            .steps
-            .iter()
-            .filter(|s| s.result.ignored_errors > 0 || s.result.reconnects > 0)
-            .map(|s| {
-                let r = &s.result;
-                format!(
-                    "{}@{} ({} errors, {} reconnects)",
-                    r.scenario,
-                    r.threads,
-                    format::grouped(r.ignored_errors as f64, 0),
-                    format::grouped(r.reconnects as f64, 0)
-                )
-            })
-            .collect();
-        if !errors.is_empty() {
-            push(
-                Severity::Warning,
-                Some(env),
-                format!(
-                    "{name}: ignored errors or reconnects in {}: the transactions were retried, so throughput includes rework",
-                    list(&errors)
-                ),
-            );
-        }
-        let saturated: Vec<String> = run
-            .steps
-            .iter()
-            .filter(|s| s.result.client_cpu.percent_of_machine >= CLIENT_SATURATED_PCT)
-            .map(|s| {
-                format!(
-                    "{}@{} ({})",
-                    s.result.scenario,
-                    s.result.threads,
-                    format::pct(s.result.client_cpu.percent_of_machine)
-                )
-            })
-            .collect();
-        if !saturated.is_empty() {
-            push(
-                Severity::Warning,
-                Some(env),
-                format!(
-                    "{name}: the load generator's CPU was saturated in {}: these steps measured the client as much as the server",
-                    list(&saturated)
-                ),
-            );
-        }
-        let cancelled = steps_where(run, |s| s.result.cancelled);
-        if !cancelled.is_empty() {
-            push(
-                Severity::Warning,
-                Some(env),
-                format!(
-                    "{name}: {} was cancelled before its time was up: marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts",
-                    list(&cancelled)
-                ),
-            );
-        }
-        let e = &run.environment;
-        if let (Some(d), Some(b)) = (e.dataset_gb_estimate, e.buffer_pool_gb) {
-            if b > 0.0 && d < b * STORAGE_TEST_RATIO {
-                let fits = if d <= b {
-                    "fits in"
-                } else {
-                    "is barely larger than"
-                };
-                push(
-                    Severity::Note,
-                    Some(env),
-                    format!(
-                        "{name}: the dataset ({}) {fits} the buffer pool ({}): reads were served mostly from memory, so these numbers measure CPU and memory rather than storage; for a storage (IO) test use a dataset at least 1.5× the buffer pool",
-                        format::gib(d),
-                        format::gib(b)
-                    ),
-                );
+        for check in RUN_CHECKS {
+            if let Some((severity, text)) = check(run, name) {
+                push(severity, Some(env), text);
             }
         }
         for w in &run.warnings {
@@ -165,45 +60,11 @@ pub fn collect(
         }
     }
     if runs.len() > 1 {
-        let datasets: BTreeSet<Option<String>> = runs
-            .iter()
-            .map(|r| super::environment::dataset_words(&r.plan))
-            .collect();
-        if datasets.len() > 1 {
-            let each: Vec<String> = runs
-                .iter()
-                .map(|r| {
-                    format!(
-                        "{}: {}",
-                        r.label(),
-                        super::environment::dataset_words(&r.plan)
-                            .unwrap_or_else(|| "unknown".into())
-                    )
-                })
-                .collect();
-            push(
-                Severity::Warning,
-                None,
-                format!(
-                    "the compared runs used different datasets ({}): differences may come from the data size rather than the environment",
-                    each.join("; ")
-                ),
-            );
+        if let Some(text) = different_datasets(runs) {
+            push(Severity::Warning, None, text);
         }
-        for s in scenarios {
-            let missing: Vec<String> = s
-                .envs
-                .iter()
-                .filter(|e| e.cells.iter().all(Option::is_none))
-                .map(|e| runs[e.env].label().to_string())
-                .collect();
-            if !missing.is_empty() {
-                push(
-                    Severity::Note,
-                    None,
-                    format!("{} was not run on {}", s.scenario, missing.join(", ")),
-                );
-            }
+        for text in scenarios_not_run(runs, scenarios) {
+            push(Severity::Note, None, text);
         }
     }
     for c in cold_starts {
@@ -211,6 +72,186 @@ pub fn collect(
     }
     out.sort_by_key(|w| w.severity);
     out
+}
+
+fn unfinished(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let state = run.state.as_deref().filter(|s| *s != "finished")?;
+    Some((
+        Severity::Warning,
+        format!("{name}: the run is {state}; steps cut short are marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts"),
+    ))
+}
+
+/// Server figures missing for the whole run (a note: the run did not ask for them) or for
+/// some of its steps (a warning: they were lost).
+fn server_figures(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let steps: Vec<String> = steps_where(run, |s| s.server.is_none());
+    if !run.steps.is_empty() && steps.len() == run.steps.len() {
+        Some((
+            Severity::Note,
+            format!("{name}: no server CPU or disk figures were collected, so bottlenecks can only be judged from throughput and latency"),
+        ))
+    } else if !steps.is_empty() {
+        Some((
+            Severity::Warning,
+            format!("{name}: no server figures for {}", list(&steps)),
+        ))
+    } else {
+        None
+    }
+}
+
+fn missing_samples(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let short: Vec<String> = run
+        .steps
+        .iter()
+        .filter_map(|s| {
+            let sv = s.server.as_ref()?;
+            let expected = sv.expected_samples;
+            (expected > 0 && (sv.samples as f64) < expected as f64 * MIN_SAMPLE_SHARE).then(|| {
+                format!(
+                    "{}@{} ({} of {})",
+                    s.result.scenario, s.result.threads, sv.samples, expected
+                )
+            })
+        })
+        .collect();
+    (!short.is_empty()).then(|| {
+        (
+            Severity::Warning,
+            format!(
+                "{name}: server samples are missing for {}: the CPU and disk averages of these steps cover less than the whole step",
+                list(&short)
+            ),
+        )
+    })
+}
+
+fn errors_and_reconnects(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let errors: Vec<String> = run
+        .steps
+        .iter()
+        .filter(|s| s.result.ignored_errors > 0 || s.result.reconnects > 0)
+        .map(|s| {
+            let r = &s.result;
+            format!(
+                "{}@{} ({} errors, {} reconnects)",
+                r.scenario,
+                r.threads,
+                format::grouped(r.ignored_errors as f64, 0),
+                format::grouped(r.reconnects as f64, 0)
+            )
+        })
+        .collect();
+    (!errors.is_empty()).then(|| {
+        (
+            Severity::Warning,
+            format!(
+                "{name}: ignored errors or reconnects in {}: the transactions were retried, so throughput includes rework",
+                list(&errors)
+            ),
+        )
+    })
+}
+
+fn saturated_client(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let saturated: Vec<String> = run
+        .steps
+        .iter()
+        .filter(|s| s.result.client_cpu.percent_of_machine >= CLIENT_SATURATED_PCT)
+        .map(|s| {
+            format!(
+                "{}@{} ({})",
+                s.result.scenario,
+                s.result.threads,
+                format::pct(s.result.client_cpu.percent_of_machine)
+            )
+        })
+        .collect();
+    (!saturated.is_empty()).then(|| {
+        (
+            Severity::Warning,
+            format!(
+                "{name}: the load generator's CPU was saturated in {}: these steps measured the client as much as the server",
+                list(&saturated)
+            ),
+        )
+    })
+}
+
+fn cancelled_steps(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let cancelled = steps_where(run, |s| s.result.cancelled);
+    (!cancelled.is_empty()).then(|| {
+        (
+            Severity::Warning,
+            format!(
+                "{name}: {} was cancelled before its time was up: marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts",
+                list(&cancelled)
+            ),
+        )
+    })
+}
+
+fn dataset_in_memory(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let e = &run.environment;
+    let (d, b) = (e.dataset_gb_estimate?, e.buffer_pool_gb?);
+    if !(b > 0.0 && d < b * STORAGE_TEST_RATIO) {
+        return None;
+    }
+    let fits = if d <= b {
+        "fits in"
+    } else {
+        "is barely larger than"
+    };
+    Some((
+        Severity::Note,
+        format!(
+            "{name}: the dataset ({}) {fits} the buffer pool ({}): reads were served mostly from memory, so these numbers measure CPU and memory rather than storage; for a storage (IO) test use a dataset at least 1.5× the buffer pool",
+            format::gib(d),
+            format::gib(b)
+        ),
+    ))
+}
+
+fn different_datasets(runs: &[&ReportRun]) -> Option<String> {
+    let datasets: BTreeSet<Option<String>> = runs
+        .iter()
+        .map(|r| super::environment::dataset_words(&r.plan))
+        .collect();
+    if datasets.len() <= 1 {
+        return None;
+    }
+    let each: Vec<String> = runs
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {}",
+                r.label(),
+                super::environment::dataset_words(&r.plan).unwrap_or_else(|| "unknown".into())
+            )
+        })
+        .collect();
+    Some(format!(
+        "the compared runs used different datasets ({}): differences may come from the data size rather than the environment",
+        each.join("; ")
+    ))
+}
+
+/// One sentence per scenario that some compared environments did not run.
+fn scenarios_not_run(runs: &[&ReportRun], scenarios: &[ScenarioReport]) -> Vec<String> {
+    scenarios
+        .iter()
+        .filter_map(|s| {
+            let missing: Vec<String> = s
+                .envs
+                .iter()
+                .filter(|e| e.cells.iter().all(Option::is_none))
+                .map(|e| runs[e.env].label().to_string())
+                .collect();
+            (!missing.is_empty())
+                .then(|| format!("{} was not run on {}", s.scenario, missing.join(", ")))
+        })
+        .collect()
 }
 
 fn steps_where(run: &ReportRun, f: impl Fn(&crate::input::ReportStep) -> bool) -> Vec<String> {

@@ -1,10 +1,15 @@
 //! The performance matrix as CSV (RFC 4180): one row per environment × scenario × thread
-//! count, with the Δ% and verdict against the baseline. Numbers are plain (a dot for the
-//! decimal point, no thousands separators) so that spreadsheets read them as numbers.
+//! count, with each figure's 95% interval, the Δ% against the baseline with its 95%
+//! interval, the noise width and the verdict. Numbers are plain (a dot for the decimal
+//! point, no thousands separators) so that spreadsheets read them as numbers; a figure
+//! without an interval leaves its bounds empty.
 
+use dbdyno_stats::Judgement;
+
+use crate::model::noise::Spread;
 use crate::model::{Cell, DeltaRow, Report};
 
-pub const HEADER: [&str; 22] = [
+pub const HEADER: [&str; 39] = [
     "run_id",
     "environment",
     "baseline",
@@ -26,6 +31,23 @@ pub const HEADER: [&str; 22] = [
     "delta_p95_pct",
     "delta_p99_pct",
     "delta_cpu_pct",
+    "tps_ci_lower",
+    "tps_ci_upper",
+    "qps_ci_lower",
+    "qps_ci_upper",
+    "p95_ci_lower_ms",
+    "p95_ci_upper_ms",
+    "p99_ci_lower_ms",
+    "p99_ci_upper_ms",
+    "delta_tps_lower_pct",
+    "delta_tps_upper_pct",
+    "delta_qps_lower_pct",
+    "delta_qps_upper_pct",
+    "delta_p95_lower_pct",
+    "delta_p95_upper_pct",
+    "delta_p99_lower_pct",
+    "delta_p99_upper_pct",
+    "noise_pct",
     "verdict",
 ];
 
@@ -71,7 +93,29 @@ fn row(
     let f = |v: f64| format!("{v:.4}");
     let of = |v: Option<f64>| v.map(f).unwrap_or_default();
     let ou = |v: Option<u32>| v.map(|v| v.to_string()).unwrap_or_default();
-    vec![
+    let ci = |s: &Spread| match s {
+        Spread::Estimated(e) => e.interval.map(|i| (i.lower, i.upper)),
+        Spread::NoSeries { .. } => None,
+    };
+    let j = d.and_then(|d| d.judged.as_ref());
+    let delta = |pick: fn(&crate::model::noise::CellJudgement) -> Option<&Judgement>| {
+        j.and_then(pick).and_then(|j| j.delta.bounds_pct())
+    };
+    let mut bounds = Vec::with_capacity(16);
+    let i = &c.intervals;
+    for b in [ci(&i.tps), ci(&i.qps), ci(&i.p95), ci(&i.p99)]
+        .into_iter()
+        .chain([
+            delta(|j| Some(&j.tps)),
+            delta(|j| Some(&j.qps)),
+            delta(|j| j.p95.as_ref()),
+            delta(|j| j.p99.as_ref()),
+        ])
+    {
+        bounds.push(of(b.map(|b| b.0)));
+        bounds.push(of(b.map(|b| b.1)));
+    }
+    let mut row = vec![
         run_id.to_string(),
         env.to_string(),
         baseline.to_string(),
@@ -93,13 +137,16 @@ fn row(
         of(d.and_then(|d| d.p95_pct)),
         of(d.and_then(|d| d.p99_pct)),
         of(d.and_then(|d| d.cpu_pct)),
-        // A cancelled step says so whether or not there is a baseline.
-        match d {
-            Some(d) => d.verdict_label().to_string(),
-            None if c.cancelled => super::side::CANCELLED.to_string(),
-            None => String::new(),
-        },
-    ]
+    ];
+    row.extend(bounds);
+    row.push(of(d.and_then(|d| d.noise_pct)));
+    // A cancelled step says so whether or not there is a baseline.
+    row.push(match d {
+        Some(d) => d.verdict_label().to_string(),
+        None if c.cancelled => super::side::CANCELLED.to_string(),
+        None => String::new(),
+    });
+    row
 }
 
 /// Quotes a field when it holds a comma, a quote or a line break; doubles inner quotes.

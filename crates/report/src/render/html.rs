@@ -333,14 +333,15 @@ fn side_table(o: &mut String, t: &side::SideTable) {
                 side::Tone::Bad => ("bad", false),
                 side::Tone::Muted => ("muted", !c.numeric),
                 side::Tone::Cancelled => ("cancelled", !c.numeric),
-                side::Tone::Pass => ("pass", true),
-                side::Tone::Fail => ("fail", true),
+                side::Tone::Regressed => ("fail", true),
+                side::Tone::Improved => ("pass", true),
+                side::Tone::Noise => ("noise", true),
             };
-            let note = f
-                .note
-                .as_deref()
-                .map(|n| format!(" <small>{}</small>", esc(n)))
-                .unwrap_or_default();
+            let note = [f.range.as_deref().map(|r| format!("({r})")), f.note.clone()]
+                .into_iter()
+                .flatten()
+                .map(|n| format!(" <small>{}</small>", esc(&n)))
+                .collect::<String>();
             if badge {
                 let _ = write!(
                     o,

@@ -40,7 +40,7 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(o, "# {}\n", esc(&r.title));
     let _ = writeln!(
         o,
-        "_Generated {} by DB Dyno {}. Regression threshold: {}% (TPS drop or p95 rise)._\n",
+        "_Generated {} by DB Dyno {}. Regression threshold: {}% (TPS drop or p95 rise, the whole 95% interval of Δ beyond it)._\n",
         format::datetime(r.generated_at_ms),
         esc(&r.tool_version),
         r.threshold_pct
@@ -145,8 +145,8 @@ pub fn side_table(o: &mut String, t: &side::SideTable) {
         let _ = write!(o, "|");
         for f in row {
             let text = match f.tone {
-                side::Tone::Fail => format!("**{}**", esc(&f.text)),
-                _ => esc(&f.text),
+                side::Tone::Regressed | side::Tone::Improved => format!("**{}**", esc(&f.text)),
+                _ => esc(&f.text_with_range()),
             };
             match &f.note {
                 Some(n) => {
@@ -165,7 +165,7 @@ fn matrix(o: &mut String, r: &Report) {
     if r.baseline.is_some() {
         let _ = writeln!(
             o,
-            "## Performance summary (side by side)\n\nTPS and p95 latency of each environment beside the baseline **{}**, with the change and the verdict (threshold {}%).\n",
+            "## Performance summary (side by side)\n\nTPS and p95 latency of each environment beside the baseline **{}**, with the change, its 95% interval in parentheses, and the verdict (threshold {}%).\n",
             esc(r.env_name(r.baseline.unwrap_or(0))),
             r.threshold_pct
         );
@@ -224,7 +224,7 @@ fn deltas(o: &mut String, r: &Report) {
     let base = r.env_name(r.baseline.unwrap_or(0));
     let _ = writeln!(
         o,
-        "## Delta analysis\n\nAgainst the baseline **{}**; a cell fails when TPS falls or p95 rises by more than {}% (p95 changes under {} ms never fail).\n",
+        "## Delta analysis\n\nAgainst the baseline **{}**, each Δ with its 95% interval in parentheses. A cell is REGRESSED when the whole interval of Δ TPS lies below −{1}% or that of Δ p95 above +{1}% (p95 changes under {2} ms never count), IMPROVED when it lies beyond {1}% on the better side, and within noise otherwise (± the noise's width); a cell without intervals is not judged.\n",
         esc(base),
         r.threshold_pct,
         r.latency_floor_ms
@@ -237,9 +237,22 @@ fn deltas(o: &mut String, r: &Report) {
     for s in &r.scenarios {
         for c in &s.comparisons {
             for d in &c.rows {
-                let verdict = match d.verdict {
-                    Verdict::Fail => format!("**FAIL**: {}", esc(&d.reasons.join("; "))),
+                let verdict = match (d.verdict, d.noise_pct) {
+                    (Verdict::Regressed | Verdict::Improved, _) => {
+                        format!("**{}**: {}", d.verdict_label(), esc(&d.reasons.join("; ")))
+                    }
+                    (Verdict::NotJudged, _) => {
+                        format!("{}: {}", d.verdict_label(), esc(&d.reasons.join("; ")))
+                    }
+                    (Verdict::WithinNoise, Some(n)) => {
+                        format!("{} (±{})", d.verdict_label(), format::pct_words(n))
+                    }
                     _ => d.verdict_label().to_string(),
+                };
+                let j = d.judged.as_ref();
+                let with_range = |pct: Option<f64>, fig: Option<&dbdyno_stats::Judgement>| {
+                    pct.map(|p| format::delta_with_range(p, fig.and_then(|f| f.delta.bounds_pct())))
+                        .unwrap_or_else(|| "—".into())
                 };
                 let _ = writeln!(
                     o,
@@ -247,10 +260,10 @@ fn deltas(o: &mut String, r: &Report) {
                     s.scenario,
                     esc(r.env_name(c.env)),
                     d.threads,
-                    opt(d.tps_pct, format::delta_pct),
-                    opt(d.qps_pct, format::delta_pct),
-                    opt(d.p95_pct, format::delta_pct),
-                    opt(d.p99_pct, format::delta_pct),
+                    with_range(d.tps_pct, j.map(|j| &j.tps)),
+                    with_range(d.qps_pct, j.map(|j| &j.qps)),
+                    with_range(d.p95_pct, j.and_then(|j| j.p95.as_ref())),
+                    with_range(d.p99_pct, j.and_then(|j| j.p99.as_ref())),
                     opt(d.cpu_pct, format::delta_pct),
                     verdict
                 );
@@ -292,6 +305,19 @@ fn analysis(o: &mut String, r: &Report) {
         }
         o.push('\n');
     }
+    knees_and_bottlenecks(o, r);
+    efficiency(o, r);
+    if !r.cold_starts.is_empty() {
+        let _ = writeln!(o, "### Cold start\n");
+        for c in &r.cold_starts {
+            let _ = writeln!(o, "- {}", esc(&c.sentence));
+        }
+        o.push('\n');
+    }
+    recommendations(o, r);
+}
+
+fn knees_and_bottlenecks(o: &mut String, r: &Report) {
     let _ = writeln!(o, "### Scaling, knee and bottleneck\n");
     let _ = writeln!(
         o,
@@ -319,6 +345,10 @@ fn analysis(o: &mut String, r: &Report) {
         }
     }
     o.push('\n');
+}
+
+/// QPS per server CPU %, scenario × threads by environment.
+fn efficiency(o: &mut String, r: &Report) {
     let _ = writeln!(o, "### Efficiency (QPS per server CPU %)\n");
     let any = r.scenarios.iter().any(|s| {
         s.envs
@@ -345,13 +375,10 @@ fn analysis(o: &mut String, r: &Report) {
         let _ = writeln!(o, "No server CPU figures were collected.");
     }
     o.push('\n');
-    if !r.cold_starts.is_empty() {
-        let _ = writeln!(o, "### Cold start\n");
-        for c in &r.cold_starts {
-            let _ = writeln!(o, "- {}", esc(&c.sentence));
-        }
-        o.push('\n');
-    }
+}
+
+/// Per scenario and environment: the thread count to run at and what to try next.
+fn recommendations(o: &mut String, r: &Report) {
     let _ = writeln!(o, "### Recommendations\n");
     for s in &r.scenarios {
         for e in &s.envs {

@@ -1,13 +1,17 @@
 //! The side-by-side comparison table of one scenario, laid out once for the HTML, PDF and
 //! Markdown renderers (seed 000's "Side-by-side QPS/TPS"): per thread count, the
-//! baseline's and every other environment's TPS and p95 with their Δ% and verdict.
+//! baseline's and every other environment's TPS and p95 with their Δ% and its 95%
+//! interval ("−11.8% (−13.0…−10.6)"), and the verdict (REGRESSED, IMPROVED, within noise
+//! with its width, not judged).
 //!
 //! With two environments the columns read `Threads | base TPS | env TPS | Δ TPS | base p95
 //! | env p95 | Δ p95 | Verdict`; with more, each further environment adds its value and Δ
 //! to both groups and a verdict column of its own. The renderers only style the fields.
 
 use crate::format;
-use crate::model::{Cell, Report, ScenarioReport, Verdict};
+use dbdyno_stats::{Judgement, Verdict as FigureVerdict};
+
+use crate::model::{Cell, DeltaRow, EnvScenario, Report, ScenarioReport, Verdict};
 
 /// How a field should look; each renderer maps it to its colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,19 +21,25 @@ pub enum Tone {
     Good,
     /// A change for the worse.
     Bad,
-    /// Not available.
+    /// Not available, or not judged.
     Muted,
-    Pass,
-    Fail,
     /// A step cut short: shown, never compared.
     Cancelled,
+    /// Verdicts: the whole interval of Δ beyond the threshold on the worse or better
+    /// side, or the runs cannot tell (within noise).
+    Regressed,
+    Improved,
+    Noise,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
     pub text: String,
     pub tone: Tone,
-    /// Why a verdict failed.
+    /// A Δ's 95% interval, "−13.0…−10.6" (percent): beside the Δ in HTML and Markdown,
+    /// under it in the PDF.
+    pub range: Option<String>,
+    /// Why a cell regressed, improved or was not judged.
     pub note: Option<String>,
 }
 
@@ -38,7 +48,16 @@ impl Field {
         Field {
             text,
             tone,
+            range: None,
             note: None,
+        }
+    }
+
+    /// The text with its interval in parentheses, as a line of text shows it.
+    pub fn text_with_range(&self) -> String {
+        match &self.range {
+            Some(r) => format!("{} ({r})", self.text),
+            None => self.text.clone(),
         }
     }
 }
@@ -54,7 +73,7 @@ pub struct Column {
 pub struct SideTable {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<Field>>,
-    /// Rows where some environment failed (shaded).
+    /// Rows where some environment regressed (shaded).
     pub failed: Vec<bool>,
 }
 
@@ -70,14 +89,22 @@ pub fn threads_label(c: &Cell) -> String {
     }
 }
 
-fn delta(v: Option<f64>, lower_is_better: bool) -> Field {
-    let tone = match v {
-        Some(d) if d.abs() < 0.05 => Tone::Plain,
-        Some(d) if (d > 0.0) != lower_is_better => Tone::Good,
-        Some(_) => Tone::Bad,
-        None => Tone::Muted,
+/// A Δ with its 95% interval, coloured only when its whole interval lies beyond the
+/// threshold (a difference inside the noise is not shown as better or worse).
+fn delta(v: Option<f64>, judged: Option<&Judgement>) -> Field {
+    let Some(d) = v else {
+        return Field::new("—".into(), Tone::Muted);
     };
-    Field::new(v.map(format::delta_pct).unwrap_or_else(|| "—".into()), tone)
+    let tone = match judged.map(|j| j.verdict) {
+        Some(FigureVerdict::Regressed) => Tone::Bad,
+        Some(FigureVerdict::Improved) => Tone::Good,
+        _ => Tone::Plain,
+    };
+    let mut f = Field::new(format::delta_pct(d), tone);
+    f.range = judged
+        .and_then(|j| j.delta.bounds_pct())
+        .map(|(lo, hi)| format::delta_range(lo, hi));
+    f
 }
 
 fn value(c: Option<&Cell>, f: impl Fn(&Cell) -> String) -> Field {
@@ -95,6 +122,24 @@ pub fn side_by_side(r: &Report, s: &ScenarioReport) -> Option<SideTable> {
     if s.comparisons.is_empty() {
         return None;
     }
+    let mut rows = Vec::with_capacity(s.threads.len());
+    let mut failed = Vec::with_capacity(s.threads.len());
+    for (i, t) in s.threads.iter().enumerate() {
+        let (row, any_failed) = row(s, base_env, i, *t);
+        rows.push(row);
+        failed.push(any_failed);
+    }
+    Some(SideTable {
+        columns: columns(r, s, base),
+        rows,
+        failed,
+    })
+}
+
+/// Threads; the TPS group (baseline, then each environment with its Δ); the p95 group
+/// likewise; a verdict per environment. With one environment against the baseline the
+/// Δ and verdict titles leave its name out.
+fn columns(r: &Report, s: &ScenarioReport, base: usize) -> Vec<Column> {
     let two = s.comparisons.len() == 1;
     let name = |env: usize| r.env_name(env).to_string();
     let mut columns = vec![Column {
@@ -126,52 +171,64 @@ pub fn side_by_side(r: &Report, s: &ScenarioReport) -> Option<SideTable> {
             false,
         ));
     }
-    let mut rows = Vec::with_capacity(s.threads.len());
-    let mut failed = Vec::with_capacity(s.threads.len());
-    for (i, t) in s.threads.iter().enumerate() {
-        let mut row = vec![Field::new(t.to_string(), Tone::Plain)];
-        let cell_of = |env: usize| {
-            s.envs
-                .iter()
-                .find(|e| e.env == env)
-                .and_then(|e| e.cells[i].as_ref())
-        };
-        let b = base_env.cells[i].as_ref();
-        row.push(value(b, |c| format::rate(c.tps)));
-        for c in &s.comparisons {
-            row.push(value(cell_of(c.env), |c| format::rate(c.tps)));
-            row.push(delta(c.rows[i].tps_pct, false));
-        }
-        let p95 = |c: &Cell| c.p95_ms.map(format::ms).unwrap_or_else(|| "—".into());
-        row.push(value(b, p95));
-        for c in &s.comparisons {
-            row.push(value(cell_of(c.env), p95));
-            row.push(delta(c.rows[i].p95_pct, true));
-        }
-        let mut any_failed = false;
-        for c in &s.comparisons {
-            let d = &c.rows[i];
-            let tone = match d.verdict {
-                _ if d.cancelled => Tone::Cancelled,
-                Verdict::Pass => Tone::Pass,
-                Verdict::Fail => Tone::Fail,
-                Verdict::Missing => Tone::Muted,
-            };
-            any_failed |= d.verdict == Verdict::Fail;
-            let mut f = Field::new(d.verdict_label().to_string(), tone);
-            if !d.reasons.is_empty() {
-                f.note = Some(d.reasons.join("; "));
-            }
-            row.push(f);
-        }
-        rows.push(row);
-        failed.push(any_failed);
+    columns
+}
+
+/// The row of the `i`-th thread count, and whether any environment failed in it.
+fn row(s: &ScenarioReport, base_env: &EnvScenario, i: usize, t: u32) -> (Vec<Field>, bool) {
+    let mut row = vec![Field::new(t.to_string(), Tone::Plain)];
+    let cell_of = |env: usize| {
+        s.envs
+            .iter()
+            .find(|e| e.env == env)
+            .and_then(|e| e.cells[i].as_ref())
+    };
+    let b = base_env.cells[i].as_ref();
+    row.push(value(b, |c| format::rate(c.tps)));
+    for c in &s.comparisons {
+        row.push(value(cell_of(c.env), |c| format::rate(c.tps)));
+        let d = &c.rows[i];
+        row.push(delta(d.tps_pct, d.judged.as_ref().map(|j| &j.tps)));
     }
-    Some(SideTable {
-        columns,
-        rows,
-        failed,
-    })
+    let p95 = |c: &Cell| c.p95_ms.map(format::ms).unwrap_or_else(|| "—".into());
+    row.push(value(b, p95));
+    for c in &s.comparisons {
+        row.push(value(cell_of(c.env), p95));
+        let d = &c.rows[i];
+        row.push(delta(
+            d.p95_pct,
+            d.judged.as_ref().and_then(|j| j.p95.as_ref()),
+        ));
+    }
+    let mut any_failed = false;
+    for c in &s.comparisons {
+        let d = &c.rows[i];
+        any_failed |= d.verdict == Verdict::Regressed;
+        row.push(verdict(d));
+    }
+    (row, any_failed)
+}
+
+/// The verdict ("within noise" with the noise's width), with why as its note.
+fn verdict(d: &DeltaRow) -> Field {
+    let tone = match d.verdict {
+        _ if d.cancelled => Tone::Cancelled,
+        Verdict::Regressed => Tone::Regressed,
+        Verdict::Improved => Tone::Improved,
+        Verdict::WithinNoise => Tone::Noise,
+        Verdict::NotJudged | Verdict::Missing => Tone::Muted,
+    };
+    let text = match (d.verdict, d.noise_pct) {
+        (Verdict::WithinNoise, Some(n)) if !d.cancelled => {
+            format!("{} (±{})", d.verdict_label(), format::pct_words(n))
+        }
+        _ => d.verdict_label().to_string(),
+    };
+    let mut f = Field::new(text, tone);
+    if !d.reasons.is_empty() {
+        f.note = Some(d.reasons.join("; "));
+    }
+    f
 }
 
 /// One regressed cell, for the cover's small table.
@@ -191,7 +248,7 @@ pub fn regressions(r: &Report) -> Vec<Regression> {
     let mut out = Vec::new();
     for s in &r.scenarios {
         for c in &s.comparisons {
-            for d in c.rows.iter().filter(|d| d.verdict == Verdict::Fail) {
+            for d in c.rows.iter().filter(|d| d.verdict == Verdict::Regressed) {
                 out.push(Regression {
                     env: r.env_name(c.env).to_string(),
                     scenario: s.scenario.to_string(),

@@ -95,16 +95,7 @@ pub fn render_with_warnings(
         Some(f) => font::Chosen::Files(f.clone()),
         None => font::choose(r, opts.font_root.as_deref())?,
     };
-    let mut doc = PdfDocument::new(&r.title);
-    doc.metadata.info.creator = format!("DB Dyno {}", r.tool_version);
-    doc.metadata.info.producer = "DB Dyno (printpdf)".to_string();
-    doc.metadata.info.subject = "Database benchmark report".to_string();
-    // printpdf defaults every date to 1970-01-01: the report's own time is the truth.
-    if let Ok(t) = printpdf::OffsetDateTime::from_unix_timestamp(r.generated_at_ms / 1000) {
-        doc.metadata.info.creation_date = t;
-        doc.metadata.info.modification_date = t;
-        doc.metadata.info.metadata_date = t;
-    }
+    let mut doc = document(r);
     let fonts = match chosen {
         font::Chosen::Embedded(faces) => font::Fonts::embedded(*faces, &mut doc),
         font::Chosen::Files(files) => font::Fonts::load(files, &mut doc)?,
@@ -134,14 +125,34 @@ pub fn render_with_warnings(
         .into_iter()
         .map(|ops| PdfPage::new(Mm(wmm), Mm(hmm), ops))
         .collect();
+    let bytes = save(doc.with_pages(pages), &mut warnings_out)?;
+    Ok((bytes, warnings_out))
+}
+
+/// An empty document carrying the report's title, maker and time.
+fn document(r: &Report) -> PdfDocument {
+    let mut doc = PdfDocument::new(&r.title);
+    doc.metadata.info.creator = format!("DB Dyno {}", r.tool_version);
+    doc.metadata.info.producer = "DB Dyno (printpdf)".to_string();
+    doc.metadata.info.subject = "Database benchmark report".to_string();
+    // printpdf defaults every date to 1970-01-01: the report's own time is the truth.
+    if let Ok(t) = printpdf::OffsetDateTime::from_unix_timestamp(r.generated_at_ms / 1000) {
+        doc.metadata.info.creation_date = t;
+        doc.metadata.info.modification_date = t;
+        doc.metadata.info.metadata_date = t;
+    }
+    doc
+}
+
+/// Serialises the finished document; printpdf's warnings go to `warnings_out`, and an
+/// error among them fails the render.
+fn save(doc: &PdfDocument, warnings_out: &mut Vec<String>) -> Result<Vec<u8>, ReportError> {
     let mut warnings = Vec::new();
     let save = PdfSaveOptions {
         subset_fonts: true,
         ..Default::default()
     };
-    let mut pdf = doc
-        .with_pages(pages)
-        .to_lopdf_document(&save, &mut warnings);
+    let mut pdf = doc.to_lopdf_document(&save, &mut warnings);
     // What printpdf 0.12 writes that the file is not: it heads every file `%PDF-1.3`,
     // though the chart forms are transparency groups (1.4), and writes an empty
     // `GTS_PDFXVersion` (and `Identifier`) into the document information, which viewers
@@ -167,7 +178,7 @@ pub fn render_with_warnings(
     let mut bytes = Vec::new();
     pdf.save_to(&mut bytes)
         .map_err(|e| ReportError::Pdf(e.to_string()))?;
-    Ok((bytes, warnings_out))
+    Ok(bytes)
 }
 
 /// The PDF version this file needs: SVG forms are transparency groups (PDF 1.4).

@@ -1,0 +1,265 @@
+//! The benchmark tables: free for a plan that prepares them, or present, complete and
+//! of sysbench's OLTP shape for one that reads them.
+//!
+//! Non-goals: no sizes against memory or disk (see the dataset module).
+
+use dbdyno_engine::phases::schema::{benchmark_table_number, TableShape};
+use dbdyno_engine::{Plan, Scenario};
+
+use super::{connection_args, human_bytes, prepares, TABLES_WHY};
+use crate::check::{Check, CheckStatus};
+use crate::probe::{Facts, MysqlFacts};
+
+const ID: &str = "dataset.tables";
+const TITLE: &str = "Benchmark tables";
+
+pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
+    if !m.schema_exists {
+        return Check::skipped(
+            ID,
+            TITLE,
+            format!("`{}` does not exist yet", f.schema),
+            TABLES_WHY,
+        );
+    }
+    let t = Tables::of(m, plan);
+    if prepares(plan) {
+        return t.before_prepare();
+    }
+    let reads_rows = plan
+        .steps()
+        .any(|s| !matches!(s.scenario, Scenario::OltpInsert | Scenario::BulkInsert));
+    if !reads_rows {
+        return Check::new(
+            ID,
+            TITLE,
+            CheckStatus::Pass,
+            "the plan only inserts: no prepared rows needed",
+            TABLES_WHY,
+        );
+    }
+    t.for_reading(m)
+}
+
+/// The sbtestN tables the plan uses, and those of them the schema already has.
+struct Tables<'a> {
+    plan: &'a Plan,
+    /// The plan uses sbtest1..needed.
+    needed: u32,
+    present: Vec<(u32, TableShape)>,
+    /// The OLTP workload the pasted commands name.
+    workload: Scenario,
+}
+
+impl<'a> Tables<'a> {
+    fn of(m: &MysqlFacts, plan: &'a Plan) -> Tables<'a> {
+        let oltp_steps: Vec<Scenario> = plan
+            .steps()
+            .map(|s| s.scenario)
+            .filter(|s| !s.uses_bulk_tables())
+            .collect();
+        let needed = if oltp_steps.iter().all(|s| s.single_table_only()) && !oltp_steps.is_empty() {
+            1
+        } else {
+            plan.workload.tables
+        };
+        let present = m
+            .tables
+            .values()
+            .filter_map(|t| benchmark_table_number(&t.name).map(|n| (n, t.shape)))
+            .filter(|(n, _)| *n <= needed)
+            .collect();
+        Tables {
+            plan,
+            needed,
+            present,
+            workload: oltp_steps
+                .first()
+                .copied()
+                .unwrap_or(Scenario::OltpReadWrite),
+        }
+    }
+
+    fn cleanup_command(&self) -> String {
+        format!(
+            "dbdyno {} {} --tables={} cleanup",
+            self.workload,
+            connection_args(self.plan),
+            self.needed
+        )
+    }
+
+    fn prepare_command(&self) -> String {
+        format!(
+            "dbdyno {} {} --tables={} --table-size={} prepare",
+            self.workload,
+            connection_args(self.plan),
+            self.needed,
+            self.plan.workload.table_size
+        )
+    }
+
+    /// Prepare refuses to load over existing tables.
+    fn before_prepare(&self) -> Check {
+        let needed = self.needed;
+        if let Some((n, _)) = self.present.first() {
+            return Check::new(
+                ID,
+                TITLE,
+                CheckStatus::Fail,
+                format!("prepare will create sbtest1..{needed}, but sbtest{n} already exists: prepare refuses rather than load twice"),
+                TABLES_WHY,
+            )
+            .with_fix(
+                "drop the old tables first, or run without --prepare to reuse them",
+                Some(self.cleanup_command()),
+            );
+        }
+        Check::new(
+            ID,
+            TITLE,
+            CheckStatus::Pass,
+            format!(
+                "prepare will create sbtest1..{needed} with {} rows each",
+                self.plan.workload.table_size
+            ),
+            TABLES_WHY,
+        )
+    }
+
+    /// A plan that reads the tables needs all of them, of the OLTP shape, about as full
+    /// as it expects.
+    fn for_reading(&self, m: &MysqlFacts) -> Check {
+        let needed = self.needed;
+        let missing: Vec<u32> = (1..=needed)
+            .filter(|n| !self.present.iter().any(|(p, _)| p == n))
+            .collect();
+        if !missing.is_empty() {
+            return Check::new(
+                ID,
+                TITLE,
+                CheckStatus::Fail,
+                format!(
+                    "the plan reads sbtest1..{needed}; missing: {}",
+                    missing_list(&missing)
+                ),
+                TABLES_WHY,
+            )
+            .with_fix(
+                "prepare them first (or add --prepare to the ladder)",
+                Some(self.prepare_command()),
+            );
+        }
+        if let Some((n, _)) = self.present.iter().find(|(_, s)| *s != TableShape::Oltp) {
+            return Check::new(
+                ID,
+                TITLE,
+                CheckStatus::Fail,
+                format!("sbtest{n} does not have sysbench's OLTP shape (id, k, c, pad)"),
+                TABLES_WHY,
+            )
+            .with_fix("clean up and prepare again", Some(self.cleanup_command()));
+        }
+        // TABLE_ROWS is InnoDB's estimate (±10 % or so): only a large shortfall is reported.
+        let table_size = self.plan.workload.table_size;
+        let expected = needed as u64 * table_size;
+        if m.benchmark_rows * 2 < expected {
+            return Check::new(
+                ID,
+                TITLE,
+                CheckStatus::Warn,
+                format!(
+                    "sbtest1..{needed} hold about {} rows, the plan expects {expected} (--table-size={}): reads past the loaded ids find nothing",
+                    m.benchmark_rows, table_size
+                ),
+                TABLES_WHY,
+            )
+            .with_fix("use the --table-size the tables were prepared with, or prepare again", Some(self.prepare_command()));
+        }
+        Check::new(
+            ID,
+            TITLE,
+            CheckStatus::Pass,
+            format!(
+                "sbtest1..{needed} present, about {} rows, {}",
+                m.benchmark_rows,
+                human_bytes(m.benchmark_bytes)
+            ),
+            TABLES_WHY,
+        )
+    }
+}
+
+/// "sbtest1, sbtest2", or a range when there are more than five.
+fn missing_list(missing: &[u32]) -> String {
+    if missing.len() > 5 {
+        format!(
+            "sbtest{}..sbtest{} ({} tables)",
+            missing[0],
+            missing[missing.len() - 1],
+            missing.len()
+        )
+    } else {
+        missing
+            .iter()
+            .map(|n| format!("sbtest{n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use dbdyno_engine::phases::schema::TableInfo;
+
+    use super::*;
+    use crate::checks::dataset::checks;
+    use crate::checks::testing::{facts, find, mysql, plan};
+
+    fn oltp(name: &str) -> (String, TableInfo) {
+        (
+            name.to_string(),
+            TableInfo {
+                name: name.into(),
+                shape: TableShape::Oltp,
+                columns: vec![],
+            },
+        )
+    }
+
+    #[test]
+    fn tables_present_or_free_for_prepare() {
+        let mut f = facts();
+        let run = plan(&[Scenario::OltpReadWrite], &[8], 3, 1000, false);
+        let c = find(&checks(&f, &run), "dataset.tables").clone();
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(
+            c.seen.contains("missing: sbtest1, sbtest2, sbtest3"),
+            "{}",
+            c.seen
+        );
+        assert!(c
+            .fix
+            .unwrap()
+            .sql_or_command
+            .unwrap()
+            .ends_with("--tables=3 --table-size=1000 prepare"));
+        mysql(&mut f).tables = BTreeMap::from([oltp("sbtest1"), oltp("sbtest2"), oltp("sbtest3")]);
+        mysql(&mut f).benchmark_rows = 2950;
+        assert_eq!(
+            find(&checks(&f, &run), "dataset.tables").status,
+            CheckStatus::Pass
+        );
+        mysql(&mut f).benchmark_rows = 1000;
+        assert_eq!(
+            find(&checks(&f, &run), "dataset.tables").status,
+            CheckStatus::Warn
+        );
+        let prep = plan(&[Scenario::OltpReadWrite], &[8], 3, 1000, true);
+        let c = find(&checks(&f, &prep), "dataset.tables").clone();
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(c.seen.contains("already exists"), "{}", c.seen);
+    }
+}

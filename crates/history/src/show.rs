@@ -1,0 +1,200 @@
+//! A stored run as people read it: the text `dbdyno runs show` prints (each step in
+//! sysbench's summary layout, with the server figures monitoring stored), and the
+//! document `dbdyno runs export --json` writes.
+//!
+//! Non-goals: no reports (the report crate compares runs), no storage.
+
+use dbdyno_engine::stats::LatencyHistogram;
+use dbdyno_engine::sysbench_text;
+
+use crate::{RunSummary, StoredRun};
+
+/// Version of the `runs export --json` document (docs/history.md).
+pub const EXPORT_SCHEMA_VERSION: u32 = 1;
+
+/// The whole run (intervals, histograms, samples, snapshots) as one versioned document.
+pub fn export_document(run: &StoredRun) -> serde_json::Value {
+    serde_json::json!({
+        "schema_version": EXPORT_SCHEMA_VERSION,
+        "tool": "dbdyno",
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "run": run,
+    })
+}
+
+/// `dbdyno runs list`: a header and one line per run, newest first as given.
+pub fn list_lines(runs: &[RunSummary]) -> Vec<String> {
+    let mut out = vec![format!(
+        "{:>5}  {:<20} {:<12} {:<20} {:>5} {:>12}  command / scenarios",
+        "id", "env", "state", "started (UTC)", "steps", "max tps"
+    )];
+    out.extend(runs.iter().map(|r| {
+        format!(
+            "{:>5}  {:<20} {:<12} {:<20} {:>5} {:>12}  {} {}",
+            r.id,
+            r.env,
+            r.state.as_str(),
+            r.started_at.replace('T', " ").trim_end_matches('Z'),
+            r.steps,
+            r.max_tps.map_or("-".into(), |t| format!("{t:.2}")),
+            crate::command_name(&r.command),
+            r.scenarios.join(",")
+        )
+    }));
+    out
+}
+
+/// A run as text: its header, then each step in sysbench's summary layout with our
+/// extra figures (every figure stored), then warnings.
+pub fn run_text(run: &StoredRun) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "Run {} — env {} — {}\n",
+        run.id, run.env, run.state
+    ));
+    s.push_str(&format!(
+        "  command:  {} ({})\n",
+        run.command,
+        run.source.as_str()
+    ));
+    s.push_str(&format!("  started:  {}\n", run.started_at));
+    if let Some(end) = run.ended_at_ms {
+        s.push_str(&format!("  ended:    {}\n", crate::time::rfc3339(end)));
+    }
+    if !run.labels.is_empty() {
+        s.push_str(&format!("  labels:   {}\n", run.labels.join(", ")));
+    }
+    if let Some(f) = &run.failure {
+        s.push_str(&format!("  failure:  {f}\n"));
+    }
+    s.push_str(&format!("  steps:    {}\n", run.steps.len()));
+    for step in &run.steps {
+        let r = &step.result;
+        s.push_str(&format!(
+            "\n=== step {}: {} @ {} threads{} ===\n",
+            step.index + 1,
+            r.scenario,
+            r.threads,
+            if r.cancelled { " (cancelled)" } else { "" }
+        ));
+        for i in &r.intervals {
+            s.push_str(&sysbench_text::format_interval(i));
+            s.push('\n');
+        }
+        if !r.has_totals() {
+            // A log cut off before sysbench's summary: printing one would show zeros.
+            s.push_str("(no summary in the source: totals, rates and latency are unknown)\n");
+            continue;
+        }
+        // Imports without a --histogram block have none to print.
+        let hist = if r.histogram.is_empty() {
+            None
+        } else {
+            LatencyHistogram::from_base64(&r.histogram).ok()
+        };
+        s.push_str(&sysbench_text::format_summary(r, hist.as_ref()));
+        s.push_str(&server_figures(run, step.index));
+    }
+    if !run.warnings.is_empty() {
+        s.push_str("\nWarnings:\n");
+        for w in &run.warnings {
+            s.push_str(&format!("  {}\n", w.text));
+        }
+    }
+    s
+}
+
+/// The server and MySQL figures monitoring stored for step `index` (as `--json` has
+/// them), in a few lines; empty when the run was not monitored.
+fn server_figures(run: &StoredRun, index: u32) -> String {
+    // Runs recorded before the monitoring column kept it in the environment snapshot.
+    let monitoring = run
+        .monitoring
+        .as_ref()
+        .or_else(|| run.environment.as_ref().and_then(|e| e.get("monitoring")));
+    let Some(step) = monitoring
+        .and_then(|m| m.get("steps"))
+        .and_then(|s| s.as_array())
+        .and_then(|s| s.iter().find(|x| x["step"].as_u64() == Some(index as u64)))
+    else {
+        return String::new();
+    };
+    let f = |v: &serde_json::Value, digits: usize| {
+        v.as_f64()
+            .map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
+    };
+    let mut out = String::from("Server during the step:\n");
+    let os = &step["os"];
+    if os.is_object() {
+        out.push_str(&format!(
+            "    CPU busy:                          {}% avg, {}% max (iowait {}%, steal {}%)\n",
+            f(&os["cpu_util_avg"], 1),
+            f(&os["cpu_util_max"], 1),
+            f(&os["cpu_iowait_avg"], 1),
+            f(&os["cpu_steal_avg"], 1)
+        ));
+        for d in os["disks"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "    disk {:<30}util {}% avg, {}% max, r/s {}, w/s {}, await {} ms\n",
+                d["name"].as_str().unwrap_or("?"),
+                f(&d["util_pct_avg"], 1),
+                f(&d["util_pct_max"], 1),
+                f(&d["r_per_s_avg"], 1),
+                f(&d["w_per_s_avg"], 1),
+                f(&d["await_ms_avg"], 2)
+            ));
+        }
+    } else if let Some(why) = step["os_missing"].as_str() {
+        out.push_str(&format!("    OS figures: none ({why})\n"));
+    }
+    let my = &step["mysql"];
+    if my.is_object() {
+        out.push_str(&format!(
+            "    MySQL:                             {} questions/s, {} threads running avg ({} max), buffer pool hit {}%, row lock waits {}\n",
+            f(&my["questions_per_s_avg"], 0),
+            f(&my["threads_running_avg"], 1),
+            f(&my["threads_running_max"], 0),
+            f(&my["hit_rate_pct"], 2),
+            f(&my["row_lock_waits"], 0)
+        ));
+    }
+    out.push_str(&format!(
+        "    samples:                           {} of {} expected\n\n",
+        f(&os["samples"], 0),
+        f(&step["expected_samples"], 0)
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_monitored_step_shows_its_server_figures() {
+        let mut run: StoredRun = serde_json::from_value(serde_json::json!({
+            "id": 1, "env": "e", "source": "dbdyno", "command": "ladder", "state": "complete",
+            "started_at": "2026-01-01T00:00:00Z", "started_at_ms": 0, "ended_at_ms": null,
+            "tool_version": "0", "labels": [], "profile": null, "plan": null,
+            "environment": null, "monitoring": null, "prepare": null, "prewarm": null,
+            "failure": null, "steps": [], "warnings": [], "server_samples": [], "mysql_samples": []
+        }))
+        .unwrap();
+        assert_eq!(server_figures(&run, 0), "", "not monitored: nothing");
+        run.monitoring = Some(serde_json::json!({"steps": [{
+            "step": 0, "expected_samples": 2,
+            "os": {"cpu_util_avg": 72.25, "cpu_util_max": 100.0, "cpu_iowait_avg": 0.5,
+                   "cpu_steal_avg": 0.0, "samples": 2,
+                   "disks": [{"name": "vda", "util_pct_avg": 0.2, "util_pct_max": 0.4,
+                              "r_per_s_avg": 0.0, "w_per_s_avg": 63.5, "await_ms_avg": 0.03}]},
+            "mysql": {"questions_per_s_avg": 21697.0, "threads_running_avg": 1.0,
+                      "threads_running_max": 2, "hit_rate_pct": 100.0, "row_lock_waits": 0}
+        }]}));
+        let t = server_figures(&run, 0);
+        assert!(t.contains("CPU busy:") && t.contains("72.2% avg"), "{t}");
+        assert!(t.contains("disk vda") && t.contains("util 0.2% avg"), "{t}");
+        assert!(t.contains("21697 questions/s"), "{t}");
+        assert!(t.contains("2 of 2 expected"), "{t}");
+        assert_eq!(server_figures(&run, 1), "", "another step");
+    }
+}

@@ -1,0 +1,652 @@
+//! The desktop app's view of a run: folds the run's events (the engine's, the
+//! samplers', the history's) into the Run screen's state and cuts it into
+//! [`RunSnapshot`]s. Pure: no Tauri, no threads, so it is unit-tested on synthetic
+//! events.
+//!
+//! Non-goals: sending the snapshots or deciding how often (the app throttles them),
+//! any figure of its own (they come with the events).
+
+mod snapshot;
+mod stored;
+
+use std::time::Instant;
+
+use dbdyno_engine::{
+    EngineError, EngineEvent, IntervalRecord, Phase, Plan, RunOutcome, StepResult,
+};
+use dbdyno_monitor::timeline::Source;
+use dbdyno_monitor::ServerSample;
+
+use crate::describe::Line;
+use crate::run::{HistoryNote, Recorded, Run, RunEnd, RunEvent};
+use crate::run_monitor::Update;
+pub use snapshot::*;
+pub use stored::stored_series;
+
+struct PhaseInfo {
+    label: String,
+    /// Planned seconds (0 for phases the server decides).
+    planned_s: f64,
+}
+
+pub struct LiveRun {
+    env: String,
+    run_id: Option<i64>,
+    /// The data disk's devices, whose %util the server chart shows.
+    devices: Vec<String>,
+    started: Instant,
+    start_unix_ms: i64,
+    phases: Vec<PhaseInfo>,
+    phase: Option<usize>,
+    phase_started: Instant,
+    /// Planned seconds of the phases already finished.
+    done_planned_s: f64,
+    steps: Vec<StepRow>,
+    step: Option<usize>,
+    step_started: Option<Instant>,
+    step_planned_s: f64,
+    cooldown: Option<(Instant, f64)>,
+    prepare: Option<PrepareProgress>,
+    connecting: Option<ConnectingProgress>,
+    points: Vec<LivePoint>,
+    server: Vec<ServerPoint>,
+    client: Vec<ClientPoint>,
+    mysql: Vec<MysqlPoint>,
+    log: Vec<LogLine>,
+    errors_total: f64,
+    reconnects_total: f64,
+    status: RunStatus,
+    failure: Option<String>,
+    history_note: Option<String>,
+}
+
+impl LiveRun {
+    pub fn new(plan: &Plan, env: &str, run_id: Option<i64>, start_unix_ms: i64) -> LiveRun {
+        let phases = plan
+            .phases
+            .iter()
+            .map(|p| PhaseInfo {
+                label: dbdyno_engine::runner::phase_label(p),
+                planned_s: match p {
+                    Phase::Step(s) => (s.settings.time_s + s.settings.warmup_s) as f64,
+                    Phase::Cooldown { seconds } => *seconds as f64,
+                    _ => 0.0,
+                },
+            })
+            .collect();
+        let steps = plan
+            .steps()
+            .enumerate()
+            .map(|(i, s)| StepRow {
+                index: i as u32,
+                scenario: s.scenario.name().to_string(),
+                threads: s.threads,
+                status: StepStatus::Pending,
+                tps: None,
+                qps: None,
+                p95_ms: None,
+                p99_ms: None,
+                avg_ms: None,
+                errors: None,
+                reconnects: None,
+                steady_tps: None,
+                client_cpu_pct: None,
+            })
+            .collect();
+        let now = Instant::now();
+        LiveRun {
+            env: env.to_string(),
+            run_id,
+            devices: Vec::new(),
+            started: now,
+            start_unix_ms,
+            phases,
+            phase: None,
+            phase_started: now,
+            done_planned_s: 0.0,
+            steps,
+            step: None,
+            step_started: None,
+            step_planned_s: 0.0,
+            cooldown: None,
+            prepare: None,
+            connecting: None,
+            points: Vec::new(),
+            server: Vec::new(),
+            client: Vec::new(),
+            mysql: Vec::new(),
+            log: Vec::new(),
+            errors_total: 0.0,
+            reconnects_total: 0.0,
+            status: RunStatus::Running,
+            failure: None,
+            history_note: None,
+        }
+    }
+
+    /// The view of `run` as it starts (driven from `start_unix_ms`, this machine's
+    /// clock), its environment in the log.
+    pub fn for_run(run: &Run, env: &str, start_unix_ms: i64) -> LiveRun {
+        let mut live = LiveRun::new(run.plan(), env, run.run_id(), start_unix_ms);
+        if let Some(m) = run.monitor() {
+            live.devices = m.devices().to_vec();
+            for line in m.environment_lines("the Checks screen's data disk") {
+                match line {
+                    Line::Fact(text) => live.line(LogLevel::Info, text),
+                    Line::Warning(text) | Line::Missing(text) => live.line(LogLevel::Warning, text),
+                }
+            }
+        }
+        live
+    }
+
+    /// One event of the run.
+    pub fn on(&mut self, e: &RunEvent) {
+        match e {
+            RunEvent::Engine(e) => self.apply(e),
+            RunEvent::Sampler(u) => self.update(u),
+            RunEvent::History(HistoryNote::NotRecorded(e)) => {
+                self.note_history(format!("not recorded in the history: {e}"))
+            }
+            RunEvent::History(HistoryNote::NotStored(why)) => {
+                self.note_history(format!("history: {why}"))
+            }
+            RunEvent::Cancelling => self.cancel_requested(),
+            RunEvent::ClientCpu { unix_ms, percent } => self.client_cpu(*unix_ms, *percent),
+            RunEvent::History(HistoryNote::Recording { .. })
+            | RunEvent::StepServer { .. }
+            | RunEvent::EngineStopped
+            | RunEvent::Tick => {}
+        }
+    }
+
+    /// What the samplers said, into the live charts and the log.
+    fn update(&mut self, u: &Update) {
+        match u {
+            Update::Os {
+                end_unix_ms,
+                sample,
+            } => {
+                let disk = data_disk_util(sample, &self.devices);
+                self.server_sample(*end_unix_ms, sample.cpu.as_ref().map(|c| c.util), disk)
+            }
+            Update::Mysql(s) => {
+                self.mysql_sample(s.local_unix_ms, s.questions_per_s, s.transactions_per_s)
+            }
+            Update::Gap(g) => match g.source {
+                Source::Os => self.server_gap(g.from_ms, g.to_ms),
+                Source::Mysql => self.mysql_gap(g.from_ms, g.to_ms),
+            },
+            Update::Note { warning, text } => {
+                let level = if *warning {
+                    LogLevel::Warning
+                } else {
+                    LogLevel::Info
+                };
+                self.line(level, text.clone())
+            }
+        }
+    }
+
+    /// The run ended: final states, and what the history could not keep.
+    pub fn ended(&mut self, end: &RunEnd) {
+        self.finish(&end.outcome, end.error.as_ref());
+        if let Some(Recorded::Stored { report, .. }) = &end.history {
+            if !report.errors.is_empty() {
+                self.note_history(format!("history: {}", report.errors.join("; ")));
+            }
+        }
+    }
+
+    fn t_of_unix_ms(&self, unix_ms: i64) -> f64 {
+        (unix_ms - self.start_unix_ms) as f64 / 1000.0
+    }
+
+    fn line(&mut self, level: LogLevel, text: impl Into<String>) {
+        let t_s = self.started.elapsed().as_secs_f64();
+        self.log.push(LogLine {
+            t_s,
+            level,
+            text: text.into(),
+        });
+    }
+
+    fn note_history(&mut self, note: impl Into<String>) {
+        self.history_note = Some(note.into());
+    }
+
+    fn cancel_requested(&mut self) {
+        if !self.status.is_final() {
+            self.status = RunStatus::Cancelling;
+            self.line(
+                LogLevel::Info,
+                "Cancelling: finishing in-flight transactions; finished steps are kept",
+            );
+        }
+    }
+
+    fn apply(&mut self, e: &EngineEvent) {
+        match e {
+            EngineEvent::PhaseStarted { index, label, .. } => self.phase_started(*index, label),
+            EngineEvent::Message { text } => self.line(LogLevel::Info, text.clone()),
+            EngineEvent::Warning { text } => self.line(LogLevel::Warning, text.clone()),
+            EngineEvent::PrepareProgress {
+                rows_done,
+                rows_total,
+            } => {
+                self.prepare = Some(PrepareProgress {
+                    rows_done: *rows_done as f64,
+                    rows_total: *rows_total as f64,
+                });
+            }
+            EngineEvent::PrepareFinished(_) => {
+                self.prepare = None;
+                self.line(LogLevel::Info, "Prepare finished");
+            }
+            EngineEvent::PrewarmFinished(_) => self.line(LogLevel::Info, "Prewarm finished"),
+            EngineEvent::Connecting(c) => {
+                self.connecting = (!c.done).then_some(ConnectingProgress {
+                    opened: c.opened,
+                    threads: c.threads,
+                    retries: c.retries as f64,
+                    elapsed_s: c.elapsed_s,
+                });
+                // A ramp worth noticing stays in the log once it is over.
+                if let Some(line) = c.notable_summary() {
+                    self.line(LogLevel::Info, line);
+                }
+            }
+            EngineEvent::StepStarted {
+                step,
+                planned_s,
+                warmup_s,
+                ..
+            } => {
+                self.step = Some(*step);
+                self.step_started = Some(Instant::now());
+                self.step_planned_s = *planned_s as f64;
+                let _ = warmup_s;
+                if let Some(row) = self.steps.get_mut(*step) {
+                    row.status = StepStatus::Running;
+                }
+            }
+            EngineEvent::Interval { step, record } => self.interval(*step, record),
+            EngineEvent::StepFinished { step, result } => {
+                if let Some(row) = self.steps.get_mut(*step) {
+                    fill_row(row, result);
+                }
+                self.step_started = None;
+            }
+            EngineEvent::Cooldown { seconds } => {
+                self.status = RunStatus::CoolingDown;
+                self.cooldown = Some((Instant::now(), *seconds as f64));
+            }
+        }
+    }
+
+    fn phase_started(&mut self, index: usize, label: &str) {
+        if let Some(prev) = self.phase {
+            self.done_planned_s += self.phases.get(prev).map_or(0.0, |p| p.planned_s);
+        }
+        self.phase = Some(index);
+        self.phase_started = Instant::now();
+        self.cooldown = None;
+        if self.status == RunStatus::CoolingDown {
+            self.status = RunStatus::Running;
+        }
+        self.line(LogLevel::Info, format!("Phase {}: {label}", index + 1));
+    }
+
+    /// One interval of the engine: a chart point, the running totals.
+    fn interval(&mut self, step: usize, record: &IntervalRecord) {
+        self.errors_total += record.errors_ps * record.duration_s;
+        self.reconnects_total += record.reconnects_ps * record.duration_s;
+        if record.reconnects_ps > 0.0 {
+            self.line(
+                LogLevel::Warning,
+                format!(
+                    "{:.0} reconnect(s) in the last interval",
+                    record.reconnects_ps * record.duration_s
+                ),
+            );
+        }
+        self.points.push(LivePoint {
+            t_s: self.t_of_unix_ms(record.end_unix_ms),
+            step: step as u32,
+            threads: record.threads,
+            tps: record.tps,
+            qps: record.qps,
+            latency_ms: record.latency_ms,
+            errors_ps: record.errors_ps,
+            reconnects_ps: record.reconnects_ps,
+        });
+    }
+
+    /// A server OS sample whose interval ended at `end_unix_ms` (this machine's clock).
+    /// Its own series: joining it with readings taken on another beat (this client's
+    /// CPU) left every other point of the chart without a server value.
+    fn server_sample(
+        &mut self,
+        end_unix_ms: i64,
+        cpu_pct: Option<f64>,
+        disk_util_pct: Option<f64>,
+    ) {
+        let t_s = self.t_of_unix_ms(end_unix_ms);
+        self.server.push(ServerPoint {
+            t_s,
+            cpu_pct,
+            disk_util_pct,
+        });
+    }
+
+    /// A time without server samples: an empty point in its middle breaks the line.
+    fn server_gap(&mut self, from_ms: i64, to_ms: i64) {
+        let t_s = self.t_of_unix_ms((from_ms + to_ms) / 2);
+        self.server.push(ServerPoint {
+            t_s,
+            cpu_pct: None,
+            disk_util_pct: None,
+        });
+    }
+
+    /// A MySQL status sample whose interval ended at `end_unix_ms`.
+    fn mysql_sample(&mut self, end_unix_ms: i64, qps: f64, tps: f64) {
+        let t_s = self.t_of_unix_ms(end_unix_ms);
+        self.mysql.push(MysqlPoint {
+            t_s,
+            qps: Some(qps),
+            tps: Some(tps),
+        });
+    }
+
+    fn mysql_gap(&mut self, from_ms: i64, to_ms: i64) {
+        let t_s = self.t_of_unix_ms((from_ms + to_ms) / 2);
+        self.mysql.push(MysqlPoint {
+            t_s,
+            qps: None,
+            tps: None,
+        });
+    }
+
+    fn client_cpu(&mut self, unix_ms: i64, pct: f64) {
+        let t_s = self.t_of_unix_ms(unix_ms);
+        self.client.push(ClientPoint { t_s, cpu_pct: pct });
+    }
+
+    /// The run ended: final states of the steps and of the run.
+    fn finish(&mut self, outcome: &RunOutcome, error: Option<&EngineError>) {
+        self.status = match (error, outcome.cancelled) {
+            (Some(_), _) => RunStatus::Failed,
+            (None, true) => RunStatus::Cancelled,
+            (None, false) => RunStatus::Complete,
+        };
+        for row in &mut self.steps {
+            if matches!(row.status, StepStatus::Pending | StepStatus::Running) {
+                row.status = StepStatus::Skipped;
+            }
+        }
+        self.cooldown = None;
+        self.connecting = None;
+        self.step_started = None;
+        match error {
+            Some(e) => {
+                self.failure = Some(e.to_string());
+                self.line(LogLevel::Error, e.to_string());
+            }
+            None if outcome.cancelled => {
+                let kept = self
+                    .steps
+                    .iter()
+                    .filter(|s| matches!(s.status, StepStatus::Done | StepStatus::Cancelled))
+                    .count();
+                self.line(LogLevel::Info, format!("Cancelled: {kept} step(s) kept"));
+            }
+            None => self.line(LogLevel::Info, "Run complete"),
+        }
+    }
+
+    /// The state now, with the points and log lines gathered since the last call.
+    pub fn snapshot(&mut self) -> RunSnapshot {
+        let now = Instant::now();
+        let total: f64 = self.phases.iter().map(|p| p.planned_s).sum();
+        let in_phase = self
+            .phase
+            .and_then(|i| self.phases.get(i))
+            .map_or(0.0, |p| {
+                now.duration_since(self.phase_started)
+                    .as_secs_f64()
+                    .min(p.planned_s)
+            });
+        let done = if self.status.is_final() && self.status == RunStatus::Complete {
+            total
+        } else {
+            self.done_planned_s + in_phase
+        };
+        let progress_pct = if total > 0.0 {
+            (done / total * 100.0).clamp(0.0, 100.0)
+        } else {
+            0.0
+        };
+        let label = self
+            .phase
+            .and_then(|i| self.phases.get(i))
+            .map_or_else(|| "starting".to_string(), |p| p.label.clone());
+        RunSnapshot {
+            run_id: self.run_id.map(|i| i as u32),
+            env: self.env.clone(),
+            status: self.status,
+            phase_label: label,
+            phase_number: self.phase.map_or(0, |i| i as u32 + 1),
+            phase_count: self.phases.len() as u32,
+            elapsed_s: now.duration_since(self.started).as_secs_f64(),
+            progress_pct,
+            eta_s: (!self.status.is_final()).then_some((total - done).max(0.0)),
+            current_step: self.step.map(|s| s as u32),
+            step_elapsed_s: self
+                .step_started
+                .map(|s| now.duration_since(s).as_secs_f64()),
+            step_planned_s: self.step_started.map(|_| self.step_planned_s),
+            cooldown_left_s: self
+                .cooldown
+                .map(|(at, secs)| (secs - now.duration_since(at).as_secs_f64()).max(0.0)),
+            prepare: self.prepare.clone(),
+            connecting: self.connecting.clone(),
+            points: std::mem::take(&mut self.points),
+            server: std::mem::take(&mut self.server),
+            client: std::mem::take(&mut self.client),
+            mysql: std::mem::take(&mut self.mysql),
+            steps: self.steps.clone(),
+            log: std::mem::take(&mut self.log),
+            errors_total: self.errors_total,
+            reconnects_total: self.reconnects_total,
+            failure: self.failure.clone(),
+            history_note: self.history_note.clone(),
+        }
+    }
+}
+
+/// %util of the data disk (the busiest of its devices), else of the busiest disk: the
+/// server chart's disk line, live and in the History screen.
+pub fn data_disk_util(s: &ServerSample, devices: &[String]) -> Option<f64> {
+    s.disks
+        .iter()
+        .filter(|d| devices.is_empty() || devices.contains(&d.name))
+        .map(|d| d.util_pct)
+        .fold(None, |acc: Option<f64>, u| {
+            Some(acc.map_or(u, |a| a.max(u)))
+        })
+}
+
+fn fill_row(row: &mut StepRow, r: &StepResult) {
+    row.status = if r.cancelled {
+        StepStatus::Cancelled
+    } else {
+        StepStatus::Done
+    };
+    row.tps = Some(r.tps());
+    row.qps = Some(r.qps());
+    row.p95_ms = r.latency.p95_ms;
+    row.p99_ms = r.latency.p99_ms;
+    row.avg_ms = Some(r.latency.avg_ms);
+    row.errors = Some(r.ignored_errors as f64);
+    row.reconnects = Some(r.reconnects as f64);
+    row.steady_tps = r.steady.as_ref().map(|s| s.tps);
+    row.client_cpu_pct = Some(r.client_cpu.percent_of_machine);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbdyno_engine::{
+        ConnectOptions, IntervalRecord, LadderSpec, RunSettings, Scenario, WorkloadOptions,
+    };
+
+    fn plan() -> Plan {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            threads: vec![1, 2],
+            settings: RunSettings {
+                time_s: 2,
+                report_interval_s: 1,
+                ..Default::default()
+            },
+            cooldown_s: 1,
+            ..Default::default()
+        };
+        Plan {
+            connect: ConnectOptions::default(),
+            workload: WorkloadOptions::default(),
+            phases: spec.phases(),
+            force: false,
+        }
+    }
+
+    fn interval(end_unix_ms: i64, tps: f64) -> IntervalRecord {
+        IntervalRecord {
+            elapsed_s: 1.0,
+            duration_s: 1.0,
+            end_unix_ms,
+            threads: 1,
+            tps,
+            qps: tps * 10.0,
+            reads_ps: 0.0,
+            writes_ps: 0.0,
+            other_ps: 0.0,
+            latency_ms: 1.5,
+            percentile: 95.0,
+            errors_ps: 2.0,
+            reconnects_ps: 0.0,
+        }
+    }
+
+    #[test]
+    fn snapshots_carry_new_points_once_and_the_whole_step_table() {
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", Some(7), 1_000_000);
+        let s0 = live.snapshot();
+        assert_eq!(s0.steps.len(), 2);
+        assert_eq!(s0.phase_count, 3, "step, cool-down, step");
+        assert!(s0.steps.iter().all(|s| s.status == StepStatus::Pending));
+        live.apply(&EngineEvent::PhaseStarted {
+            index: 0,
+            of: 3,
+            label: "x".into(),
+        });
+        live.apply(&EngineEvent::StepStarted {
+            step: 0,
+            scenario: Scenario::OltpPointSelect,
+            threads: 1,
+            warmup_s: 0,
+            planned_s: 2,
+        });
+        live.apply(&EngineEvent::Interval {
+            step: 0,
+            record: interval(1_001_000, 100.0),
+        });
+        live.apply(&EngineEvent::Interval {
+            step: 0,
+            record: interval(1_002_000, 120.0),
+        });
+        let s1 = live.snapshot();
+        assert_eq!(s1.points.len(), 2);
+        assert_eq!(
+            s1.points[1].t_s, 2.0,
+            "x axis: seconds since the run started"
+        );
+        assert_eq!(s1.steps[0].status, StepStatus::Running);
+        assert_eq!(s1.errors_total, 4.0);
+        assert_eq!(s1.run_id, Some(7));
+        assert!(live.snapshot().points.is_empty(), "points are sent once");
+        live.apply(&EngineEvent::Cooldown { seconds: 1 });
+        let s2 = live.snapshot();
+        assert_eq!(s2.status, RunStatus::CoolingDown);
+        assert!(s2.cooldown_left_s.unwrap() <= 1.0);
+    }
+
+    #[test]
+    fn cancel_keeps_finished_steps_and_skips_the_rest() {
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", None, 0);
+        live.apply(&EngineEvent::StepStarted {
+            step: 0,
+            scenario: Scenario::OltpPointSelect,
+            threads: 1,
+            warmup_s: 0,
+            planned_s: 2,
+        });
+        live.cancel_requested();
+        assert_eq!(live.snapshot().status, RunStatus::Cancelling);
+        let outcome = RunOutcome {
+            cancelled: true,
+            ..Default::default()
+        };
+        live.finish(&outcome, None);
+        let s = live.snapshot();
+        assert_eq!(s.status, RunStatus::Cancelled);
+        assert_eq!(s.eta_s, None);
+        assert!(s.steps.iter().all(|r| r.status == StepStatus::Skipped));
+        assert!(s.log.iter().any(|l| l.text.contains("Cancelled")));
+    }
+
+    #[test]
+    fn every_server_chart_point_carries_a_server_reading() {
+        // The server's samples end at .25 s; this client's CPU is read on whole seconds;
+        // snapshots go out in between, as the driver sends them. (Joined into one series,
+        // every other server point had no CPU value, and the chart drew no line.)
+        let mut live = LiveRun::new(&plan(), "sandbox", None, 0);
+        let (mut server, mut client) = (Vec::new(), Vec::new());
+        for sec in 1..=4 {
+            live.server_sample(sec * 1000 + 250, Some(50.0 + sec as f64), Some(5.0));
+            server.extend(live.snapshot().server);
+            live.client_cpu(sec * 1000 + 1000, 10.0);
+            let s = live.snapshot();
+            server.extend(s.server);
+            client.extend(s.client);
+        }
+        let t: Vec<f64> = server.iter().map(|p| p.t_s).collect();
+        assert_eq!(t, [1.25, 2.25, 3.25, 4.25], "one point per server sample");
+        let cpu: Vec<Option<f64>> = server.iter().map(|p| p.cpu_pct).collect();
+        assert_eq!(cpu, [Some(51.0), Some(52.0), Some(53.0), Some(54.0)]);
+        let t: Vec<f64> = client.iter().map(|p| p.t_s).collect();
+        assert_eq!(
+            t,
+            [2.0, 3.0, 4.0, 5.0],
+            "the client's CPU: a series of its own"
+        );
+    }
+
+    #[test]
+    fn a_time_without_samples_is_an_empty_point_between_the_samples() {
+        let mut live = LiveRun::new(&plan(), "sandbox", None, 0);
+        live.server_sample(1_000, Some(40.0), None);
+        live.server_gap(1_000, 7_000);
+        live.server_sample(7_000, Some(42.0), None);
+        live.mysql_sample(1_000, 900.0, 90.0);
+        live.mysql_gap(1_000, 4_000);
+        let s = live.snapshot();
+        let server: Vec<(f64, Option<f64>)> = s.server.iter().map(|p| (p.t_s, p.cpu_pct)).collect();
+        assert_eq!(server, [(1.0, Some(40.0)), (4.0, None), (7.0, Some(42.0))]);
+        assert_eq!(s.mysql[0].qps, Some(900.0));
+        assert_eq!((s.mysql[1].t_s, s.mysql[1].qps), (2.5, None));
+    }
+}

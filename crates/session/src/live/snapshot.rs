@@ -1,0 +1,186 @@
+//! What the app's Run screen receives through its channel, at most four times a
+//! second: a snapshot of the run, with only the chart points that are new since the
+//! last one. With the `specta` feature the types describe themselves to the app's
+//! TypeScript bindings.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Running,
+    CoolingDown,
+    Cancelling,
+    Complete,
+    Cancelled,
+    Failed,
+}
+
+impl RunStatus {
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Complete | RunStatus::Cancelled | RunStatus::Failed
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    Pending,
+    Running,
+    Done,
+    /// Cut short by Cancel: kept, and flagged.
+    Cancelled,
+    /// Never started (the run was cancelled or failed before it).
+    Skipped,
+}
+
+/// One interval of the engine (one second by default), on the run's clock.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LivePoint {
+    /// Seconds since the run started, at the end of the interval.
+    pub t_s: f64,
+    pub step: u32,
+    pub threads: u32,
+    pub tps: f64,
+    pub qps: f64,
+    /// Latency at the plan's percentile (p95 by default), ms.
+    pub latency_ms: f64,
+    pub errors_ps: f64,
+    pub reconnects_ps: f64,
+}
+
+/// One sample of the server's OS, at the end of its interval on this machine's clock
+/// (the same instant the step figures use). A point with no values marks a time without
+/// samples (a lost SSH connection), so the chart breaks there instead of bridging it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ServerPoint {
+    pub t_s: f64,
+    /// Busy CPU of the server, percent of all its cores.
+    pub cpu_pct: Option<f64>,
+    /// Utilisation of the data disk (iostat's %util).
+    pub disk_util_pct: Option<f64>,
+}
+
+/// One second of this app's CPU (the load generator), a series of its own: its
+/// readings are taken on another beat than the server's samples.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ClientPoint {
+    pub t_s: f64,
+    /// Percent of all client cores.
+    pub cpu_pct: f64,
+}
+
+/// One MySQL status sample (`SHOW GLOBAL STATUS` deltas, the sampler's own excluded).
+/// No values: a time without samples.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct MysqlPoint {
+    pub t_s: f64,
+    /// Statements per second as the server counted them (`Questions`).
+    pub qps: Option<f64>,
+    /// Commits and rollbacks per second (`Com_commit + Com_rollback`).
+    pub tps: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct StepRow {
+    pub index: u32,
+    pub scenario: String,
+    pub threads: u32,
+    pub status: StepStatus,
+    pub tps: Option<f64>,
+    pub qps: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub avg_ms: Option<f64>,
+    pub errors: Option<f64>,
+    pub reconnects: Option<f64>,
+    /// Throughput of the steady part of the step, when one was found.
+    pub steady_tps: Option<f64>,
+    pub client_cpu_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum LogLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct LogLine {
+    pub t_s: f64,
+    pub level: LogLevel,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct PrepareProgress {
+    pub rows_done: f64,
+    pub rows_total: f64,
+}
+
+/// A step's connections while they open, so that a slow ramp (a thousand threads, a
+/// server coming back from a restart) shows as progress, not as a frozen screen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ConnectingProgress {
+    pub opened: u32,
+    pub threads: u32,
+    /// Attempts that failed and were tried again (server restarting, queue full).
+    pub retries: f64,
+    pub elapsed_s: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct RunSnapshot {
+    /// The run's id in the history (None when the history could not be written).
+    pub run_id: Option<u32>,
+    pub env: String,
+    pub status: RunStatus,
+    pub phase_label: String,
+    /// Phase number from 1, and how many there are.
+    pub phase_number: u32,
+    pub phase_count: u32,
+    pub elapsed_s: f64,
+    /// Share of the planned time done, 0..=100.
+    pub progress_pct: f64,
+    /// Seconds left by the plan (prepare and prewarm not counted until they end).
+    pub eta_s: Option<f64>,
+    pub current_step: Option<u32>,
+    pub step_elapsed_s: Option<f64>,
+    pub step_planned_s: Option<f64>,
+    pub cooldown_left_s: Option<f64>,
+    pub prepare: Option<PrepareProgress>,
+    /// Set while the current step's connections open.
+    pub connecting: Option<ConnectingProgress>,
+    /// Chart points new since the previous snapshot, one series each: the engine's
+    /// intervals, the server's OS samples, this client's CPU, MySQL's status samples.
+    pub points: Vec<LivePoint>,
+    pub server: Vec<ServerPoint>,
+    pub client: Vec<ClientPoint>,
+    pub mysql: Vec<MysqlPoint>,
+    /// The whole step table.
+    pub steps: Vec<StepRow>,
+    /// Log lines new since the previous snapshot.
+    pub log: Vec<LogLine>,
+    pub errors_total: f64,
+    pub reconnects_total: f64,
+    pub failure: Option<String>,
+    /// What happened to the history record, when it is worth saying.
+    pub history_note: Option<String>,
+}
