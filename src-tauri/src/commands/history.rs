@@ -2,7 +2,7 @@
 //! with its step table and intervals, delete.
 
 use dbdyno_history::{BlockingHistory, RunState, StoredRun};
-use dbdyno_session::live::{LivePoint, MysqlPoint, ServerPoint, StepRow, StepStatus};
+use dbdyno_session::live::{LivePoint, MysqlPoint, ServerPoint, StepRow};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{blocking, AppResult};
@@ -115,42 +115,18 @@ pub(crate) fn detail(run: &StoredRun) -> RunDetail {
     let steps = run
         .steps
         .iter()
-        .map(|s| {
-            let r = &s.result;
-            StepRow {
-                index: s.index,
-                scenario: r.scenario.name().to_string(),
-                threads: r.threads,
-                status: if r.cancelled {
-                    StepStatus::Cancelled
-                } else {
-                    StepStatus::Done
-                },
-                tps: r.known_tps(),
-                qps: r.known_qps(),
-                p95_ms: r.latency.p95_ms,
-                p99_ms: r.latency.p99_ms,
-                avg_ms: Some(r.latency.avg_ms),
-                errors: Some(r.ignored_errors as f64),
-                reconnects: Some(r.reconnects as f64),
-                steady_tps: r.steady.as_ref().map(|w| w.tps),
-                client_cpu_pct: Some(r.client_cpu.percent_of_machine),
-            }
-        })
+        .map(|s| StepRow::finished(s.index, &s.result))
         .collect();
     let points = run
         .steps
         .iter()
         .flat_map(|s| {
-            s.result.intervals.iter().map(move |i| LivePoint {
-                t_s: (i.end_unix_ms - run.started_at_ms) as f64 / 1000.0,
-                step: s.index,
-                threads: i.threads,
-                tps: i.tps,
-                qps: i.qps,
-                latency_ms: i.latency_ms,
-                errors_ps: i.errors_ps,
-                reconnects_ps: i.reconnects_ps,
+            s.result.intervals.iter().map(move |i| {
+                LivePoint::of(
+                    i,
+                    s.index,
+                    (i.end_unix_ms - run.started_at_ms) as f64 / 1000.0,
+                )
             })
         })
         .collect();

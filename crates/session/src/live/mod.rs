@@ -77,21 +77,7 @@ impl LiveRun {
         let steps = plan
             .steps()
             .enumerate()
-            .map(|(i, s)| StepRow {
-                index: i as u32,
-                scenario: s.scenario.name().to_string(),
-                threads: s.threads,
-                status: StepStatus::Pending,
-                tps: None,
-                qps: None,
-                p95_ms: None,
-                p99_ms: None,
-                avg_ms: None,
-                errors: None,
-                reconnects: None,
-                steady_tps: None,
-                client_cpu_pct: None,
-            })
+            .map(|(i, s)| StepRow::pending(i as u32, s.scenario, s.threads))
             .collect();
         let now = Instant::now();
         LiveRun {
@@ -310,16 +296,8 @@ impl LiveRun {
                 ),
             );
         }
-        self.points.push(LivePoint {
-            t_s: self.t_of_unix_ms(record.end_unix_ms),
-            step: step as u32,
-            threads: record.threads,
-            tps: record.tps,
-            qps: record.qps,
-            latency_ms: record.latency_ms,
-            errors_ps: record.errors_ps,
-            reconnects_ps: record.reconnects_ps,
-        });
+        let t_s = self.t_of_unix_ms(record.end_unix_ms);
+        self.points.push(LivePoint::of(record, step as u32, t_s));
     }
 
     /// A server OS sample whose interval ended at `end_unix_ms` (this machine's clock).
@@ -477,14 +455,59 @@ pub fn data_disk_util(s: &ServerSample, devices: &[String]) -> Option<f64> {
         })
 }
 
+impl StepRow {
+    /// A step of the plan that has not run yet.
+    pub fn pending(index: u32, scenario: dbdyno_engine::Scenario, threads: u32) -> StepRow {
+        StepRow {
+            index,
+            scenario: scenario.name().to_string(),
+            threads,
+            status: StepStatus::Pending,
+            tps: None,
+            qps: None,
+            p95_ms: None,
+            p99_ms: None,
+            avg_ms: None,
+            errors: None,
+            reconnects: None,
+            steady_tps: None,
+            client_cpu_pct: None,
+        }
+    }
+
+    /// A finished step, with its figures (throughput unknown for an imported log cut
+    /// off before its summary).
+    pub fn finished(index: u32, r: &StepResult) -> StepRow {
+        let mut row = StepRow::pending(index, r.scenario, r.threads);
+        fill_row(&mut row, r);
+        row
+    }
+}
+
+impl LivePoint {
+    /// One interval record of step `step`, at `t_s` seconds on the run's clock.
+    pub fn of(record: &dbdyno_engine::IntervalRecord, step: u32, t_s: f64) -> LivePoint {
+        LivePoint {
+            t_s,
+            step,
+            threads: record.threads,
+            tps: record.tps,
+            qps: record.qps,
+            latency_ms: record.latency_ms,
+            errors_ps: record.errors_ps,
+            reconnects_ps: record.reconnects_ps,
+        }
+    }
+}
+
 fn fill_row(row: &mut StepRow, r: &StepResult) {
     row.status = if r.cancelled {
         StepStatus::Cancelled
     } else {
         StepStatus::Done
     };
-    row.tps = Some(r.tps());
-    row.qps = Some(r.qps());
+    row.tps = r.known_tps();
+    row.qps = r.known_qps();
     row.p95_ms = r.latency.p95_ms;
     row.p99_ms = r.latency.p99_ms;
     row.avg_ms = Some(r.latency.avg_ms);

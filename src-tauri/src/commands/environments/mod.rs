@@ -4,21 +4,21 @@
 //!
 //! Profiles are the profile crate's TOML files in the user's profile folder, written
 //! through its store (`dbdyno_profile::store`); the shipped examples are read-only
-//! (duplicate one to change it).
+//! (duplicate one to change it). The connection tests are in [`connection`], the seed
+//! config import in [`seed`].
 
-use dbdyno_monitor::SshError;
+pub mod connection;
+pub mod seed;
+
 use dbdyno_profile::secrets::Secret;
-use dbdyno_profile::store::{PasswordOutcome, ProfileStore, StoreError};
+use dbdyno_profile::store::{ProfileStore, StoreError};
 use dbdyno_profile::{
     Loaded, PasswordFrom, Profile, ProfileOrigin, SecretKind, SecretStore, SshAuth, SshSection,
 };
 use serde::{Deserialize, Serialize};
-use tauri::{AppHandle, State};
-use tauri_plugin_dialog::DialogExt;
 
 use crate::error::{blocking, problems, AppError, AppResult, ErrorCode};
 use crate::resolve;
-use crate::state::AppState;
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct EnvironmentEntry {
@@ -104,26 +104,6 @@ impl SecretSlot {
     }
 }
 
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct MysqlTest {
-    pub ok: bool,
-    pub message: String,
-    pub server_version: Option<String>,
-    /// The account the server matched ("sbtest@127.0.0.1").
-    pub account: Option<String>,
-    pub connect_ms: Option<f64>,
-}
-
-#[derive(Debug, Clone, Serialize, specta::Type)]
-pub struct SshTest {
-    pub ok: bool,
-    pub message: String,
-    /// The server's host key ("SHA256:…"), to compare with what the server's admin says.
-    pub fingerprint: Option<String>,
-    /// The key is not known yet: show the fingerprint and offer to accept it.
-    pub host_key_unknown: bool,
-}
-
 fn entry(e: dbdyno_profile::ProfileEntry) -> EnvironmentEntry {
     EnvironmentEntry {
         name: e.name,
@@ -136,7 +116,8 @@ fn entry(e: dbdyno_profile::ProfileEntry) -> EnvironmentEntry {
 }
 
 /// The first line of every profile the app writes.
-const HEADER: &str = "# Written by the DB Dyno app. Secrets are in the OS keyring, never here.\n";
+pub(super) const HEADER: &str =
+    "# Written by the DB Dyno app. Secrets are in the OS keyring, never here.\n";
 
 /// The store's refusals in the words of this screen: a name problem starts with "name:"
 /// for the page to show it by the input, an invalid profile is one problem a line.
@@ -161,11 +142,11 @@ impl From<StoreError> for AppError {
     }
 }
 
-fn store() -> AppResult<ProfileStore> {
+pub(super) fn store() -> AppResult<ProfileStore> {
     Ok(ProfileStore::user()?)
 }
 
-fn is_user_profile(name: &str) -> AppResult<bool> {
+pub(super) fn is_user_profile(name: &str) -> AppResult<bool> {
     Ok(store()?.has(name)?)
 }
 
@@ -237,7 +218,7 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
     p
 }
 
-fn written(loaded: Loaded) -> EnvironmentEntry {
+pub(super) fn written(loaded: Loaded) -> EnvironmentEntry {
     EnvironmentEntry {
         name: loaded.profile.name,
         example: false,
@@ -252,7 +233,7 @@ fn written(loaded: Loaded) -> EnvironmentEntry {
 }
 
 /// Validates and writes a user profile; what was written must load back.
-fn write_profile(p: &Profile) -> AppResult<EnvironmentEntry> {
+pub(super) fn write_profile(p: &Profile) -> AppResult<EnvironmentEntry> {
     Ok(written(store()?.write(p, HEADER)?))
 }
 
@@ -327,7 +308,7 @@ pub async fn duplicate_environment(name: String, new_name: String) -> AppResult<
 
 /// `name` trimmed, when it can name a new user profile: valid as a file and keyring
 /// name, and not taken. The message starts with "name:" for the page to show by the input.
-fn free_name(name: &str) -> AppResult<String> {
+pub(super) fn free_name(name: &str) -> AppResult<String> {
     Ok(store()?.free_name(name)?)
 }
 
@@ -351,169 +332,6 @@ pub async fn set_secret(name: String, slot: SecretSlot, value: String) -> AppRes
             store.set(&name, slot.kind(), &Secret::new(value))?;
         }
         Ok(())
-    })
-    .await
-}
-
-#[tauri::command]
-#[specta::specta]
-pub async fn test_mysql(name: String) -> AppResult<MysqlTest> {
-    blocking(move || {
-        let p = resolve::load_profile(&name)?;
-        let c = resolve::connect_options(&p)?;
-        Ok(match dbdyno_checks::probe::gather_mysql(&c) {
-            Ok(m) => MysqlTest {
-                ok: true,
-                message: format!("connected to {} as {}", c.endpoint(), m.current_user),
-                server_version: Some(
-                    format!("{} {}", m.version.text, m.version.comment)
-                        .trim()
-                        .to_string(),
-                ),
-                account: Some(m.current_user),
-                connect_ms: Some(m.connect_ms),
-            },
-            Err(e) => MysqlTest {
-                ok: false,
-                message: e.message,
-                server_version: None,
-                account: None,
-                connect_ms: None,
-            },
-        })
-    })
-    .await
-}
-
-fn ssh_outcome(
-    r: Result<dbdyno_monitor::SshConnection, SshError>,
-    pinned: Option<&str>,
-) -> SshTest {
-    match r {
-        Ok(conn) => {
-            let fp = conn.host_key().fingerprint_sha256();
-            let msg = format!("logged in to {} as {}", conn.addr(), conn.user());
-            conn.close();
-            match pinned {
-                Some(p) if p != fp => SshTest {
-                    ok: false,
-                    message: format!("the server's key {fp} is not the one this environment accepted ({p}): refusing it"),
-                    fingerprint: Some(fp),
-                    host_key_unknown: false,
-                },
-                _ => SshTest {
-                    ok: true,
-                    message: msg,
-                    fingerprint: Some(fp),
-                    host_key_unknown: false,
-                },
-            }
-        }
-        Err(SshError::UnknownHostKey(u)) => SshTest {
-            ok: false,
-            message: format!(
-                "{}:{} is not known yet. Compare its key with what the server's administrator says, then accept it",
-                u.host, u.port
-            ),
-            fingerprint: Some(u.key.fingerprint_sha256()),
-            host_key_unknown: true,
-        },
-        Err(e) => SshTest {
-            ok: false,
-            message: e.to_string(),
-            fingerprint: None,
-            host_key_unknown: false,
-        },
-    }
-}
-
-#[tauri::command]
-#[specta::specta]
-pub async fn test_ssh(state: State<'_, AppState>, name: String) -> AppResult<SshTest> {
-    let known_hosts = state.known_hosts_file();
-    blocking(move || {
-        let p = resolve::load_profile(&name)?;
-        let target = resolve::ssh_target(&p, &known_hosts)?.ok_or_else(|| {
-            AppError::invalid("this environment has no SSH section: turn SSH on and save first")
-        })?;
-        let pinned = p.ssh.as_ref().and_then(|s| s.host_key_fingerprint.clone());
-        Ok(ssh_outcome(
-            dbdyno_monitor::ssh::connect(&target),
-            pinned.as_deref(),
-        ))
-    })
-    .await
-}
-
-/// Trusts the server's host key after the user compared `fingerprint`: stores it in
-/// the app's known_hosts and in the profile, then logs in again to prove it.
-#[tauri::command]
-#[specta::specta]
-pub async fn accept_host_key(
-    state: State<'_, AppState>,
-    name: String,
-    fingerprint: String,
-) -> AppResult<SshTest> {
-    let known_hosts = state.known_hosts_file();
-    blocking(move || {
-        let mut p = resolve::load_profile(&name)?;
-        let target = resolve::ssh_target(&p, &known_hosts)?
-            .ok_or_else(|| AppError::invalid("this environment has no SSH section"))?;
-        match dbdyno_monitor::ssh::connect(&target) {
-            Err(SshError::UnknownHostKey(u)) => {
-                let seen = u.key.fingerprint_sha256();
-                if seen != fingerprint {
-                    return Err(AppError::new(
-                        ErrorCode::Ssh,
-                        format!("the server now shows key {seen}, not the {fingerprint} you confirmed: nothing was stored"),
-                    ));
-                }
-                u.accept()?;
-            }
-            Ok(c) => c.close(),
-            Err(e) => return Err(e.into()),
-        }
-        if is_user_profile(&name)? {
-            if let Some(s) = p.ssh.as_mut() {
-                s.host_key_fingerprint = Some(fingerprint.clone());
-            }
-            write_profile(&p)?;
-        }
-        Ok(ssh_outcome(dbdyno_monitor::ssh::connect(&target), Some(&fingerprint)))
-    })
-    .await
-}
-
-/// Imports a seed toolkit `benchmark_config.conf` chosen in a file dialog (opened by
-/// the app, so the page never names a file): a new user profile, and the password, if
-/// the file had one, into the keyring. The name is checked before the dialog opens, so
-/// a taken or invalid name never costs the user a trip through it.
-#[tauri::command]
-#[specta::specta]
-pub async fn import_seed_config(app: AppHandle, name: String) -> AppResult<EnvironmentEntry> {
-    let name = free_name(&name)?;
-    let picked = app
-        .dialog()
-        .file()
-        .set_title("Import benchmark_config.conf")
-        .add_filter("Seed config", &["conf", "sh", "txt"])
-        .blocking_pick_file()
-        .ok_or_else(|| AppError::new(ErrorCode::Dismissed, "no file chosen"))?;
-    let path = picked
-        .into_path()
-        .map_err(|e| AppError::new(ErrorCode::Io, format!("not a local file: {e}")))?;
-    blocking(move || {
-        let text = std::fs::read_to_string(&path)?;
-        let file = path
-            .file_name()
-            .and_then(|s| s.to_str())
-            .unwrap_or("config");
-        // The store checks the name again: it may have been taken while the dialog was open.
-        let imp = store()?.import_seed_config(&text, file, &name, HEADER)?;
-        if let PasswordOutcome::KeyringRefused(e) = imp.password {
-            return Err(e.into());
-        }
-        Ok(written(imp.loaded))
     })
     .await
 }
