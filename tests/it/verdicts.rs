@@ -90,7 +90,15 @@ fn files(dir: &Path) -> (PathBuf, PathBuf) {
     (dir.join("a.json"), dir.join("b.json"))
 }
 
+/// A measurement: it needs the machine to itself, not only the server. Tests that do
+/// not use the shared server (private sandboxes, sshd, the CLI alone) still take CPU,
+/// and on 2 cores a test running beside one ladder and not the other is a real
+/// difference between the two (seen in CI: point_select at 4 threads −20.1%, interval
+/// −26.5% to −13.2%). So it is left out of the parallel run and run alone by
+/// scripts/test.sh's stage "measurements" (`cargo test -p dbdyno-tests --test it --
+/// --ignored --test-threads=1`).
 #[test]
+#[ignore = "a measurement: scripts/test.sh runs it alone (stage \"measurements\")"]
 fn two_ladders_of_one_plan_on_one_server_are_within_noise() {
     // Alone on the server: a test running beside one ladder and not the other would be a
     // real difference between the two, not noise.
