@@ -146,9 +146,6 @@ main() {
     # built here (a warm cache makes this a no-op, a cold one does not skip it).
     check_stage "cargo build" cargo build --workspace --bins
     check_stage "cargo test" cargo test --workspace
-    # Tests that measure (an A/A comparison must see the same machine twice) run after
-    # the parallel ones, one at a time, with nothing else on the 2 cores.
-    check_stage "measurements" cargo test -p dbdyno-tests --test it -- --ignored --test-threads=1
 
     if [ -f ui/package.json ]; then
         check_stage "ui tests" ui_tests

@@ -90,28 +90,34 @@ fn files(dir: &Path) -> (PathBuf, PathBuf) {
     (dir.join("a.json"), dir.join("b.json"))
 }
 
-/// A measurement: it needs the machine to itself, not only the server. Tests that do
-/// not use the shared server (private sandboxes, sshd, the CLI alone) still take CPU,
-/// and on 2 cores a test running beside one ladder and not the other is a real
-/// difference between the two (seen in CI: point_select at 4 threads −20.1%, interval
-/// −26.5% to −13.2%). So it is left out of the parallel run and run alone by
-/// scripts/test.sh's stage "measurements" (`cargo test -p dbdyno-tests --test it --
-/// --ignored --test-threads=1`).
+/// The A/A comparison of issue 10. Not run by scripts/test.sh yet: one run's interval
+/// (batch means over its seconds) does not hold the variation between two runs, and on
+/// the project's 2-core machine two ladders of one plan differ by more than that. Run
+/// alone three times on 2026-11-30 (`cargo test -p dbdyno-tests --test it -- --ignored
+/// --test-threads=1`), one of three called a cell IMPROVED; in CI, beside other tests,
+/// oltp_point_select at 4 threads came out −20.1% (interval −26.5% to −13.2%). The
+/// interval across repeats (`--repeat`, dbdyno_stats::repeats_interval) is what holds
+/// run-to-run effects; this test joins the suite with it.
 #[test]
-#[ignore = "a measurement: scripts/test.sh runs it alone (stage \"measurements\")"]
+#[ignore = "needs --repeat: one run's interval misses run-to-run variation (see above)"]
 fn two_ladders_of_one_plan_on_one_server_are_within_noise() {
     // Alone on the server: a test running beside one ladder and not the other would be a
     // real difference between the two, not noise.
     let _g = exclusive_server();
     let s = TestSchema::new("verdict_aa");
     let size = "--table-size=10000";
-    ok(&s.dbdyno(&["oltp_read_write", "--tables=1", size, "prepare"]));
+    ok(&s.dbdyno(&["oltp_read_only", "--tables=1", size, "prepare"]));
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = files(dir.path());
+    // Read-only scenarios, each ladder prewarmed: both see the same data in the same
+    // state. A write workload changes what the second ladder reads (seen in CI:
+    // oltp_read_write at 1 thread, p95 +19.3%, interval +9.4% to +29.5%, a real
+    // difference the intervals rightly call), so it is no A/A.
     let plan = [
-        "--scenarios=oltp_point_select,oltp_read_write",
+        "--scenarios=oltp_point_select,oltp_read_only",
         "--ladder=1,4",
         "--tables=1",
+        "--prewarm",
         size,
     ];
     for json in [&a, &b] {
