@@ -149,6 +149,9 @@ fn fieller(b: f64, se_b: f64, df_b: f64, c: f64, se_c: f64, df_c: f64) -> DeltaR
     // The discriminant B² − AC in a form without cancellation; ≥ 0 whenever a > 0.
     let disc = (t2 * (b * b * vc + c * c * vb - t2 * vb * vc)).max(0.0);
     let (lo, hi) = ((b * c - disc.sqrt()) / a, (b * c + disc.sqrt()) / a);
+    // Throughput and latency are never negative, so neither is their ratio: a
+    // candidate whose own interval reaches zero gives "down by up to 100%", not more.
+    let lo = lo.max(0.0);
     DeltaRange::Interval {
         lower_pct: (lo - 1.0) * 100.0,
         upper_pct: (hi - 1.0) * 100.0,
@@ -270,5 +273,21 @@ mod tests {
         };
         assert!((df - 9.0).abs() < 1e-9);
         assert!((d.half_width_pct().unwrap() - 2.2622 * 2.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_ratio_of_figures_that_cannot_be_negative_is_never_below_minus_100_percent() {
+        // A steady baseline against a candidate whose interval reaches down to zero.
+        let r = fieller(100.0, 1.0, 30.0, 20.0, 15.0, 30.0);
+        let DeltaRange::Interval {
+            lower_pct,
+            upper_pct,
+            ..
+        } = r
+        else {
+            panic!("{r:?}")
+        };
+        assert!(lower_pct >= -100.0, "{lower_pct}");
+        assert!(upper_pct > -80.0 && upper_pct < 0.0, "{upper_pct}");
     }
 }
