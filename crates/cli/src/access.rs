@@ -66,7 +66,6 @@ pub fn fill_mysql_password(plan: &mut Plan, conn: &ConnArgs, applied: &Applied) 
             let c = applied.profile.connect_options();
             format!("Password for {}@{}: ", c.user, c.host)
         })?,
-        from: None,
         keyring_name: applied.keyring_name.as_deref(),
         from_file: applied.from_file,
         ask: Some(&Terminal),
@@ -119,7 +118,12 @@ pub fn ssh_target(
         password,
         agent: ssh.ssh_agent,
         accept_new_host_key: ssh.accept_new_host_key,
-        keyring_name: applied.file_profile().and(applied.keyring_name.as_deref()),
+        // Only a profile file has SSH secrets in the keyring.
+        keyring_name: if applied.from_file {
+            applied.keyring_name.as_deref()
+        } else {
+            None
+        },
         ask: Some(&Terminal),
     };
     Ok(resolve::ssh_target(

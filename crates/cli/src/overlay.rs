@@ -34,11 +34,6 @@ pub struct Applied {
 }
 
 impl Applied {
-    /// The loaded profile (with the command line's options), when there is one.
-    pub fn file_profile(&self) -> Option<&Profile> {
-        self.from_file.then_some(&self.profile)
-    }
-
     /// The ladder's plan (password not set).
     pub fn ladder_plan(&self) -> Result<Plan> {
         self.profile.to_plan().map_err(option_problems)

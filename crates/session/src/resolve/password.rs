@@ -1,5 +1,6 @@
 //! The MySQL password of a run. An explicit one (the CLI's `--mysql-password`) wins;
-//! then the profile's `password_from`, or the CLI's `--mysql-password-from`:
+//! then the profile's `password_from` (the CLI's `--mysql-password-from` is laid onto
+//! the profile like any profile option):
 //! `keyring` (the entry `<profile>/mysql`, else MYSQL_PWD), `env` (MYSQL_PWD), `prompt`
 //! (MYSQL_PWD, else asked; with nobody to ask, the keyring) or `none`.
 //!
@@ -16,8 +17,6 @@ use super::{env_value, Ask, ResolveError};
 pub struct PasswordRequest<'a> {
     /// Given outright (the command line's value, or its prompt's answer).
     pub given: Option<String>,
-    /// Overrides the profile's `password_from`.
-    pub from: Option<PasswordFrom>,
     /// The keyring entry's name: the loaded profile's own (`--env` renames the run,
     /// not the profile the secrets were stored for), or `--env` without a profile.
     pub keyring_name: Option<&'a str>,
@@ -33,7 +32,7 @@ pub fn mysql_password(p: &Profile, r: &PasswordRequest) -> Result<Option<String>
         return Ok(Some(given.clone()));
     }
     let ambient = env_value(SecretKind::MysqlPassword.env_var());
-    let from = r.from.or(p.mysql.password_from).unwrap_or_default();
+    let from = p.mysql.password_from.unwrap_or_default();
     let keyring = || -> Result<Option<String>, ResolveError> {
         let Some(name) = r.keyring_name else {
             return Ok(ambient.clone());
