@@ -30,6 +30,8 @@ PACKAGES=(
     # ... and the native GTK dialogs it opens (save, open, close confirmation), typed into
     # with xdotool: WebDriver reaches only the page
     xdotool
+    # the .deb's check (scripts/package.sh): its desktop entry validated
+    desktop-file-utils
     # report tests: render PDFs to images and text; CJK glyphs for non-Latin labels
     poppler-utils fonts-noto-cjk fonts-droid-fallback fonts-dejavu-core time
     # kernel keyring for the credential store tests

@@ -233,3 +233,21 @@ ensure_node() {
     hash -r
     info "Node.js $(node --version) and npm $(npm --version) from .work/node (the machine's: ${v:-none})"
 }
+
+# Builds the front-end into ui/dist (npm ci, vite build) unless ui/dist is newer than
+# every source, as tests/e2e/run.sh does, so that every stage embeds the same dist: a
+# new dist makes cargo relink the app (the assets are embedded), which takes minutes.
+# Needs ensure_node first. $1: the log file for npm's output (its tail is shown on failure).
+ensure_ui_dist() {
+    local log=$1
+    if [ -f "$DBDYNO_ROOT/ui/dist/index.html" ] && [ -d "$DBDYNO_ROOT/ui/node_modules" ] &&
+        [ -z "$(cd "$DBDYNO_ROOT" && find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts icons -newer ui/dist/index.html -print -quit)" ]; then
+        info "front-end up to date (ui/dist)"
+        return 0
+    fi
+    info "front-end: npm ci, vite build"
+    if ! (cd "$DBDYNO_ROOT/ui" && npm ci --no-audit --no-fund >"$log" 2>&1 && npm run build >>"$log" 2>&1); then
+        tail -n 30 "$log" >&2
+        die "front-end build failed (log: $log)"
+    fi
+}

@@ -4,8 +4,9 @@
 //
 // The flow: create an environment, store its password in the keyring, test MySQL and
 // SSH (accepting the host key), run the checks and apply two fixes, plan and run a
-// short ladder while the live charts fill, cancel a second run midway and see its
-// finished steps kept, open both in the history, compare them against a baseline and
+// short ladder (rows drawn zipfian, a knob once the command line's alone) while the live
+// charts fill, cancel a second run midway and see its finished steps kept, open both in
+// the history (the zipfian choice in the stored plan), compare them against a baseline and
 // export the comparison as a PDF through the real save dialog, close the window during
 // a third run (the confirmation: keep running, then cancel and close) and start the app
 // again to find that run cancelled with its finished step, duplicate the environment
@@ -217,7 +218,7 @@ test("checks: run the suite, apply the max_prepared_stmt_count and schema fixes"
   await shot("checks-fixed");
 });
 
-async function planShortLadder({ threads, time, prepare }) {
+async function planShortLadder({ threads, time, prepare, randType = "zipfian" }) {
   await click("nav-plan");
   await (await tid("plan-preview")).waitForDisplayed({ timeout: 15000 });
   for (const box of await b.$$('input[data-testid^="scenario-"]')) {
@@ -249,6 +250,8 @@ async function planShortLadder({ threads, time, prepare }) {
     const box = await tid(`opt-${k}`);
     if ((await box.isSelected()) !== v) await box.click();
   }
+  // A knob that was the command line's alone: every run of the suite draws rows the same way.
+  await (await tid("rand-type")).selectByAttribute("value", randType);
   // Steps, the cool-downs between them, and prepare when asked.
   const phases = threads.length * 2 - 1 + (prepare ? 1 : 0);
   await until(
@@ -261,6 +264,7 @@ async function planShortLadder({ threads, time, prepare }) {
 test("plan and run a short ladder with live charts", async () => {
   await planShortLadder({ threads: [1, 2], time: 3, prepare: true });
   await shot("plan");
+  await shotOf("plan-workload", "rand-type");
   await click("start-run");
   await until("live TPS points", async () => (await points("chart-tps")) >= 2, 90000);
   await shot("run-live");
@@ -304,6 +308,11 @@ test("history: both runs are there, the cancelled one keeps its steps", async ()
   await (await tid("run-detail")).waitForDisplayed({ timeout: 15000 });
   const kept = await stepStatuses();
   assert.ok(kept.length >= 1 && kept[0] === "done", kept.join());
+  // The row distribution chosen on the Plan screen is in the run's stored plan.
+  const randType = await b.execute(
+    () => document.querySelector('[data-testid="run-plan"] tr[data-setting="rand_type"] td')?.textContent ?? "",
+  );
+  assert.equal(randType, "zipfian");
   // The run was monitored over SSH: its stored server and MySQL samples are charted.
   assert.ok((await points("history-chart-server")) >= 1, "server samples of the cancelled run");
   assert.ok((await points("history-chart-mysql")) >= 1, "MySQL samples of the cancelled run");
@@ -395,6 +404,63 @@ test("compare: both runs against a baseline, curves and matrix, PDF export throu
   await (await tid("export-cancelled")).waitForDisplayed({ timeout: 15000 });
   assert.equal(await b.$('[role="alert"]').isExisting(), false, "no error shown");
   assert.equal(readdirSync(OUT).length, before, "nothing written");
+});
+
+/** Plans one thread at 2 s a step with a latency target and `repeat` runs of the step,
+ *  runs it to the end, and returns the Run screen's repeat labels. */
+async function runWithTarget(repeat) {
+  // The form keeps the last run's choices: back to one run and no target, so that the
+  // ladder's preview has the phases planShortLadder waits for.
+  await click("nav-plan");
+  await type("repeat", 1);
+  await type("sla", " ");
+  await planShortLadder({ threads: [1], time: 2, prepare: false });
+  await type("repeat", repeat);
+  await type("sla", "p95<=2s");
+  // Each repeat, the cool-downs between them, and the latency target's phase.
+  const phases = repeat * 2 - 1 + 1;
+  await until(`a preview of ${phases} phases`, async () => (await b.$$('[data-testid="plan-phases"] li')).length === phases, 15000);
+  await click("start-run");
+  await until("the run to complete", async () => /complete/.test(await runStatus()), 90000);
+  assert.deepEqual(await stepStatuses(), Array(repeat).fill("done"));
+  // Each finished step carries its mark against the target, as Rust wrote it.
+  const marks = await b.execute(() => [...document.querySelectorAll('[data-testid="step-sla"]')].map((e) => e.textContent));
+  assert.equal(marks.length, repeat, JSON.stringify(marks));
+  assert.ok(marks.every((m) => /p95≤2s/.test(m)), JSON.stringify(marks));
+  return b.execute(() => [...document.querySelectorAll('[data-testid="step-repeat"]')].map((e) => e.textContent));
+}
+
+test("repeats and a latency target: repeat 2/2 on the Run screen, the capacity line on Compare", async () => {
+  assert.deepEqual(await runWithTarget(2), ["repeat 1/2", "repeat 2/2"]);
+  await shotOf("run-repeats", "step-table");
+  assert.deepEqual(await runWithTarget(1), [], "a single run says no repeat");
+  // The Plan form as the next test expects it: no target.
+  await click("nav-plan");
+  await type("sla", " ");
+  await until("no latency target in the preview", async () => {
+    const phases = await b.execute(() => [...document.querySelectorAll('[data-testid="plan-phases"] li')].map((l) => l.textContent));
+    return phases.length > 0 && !phases.some((p) => p.includes("latency target"));
+  }, 15000);
+
+  await click("nav-compare");
+  await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
+  const runs = await until("the two new runs listed", async () => {
+    const r = await listedRuns();
+    return r.length >= 4 && r;
+  });
+  const newest = runs.map(([id]) => id).sort((x, y) => y - x).slice(0, 2);
+  // Tick exactly the two newest runs (the earlier comparison's ticks may remain).
+  for (const [id] of runs) {
+    const box = await tid(`pick-run-${id}`);
+    if ((await box.isSelected()) !== newest.includes(id)) await box.click();
+  }
+  await (await tid("compare-baseline")).selectByAttribute("value", String(newest[1]));
+  const capacity = await until("the capacity line", async () => {
+    const c = await b.$('[data-testid="compare-capacity"]');
+    return (await c.isExisting()) && c.getText();
+  }, 30000);
+  assert.match(capacity, /At p95 ≤ 2 s/, capacity);
+  await shotOf("compare-capacity", "compare-capacity");
 });
 
 // Last: it closes the app. The close confirmation is a GTK message dialog (Rust opens it

@@ -62,6 +62,7 @@ fn ladder_plan(s: &TestSchema, threads: u32, tables: u32, table_size: u64) -> Pl
         },
         phases: spec.phases(),
         force: false,
+        on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
     }
 }
 

@@ -69,6 +69,7 @@ fn a_server_that_never_greets_fails_the_step_naming_the_handshake() {
             time_s: 1,
             ..Default::default()
         },
+        repeat: Default::default(),
     };
     let (tx, rx) = crossbeam_channel::unbounded();
     let t0 = Instant::now();

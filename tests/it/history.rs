@@ -184,7 +184,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
         .output()
         .unwrap());
     let exported: Value = serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
-    assert_eq!(exported["schema_version"], 1);
+    assert_eq!(exported["schema_version"], 2);
     assert_eq!(exported["run"], shown);
 
     ok(&dbdyno_cmd()
@@ -551,4 +551,146 @@ fn data_dir_before_the_command_chooses_the_history() {
             .unwrap();
         assert_eq!(json_of(&o), Value::Array(vec![]));
     }
+}
+
+/// The lower and upper bound of one of a step's intervals in the JSON documents.
+fn bounds(confidence: &Value, figure: &str) -> (f64, f64) {
+    let e = &confidence[figure];
+    assert_eq!(e["kind"], "estimated", "{figure}: {e}");
+    let i = &e["interval"];
+    (
+        i["lower"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{figure}: {e}")),
+        i["upper"].as_f64().unwrap(),
+    )
+}
+
+/// Per step of run `id`, as SQL reads the history: `p99_lo`, `p99_hi`, and how many of
+/// its `intervals` rows have no `p95_ms` and no `p99_ms`.
+fn p99_columns(data: &Path, id: i64) -> Vec<(Option<f64>, Option<f64>, i64, i64)> {
+    let opts = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(data.join(dbdyno_history::DB_FILE_NAME))
+        .read_only(true);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+        let rows = sqlx::query_as(
+            "SELECT s.p99_lo, s.p99_hi,
+                    (SELECT COUNT(*) - COUNT(i.p95_ms) FROM intervals i
+                      WHERE i.run_id = s.run_id AND i.step_index = s.step_index),
+                    (SELECT COUNT(*) - COUNT(i.p99_ms) FROM intervals i
+                      WHERE i.run_id = s.run_id AND i.step_index = s.step_index)
+             FROM steps s WHERE s.run_id = ? ORDER BY s.step_index",
+        )
+        .bind(id)
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        pool.close().await;
+        rows
+    })
+}
+
+#[test]
+fn every_step_of_a_ladder_carries_its_confidence_into_json_the_text_and_the_history() {
+    let _g = shared_server();
+    let s = TestSchema::new("confidence");
+    let data = tempfile::tempdir().unwrap();
+    let json = data.path().join("out.json");
+    let out = ok(&s.dbdyno(&[
+        "ladder",
+        "--scenarios=oltp_point_select",
+        "--ladder=1,2",
+        "--time=15",
+        "--tables=1",
+        "--table-size=1000",
+        "--prepare",
+        "--cleanup",
+        "--env=it-confidence",
+        &format!("--json={}", json.display()),
+        &dd(data.path()),
+    ]));
+    let id = run_id(&out);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["schema_version"], 2);
+    let steps = doc["outcome"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for step in steps {
+        let c = &step["confidence"];
+        let tps = step["transactions"].as_f64().unwrap() / step["total_time_s"].as_f64().unwrap();
+        let (lo, hi) = bounds(c, "tps");
+        assert!(lo <= tps && tps <= hi, "tps {tps} outside {lo} … {hi}: {c}");
+        assert!(hi - lo > 0.0, "a real step has some noise: {c}");
+        assert!((c["tps"]["mean"].as_f64().unwrap() / tps - 1.0).abs() < 1e-9);
+        let p95 = step["latency"]["p95_ms"].as_f64().unwrap();
+        let (lo, hi) = bounds(c, "p95");
+        assert!(lo <= p95 && p95 <= hi, "p95 {p95} outside {lo} … {hi}: {c}");
+        let (lo, hi) = bounds(c, "qps");
+        assert!(lo > 0.0 && lo < hi, "{c}");
+        // The per-second records carry p99 beside the --percentile (95) figure.
+        let p99 = step["latency"]["p99_ms"].as_f64().unwrap();
+        let (lo, hi) = bounds(c, "p99");
+        assert!(lo <= p99 && p99 <= hi, "p99 {p99} outside {lo} … {hi}: {c}");
+        for r in step["intervals"].as_array().unwrap() {
+            assert!(r["p95_ms"].is_f64() && r["p99_ms"].is_f64(), "{r}");
+        }
+        assert!(c["cv_pct"].as_f64().unwrap() >= 0.0, "{c}");
+        assert!(c["settled"].is_boolean(), "{c}");
+        assert!(c["window"]["len"].as_u64().unwrap() >= 10, "{c}");
+        assert!(
+            c["tps"]["method"]["kind"] == "batch_means",
+            "how the interval was made is said: {c}"
+        );
+    }
+    // The ladder's text: an interval line under each step, and the table's columns.
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("  tps ") && l.contains("(95% CI "))
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("±tps %"), "{out}");
+
+    // The history keeps the same confidence and `runs show` prints it.
+    let shown = runs(data.path(), &["show", &id.to_string(), "--json"]);
+    for (stored, step) in shown["steps"].as_array().unwrap().iter().zip(steps) {
+        assert_eq!(stored["result"]["confidence"], step["confidence"]);
+    }
+    // … and its SQL columns: the p99 interval, and every interval's p95 and p99.
+    let columns = p99_columns(data.path(), id);
+    assert_eq!(columns.len(), 2);
+    for ((lo, hi, without_p95, without_p99), step) in columns.into_iter().zip(steps) {
+        let json = bounds(&step["confidence"], "p99");
+        // The same figures; SQLite's REAL and the JSON text may differ in the last bit.
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() <= 1e-9 * b.abs());
+        assert!(
+            close(lo, json.0) && close(hi, json.1),
+            "columns {lo:?} … {hi:?}, JSON {json:?}"
+        );
+        assert_eq!(
+            (without_p95, without_p99),
+            (0, 0),
+            "every interval row has both"
+        );
+    }
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &id.to_string(), &dd(data.path())])
+        .output()
+        .unwrap());
+    assert_eq!(text.matches("Confidence (95%, ").count(), 2, "{text}");
+    let (lo, hi) = bounds(&steps[0]["confidence"], "tps");
+    assert!(
+        text.contains(&format!("(95% CI {lo:.2} … {hi:.2}, batch means of ")),
+        "{text}"
+    );
+    let cv = steps[1]["confidence"]["cv_pct"].as_f64().unwrap();
+    assert!(
+        text.contains(&format!("cv of interval tps:                  {cv:.2}%")),
+        "{text}"
+    );
 }

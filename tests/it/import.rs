@@ -199,8 +199,21 @@ fn fresh_sysbench_outputs_import_with_every_figure_as_printed() {
                 p.intervals,
                 "{file}"
             );
+            // Confidence from the interval lines, and none without them.
+            assert_eq!(s["confidence"].is_object(), p.intervals > 0, "{file}");
         }
     }
+    let bare = imported[3]["id"].to_string();
+    let d = format!("--data-dir={}", data.path().display());
+    let text = ok(&dbdyno_cmd()
+        .args(["runs", "show", &bare, &d])
+        .output()
+        .unwrap());
+    assert!(
+        text.contains("Confidence (95%): none: the source has no per-second (interval) lines"),
+        "{text}"
+    );
+    assert!(!text.contains("95% CI"), "{text}");
     let hist = run_json(
         data.path(),
         &["runs", "show", &imported[1]["id"].to_string(), "--json"],
@@ -409,6 +422,13 @@ fn figures_a_log_does_not_print_stay_unknown_everywhere() {
     assert_eq!(lat["p99_ms"].as_f64(), Some(11.04));
     for unknown in ["p50_ms", "p90_ms", "p95_ms", "p999_ms"] {
         assert!(lat[unknown].is_null(), "{unknown}: {lat}");
+    }
+    // Its interval lines print p99: each record carries that one and no p95.
+    let intervals = p99["steps"][0]["result"]["intervals"].as_array().unwrap();
+    assert!(!intervals.is_empty());
+    for r in intervals {
+        assert_eq!(r["p99_ms"], r["latency_ms"], "{r}");
+        assert!(r.get("p95_ms").is_none(), "no made-up p95: {r}");
     }
     let d = format!("--data-dir={}", data.path().display());
     let text = ok(&dbdyno_cmd()

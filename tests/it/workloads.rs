@@ -14,7 +14,7 @@ fn run_json(s: &TestSchema, args: &[&str]) -> Value {
     assert!(out.contains("SQL statistics:"), "{out}");
     assert!(out.contains("Threads fairness:"), "{out}");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
-    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["schema_version"], 2);
     doc["outcome"]["steps"][0].clone()
 }
 

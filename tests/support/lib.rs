@@ -185,6 +185,7 @@ impl TestSchema {
             },
             phases: spec.phases(),
             force: false,
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         }
     }
 

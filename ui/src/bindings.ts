@@ -95,6 +95,19 @@ export type AppInfo = {
 	profiles_dir: string | null,
 };
 
+/**  `--rate-dist`: how the arrivals of an open-loop step are spaced. */
+export type ArrivalSpacing = 
+/**  One arrival every 1/rate seconds. */
+"fixed" | 
+/**  Exponential gaps (independent users). */
+"poisson";
+
+/**  A 95% interval's ends. */
+export type Bounds = {
+	lower: number | null,
+	upper: number | null,
+};
+
 export type CellView = {
 	threads: number,
 	tps: number | null,
@@ -104,6 +117,12 @@ export type CellView = {
 	cpu_pct: number | null,
 	disk_util_pct: number | null,
 	cancelled: boolean,
+	/**
+	 *  The ends of the 95% intervals of TPS and p95 (the dyno curves' error bars); None
+	 *  without an interval.
+	 */
+	tps_interval: ErrorBar | null,
+	p95_interval: ErrorBar | null,
 };
 
 export type CheckRow = {
@@ -164,6 +183,12 @@ export type CompareView = {
 	/**  Totals of the verdicts (none for one run). */
 	verdict: VerdictTotals | null,
 	executive_summary: string[],
+	/**
+	 *  With a latency target (the baseline run's `--sla`): per scenario, "At p95 ≤ 20 ms,
+	 *  idc sustains 4,210 TPS (48 threads); cloud 3,380 TPS (32 threads): −19.7%
+	 *  (±2.1%)". Empty without one.
+	 */
+	capacity: string[],
 	headlines: string[],
 	scenarios: ScenarioView[],
 	cold_starts: string[],
@@ -303,6 +328,10 @@ export type EnvironmentForm = {
 	mysql_socket: string | null,
 	mysql_user: string,
 	mysql_db: string,
+	/**  TLS to the server (the profile's `ssl_mode`). */
+	mysql_ssl_mode: TlsSetting,
+	/**  CA certificate (PEM) to verify the server's certificate; None: the system's. */
+	mysql_ssl_ca: string | null,
 	password_from: PasswordSource,
 	ssh_enabled: boolean,
 	ssh_host: string,
@@ -314,6 +343,12 @@ export type EnvironmentForm = {
 	ssh_host_key_fingerprint: string | null,
 	/**  Block device of the data directory, when the automatic resolver must be overridden. */
 	data_disk: string | null,
+};
+
+/**  The ends of a figure's 95% interval, in the figure's unit. */
+export type ErrorBar = {
+	lower: number | null,
+	upper: number | null,
 };
 
 export type ErrorCode = 
@@ -356,6 +391,20 @@ export type LivePoint = {
 	latency_ms: number | null,
 	errors_ps: number | null,
 	reconnects_ps: number | null,
+};
+
+/**  The latency target and the rate ladder as the form edits them. */
+export type LoadKnobs = {
+	/**  The latency target as typed ("p95<=20ms"); empty: none. */
+	sla: string,
+	/**  Most extra steps per scenario that refine the capacity at the target; 0: no search. */
+	sla_search: number,
+	/**
+	 *  Arrival rates (transactions per second), one open-loop step each, in place of the
+	 *  thread ladder; empty: the thread ladder.
+	 */
+	rates: number[],
+	rate_dist: ArrivalSpacing,
 };
 
 export type LogLevel = "info" | "warning" | "error";
@@ -415,19 +464,40 @@ export type PlanForm = {
 	warmup_s: number,
 	/**  Pause between steps. */
 	cooldown_s: number,
+	/**
+	 *  Runs of every step (1 to 20), interleaved; 3 or more give intervals that hold
+	 *  run-to-run variation.
+	 */
+	repeat: number,
 	tables: number,
 	/**  Rows per table. */
 	table_size: number,
 	prepare: boolean,
 	prewarm: boolean,
+	/**
+	 *  Prewarm's gate: repeat the scans until one pass hits the buffer pool at least
+	 *  this often (percent); None: one pass.
+	 */
+	prewarm_until_hit_rate: number | null,
 	cleanup: boolean,
+	/**  The row distribution and the transaction mix. */
+	workload: WorkloadKnobs,
+	/**  The latency target and its capacity search; the rate ladder. */
+	load: LoadKnobs,
 };
 
 export type PlanPreview = {
 	phases: PhaseRow[],
 	steps: number,
-	/**  Seconds of the measured steps, warm-ups and cool-downs. */
+	/**  Seconds of the measured steps (every repeat), warm-ups and cool-downs. */
 	total_seconds: number,
+	/**
+	 *  The most the capacity search may add after the ladder (its extra steps per
+	 *  scenario × a step's time); 0 without a search.
+	 */
+	search_max_seconds: number,
+	/**  True when a rate ladder replaces the thread ladder: one open-loop step per rate. */
+	rate_ladder: boolean,
 	/**  True when prepare or prewarm add time the plan cannot know in advance. */
 	open_ended: boolean,
 	peak_connections: number,
@@ -435,16 +505,37 @@ export type PlanPreview = {
 	dataset: DatasetEstimate,
 };
 
+/**  One line of a run's stored plan ("rand_type": "zipfian"). */
+export type PlanSetting = {
+	name: string,
+	value: string,
+};
+
 export type PlanSetup = {
 	form: PlanForm,
 	/**  Every scenario the engine runs, in its order. */
 	scenarios_available: string[],
+	/**  Every row distribution, with the parameters each one reads. */
+	rand_types: RandChoice[],
 };
 
 export type PrepareProgress = {
 	rows_done: number | null,
 	rows_total: number | null,
 };
+
+/**  One choice of the distribution list, with the parameters the form shows for it. */
+export type RandChoice = {
+	kind: RandDistribution,
+	label: string,
+	parameters: RandParameter[],
+};
+
+/**  `--rand-type`: which rows a transaction picks, and so how hot the hot rows are. */
+export type RandDistribution = "uniform" | "gaussian" | "special" | "pareto" | "zipfian";
+
+/**  A parameter of a distribution, named as its form field. */
+export type RandParameter = "rand_spec_iter" | "rand_spec_pct" | "rand_spec_res" | "rand_pareto_h" | "rand_zipfian_exp";
 
 export type RunDetail = {
 	row: RunRow,
@@ -461,6 +552,11 @@ export type RunDetail = {
 	server: ServerPoint[],
 	mysql: MysqlPoint[],
 	warnings: string[],
+	/**
+	 *  The stored plan in the report appendix's words: where it ran, scenarios, threads,
+	 *  timing, every workload option away from sysbench's default, the phases.
+	 */
+	plan_settings: PlanSetting[],
 };
 
 export type RunFilter = {
@@ -554,6 +650,17 @@ export type ServerPoint = {
 	disk_util_pct: number | null,
 };
 
+/**  A step against the latency target. */
+export type SlaMark = {
+	/**
+	 *  True within the target (the upper end of the percentile's interval meets it),
+	 *  false beyond; None when the step has no figure at the target's percentile.
+	 */
+	within: boolean | null,
+	/**  "p95 19.2 ms (CI ≤ 20.4) within p95≤20ms", as the command line prints it. */
+	text: string,
+};
+
 export type SshLogin = "agent" | "key" | "password";
 
 export type SshTest = {
@@ -568,6 +675,26 @@ export type SshTest = {
 export type StartedRun = {
 	/**  Id in the history; None when the history could not be written (the run goes on). */
 	run_id: number | null,
+};
+
+/**  How sure a finished step is of its figures, and what it met. */
+export type StepNoise = {
+	/**
+	 *  Half the TPS interval's width in percent of the TPS ("± 2.1%"); None without an
+	 *  interval (too few seconds).
+	 */
+	tps_half_width_pct: number | null,
+	p95_interval_ms: Bounds | null,
+	/**  Coefficient of variation of the per-second TPS, percent. */
+	cv_pct: number | null,
+	/**  False when the per-second throughput never settled (the steady-state detector). */
+	settled: boolean,
+	sla: SlaMark | null,
+	/**
+	 *  Why an open-loop step did not keep its arrival rate; None when it did or for a
+	 *  closed loop.
+	 */
+	rate_not_sustained: string | null,
 };
 
 export type StepRow = {
@@ -585,6 +712,17 @@ export type StepRow = {
 	/**  Throughput of the steady part of the step, when one was found. */
 	steady_tps: number | null,
 	client_cpu_pct: number | null,
+	/**  "repeat 2/3" for a repeated step (`--repeat`); None for a single run. */
+	repeat: string | null,
+	/**
+	 *  "open loop at 500/s" for a step of a rate ladder; None for a closed loop (threads
+	 *  running flat out, the usual case).
+	 */
+	mode: string | null,
+	/**  True for a step the capacity search added after the ladder. */
+	sla_search: boolean,
+	/**  A finished step's intervals, steadiness, latency-target mark and kept rate. */
+	noise: StepNoise | null,
 };
 
 export type StepStatus = "pending" | "running" | "done" | 
@@ -610,6 +748,17 @@ export type SysbenchImportResult = {
 	notes: string[],
 };
 
+/**  The profile's `ssl_mode`, as the form's list offers it. */
+export type TlsSetting = 
+/**  No TLS (sysbench's default). */
+"disabled" | 
+/**  Encrypt, accept any certificate. */
+"required" | 
+/**  Encrypt and check the certificate chain, not the host name. */
+"verify_ca" | 
+/**  Encrypt, check the chain and that the certificate names the host. */
+"verify_identity";
+
 export type Verdict = "skipped" | "pass" | "warn" | "fail";
 
 export type VerdictName = "regressed" | "improved" | "within_noise" | "not_judged" | "missing";
@@ -634,6 +783,34 @@ export type WarningView = {
 	/**  True for "numbers may be wrong", false for a note worth knowing. */
 	serious: boolean,
 	text: string,
+};
+
+/**  The workload knobs of the Plan form. */
+export type WorkloadKnobs = {
+	rand_type: RandDistribution,
+	/**  gaussian and special: uniform draws averaged per value. */
+	rand_spec_iter: number,
+	/**  special: percent of the rows that are hot. */
+	rand_spec_pct: number | null,
+	/**  special: percent of draws that go to the hot rows. */
+	rand_spec_res: number | null,
+	/**  pareto: its h (between 0 and 1; smaller is more skewed). */
+	rand_pareto_h: number | null,
+	/**  zipfian: its exponent (between 0 and 1; larger is more skewed). */
+	rand_zipfian_exp: number | null,
+	/**  Queries of each kind per OLTP transaction. */
+	point_selects: number,
+	simple_ranges: number,
+	sum_ranges: number,
+	order_ranges: number,
+	distinct_ranges: number,
+	index_updates: number,
+	non_index_updates: number,
+	delete_inserts: number,
+	/**  Rows per range query. */
+	range_size: number,
+	/**  Run the queries without BEGIN/COMMIT (autocommit). */
+	skip_trx: boolean,
 };
 
 /* Tauri Specta runtime */

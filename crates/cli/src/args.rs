@@ -127,6 +127,11 @@ pub struct LadderArgs {
     /// Seconds of pause between steps (lets redo/WAL flushing settle).
     #[arg(long, default_value_t = 0)]
     pub cooldown: u64,
+    /// Run every step this many times (1 to 20), the whole ladder forward then backward
+    /// in turn, so that a drifting server does not read as a difference between thread
+    /// counts; reports then take each figure's interval from the spread between repeats.
+    #[arg(long, default_value_t = LadderSpec::default().repeat)]
+    pub repeat: u32,
     /// Create and load the tables before the first step.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub prepare: bool,
@@ -142,6 +147,22 @@ pub struct LadderArgs {
     /// With --prepare/--cleanup: allow a schema that also holds non-benchmark tables.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub force: bool,
+    /// Latency target each step is judged against: p95<=20ms, p99<=5ms, p99.9<=100ms,
+    /// p95<=1.5s. Each step is marked within or beyond it (on the upper end of its
+    /// percentile's 95% interval) and each scenario's capacity at it is printed; without
+    /// --percentile, the steps record the target's percentile.
+    #[arg(long, value_parser = parse_sla, value_name = "TARGET")]
+    pub sla: Option<dbdyno_engine::SlaTarget>,
+    /// After the ladder, bisect thread counts between the last step within --sla and the
+    /// first beyond it: at most K extra steps per scenario (K = 4 when not given), with
+    /// the ladder's settings, to refine the capacity at the target.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "4", default_value_t = 0, value_name = "K")]
+    pub sla_search: u32,
+    /// When a step fails (its connections cannot all open, a server error stops it, its
+    /// reconnect budget is spent): stop the run (the default), or record the step as
+    /// failed and go on with the next one; the run then exits with code 4.
+    #[arg(long, value_parser = ["stop", "continue"], value_name = "POLICY")]
+    pub on_step_error: Option<String>,
     /// At the end, write the report (HTML, PDF, Markdown, CSV, JSON) into this directory:
     /// of the run as recorded in the history (with --no-history, of its results.json).
     #[arg(long)]
@@ -259,6 +280,10 @@ pub struct RunArgs {
     /// Fixed arrival rate in transactions/s; latency counts from each intended start.
     #[arg(long, default_value_t = 0.0)]
     pub rate: f64,
+    /// How arrivals are spaced under --rate or --rates: fixed (every 1/rate s) or
+    /// poisson (exponential gaps, as sysbench's --rate; from --rand-seed when given).
+    #[arg(long, default_value = "fixed", value_name = "fixed|poisson")]
+    pub rate_dist: String,
     /// Print an interval line every N seconds (0 = none for run; 1 for ladder).
     #[arg(long)]
     pub report_interval: Option<u64>,
@@ -376,6 +401,12 @@ pub struct MonitorArgs {
 }
 
 /// sysbench's boolean spellings.
+/// `--sla`: a latency target such as p95<=20ms.
+pub fn parse_sla(s: &str) -> Result<dbdyno_engine::SlaTarget, String> {
+    s.parse()
+        .map_err(|e: dbdyno_engine::sla::SlaParseError| e.to_string())
+}
+
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
@@ -661,4 +692,9 @@ pub struct LadderShape {
         default_values_t = DEFAULT_LADDER_THREADS
     )]
     pub ladder: Vec<u32>,
+    /// Comma-separated arrival rates in transactions/s: a rate ladder, one open-loop
+    /// step per rate and scenario in place of the thread ladder, each on rate × 0.05
+    /// connections (4 to 256); latency counts from each transaction's intended start.
+    #[arg(long, value_delimiter = ',', value_name = "TPS,...")]
+    pub rates: Vec<u32>,
 }

@@ -8,6 +8,12 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// A safety rule refused (foreign tables, a table of another shape); nothing was changed.
 pub const EXIT_REFUSED: u8 = 3;
+/// `dbdyno report` with a baseline: a cell regressed beyond the threshold (and its
+/// interval), or with `--fail-on-missing` a cell could not be compared.
+pub const EXIT_REGRESSED: u8 = 4;
+/// With `--on-step-error=continue`, one step or more failed; the others ran. Not 4: a
+/// nightly script that runs a ladder and then a report must tell the two apart.
+pub const EXIT_STEPS_FAILED: u8 = 5;
 /// Cancelled with Ctrl-C; finished steps are kept.
 pub const EXIT_CANCELLED: u8 = 130;
 

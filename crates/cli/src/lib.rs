@@ -12,6 +12,7 @@ mod monitoring;
 pub mod overlay;
 mod print;
 mod record;
+pub mod sysbench_options;
 
 use std::process::ExitCode;
 
@@ -26,7 +27,13 @@ const TOOL_WORDS: [&str; 7] = [
 
 /// Runs the command line `argv` (as the process got it).
 pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
-    let argv = args::normalize_args(argv);
+    let argv = match sysbench_options::translate(args::normalize_args(argv)) {
+        Ok(t) => {
+            print_deprecation_notes(&t);
+            t.args
+        }
+        Err(refusal) => return exit::usage_error(refusal.into()),
+    };
     match args::first_word(&argv) {
         Some(w) if TOOL_WORDS.contains(&w) => {
             let matches = ToolCli::command()
@@ -90,6 +97,20 @@ fn answer_version(argv: &[String]) {
     if let Err(e) = WorkloadCli::try_parse_from(argv) {
         if e.kind() == clap::error::ErrorKind::DisplayVersion {
             e.exit();
+        }
+    }
+}
+
+/// sysbench's warnings for older option names go where sysbench 1.0.20 prints them,
+/// before anything else: on stdout, but the one about `--test` on stderr. A DB Dyno
+/// command's stdout may be JSON, so there they all go to stderr.
+fn print_deprecation_notes(t: &sysbench_options::Translated) {
+    let sysbench_form = !args::first_word(&t.args).is_some_and(|w| TOOL_WORDS.contains(&w));
+    for note in &t.notes {
+        if sysbench_form && note != sysbench_options::TEST_OPTION_NOTE {
+            println!("{note}");
+        } else {
+            eprintln!("{note}");
         }
     }
 }

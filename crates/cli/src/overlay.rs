@@ -258,6 +258,42 @@ mod tests {
     }
 
     #[test]
+    fn repeat_goes_through_the_profile_and_is_checked() {
+        let (applied, plan) = ladder_with(&[
+            "--profile=local-sandbox",
+            "--scenarios=oltp_point_select",
+            "--threads=1,4",
+            "--repeat=3",
+        ])
+        .unwrap();
+        assert_eq!(applied.profile.plan.repeat, Some(3));
+        let steps: Vec<(u32, u32, u32)> = plan
+            .steps()
+            .map(|s| (s.threads, s.repeat.number, s.repeat.of))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                (1, 1, 3),
+                (4, 1, 3),
+                (4, 2, 3),
+                (1, 2, 3),
+                (1, 3, 3),
+                (4, 3, 3)
+            ]
+        );
+        let (_, single) = ladder_with(&["--threads=1,4", "--scenarios=oltp_point_select"]).unwrap();
+        assert!(single.steps().all(|s| s.repeat.of == 1), "default: once");
+        for bad in ["--repeat=0", "--repeat=21"] {
+            let e = ladder_with(&[bad]).err().unwrap().to_string();
+            assert!(
+                e.contains("--repeat must be between 1 and 20"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn invalid_override_is_refused_before_anything_runs() {
         let e = ladder_with(&["--profile=local-sandbox", "--env=bad name"])
             .err()
@@ -285,5 +321,41 @@ mod tests {
         );
         let e = ladder_with(&["--table-size=0"]).err().unwrap();
         assert!(e.to_string().contains("table-size"), "{e}");
+    }
+
+    #[test]
+    fn sla_and_its_search_reach_the_plan() {
+        let (_, plan) = ladder_with(&["--threads=1,8", "--sla=p95<=20ms", "--sla-search"]).unwrap();
+        let sla = plan.sla().unwrap();
+        assert_eq!(sla.target.to_string(), "p95<=20ms");
+        assert_eq!(sla.search_steps, 4, "--sla-search alone means 4");
+        let (_, plan) = ladder_with(&["--sla=p99<=5ms", "--sla-search=2"]).unwrap();
+        assert_eq!(plan.sla().unwrap().search_steps, 2);
+        assert!(plan.steps().all(|s| s.settings.percentile == 99.0));
+        let e = ladder_with(&["--sla=p95<20ms"]).err().unwrap();
+        assert!(e.to_string().contains("p95<=20ms"), "{e}");
+        let e = ladder_with(&["--sla-search=2"]).err().unwrap();
+        assert!(
+            e.to_string().contains("--sla-search") && e.to_string().contains("--sla"),
+            "{e}"
+        );
+        let (_, plan) = ladder_with(&["--threads=1"]).unwrap();
+        assert!(plan.sla().is_none());
+    }
+
+    #[test]
+    fn on_step_error_reaches_the_plan_and_stops_by_default() {
+        use dbdyno_engine::StepErrorPolicy;
+        let (_, plan) = ladder_with(&["--threads=1"]).unwrap();
+        assert_eq!(plan.on_step_error, StepErrorPolicy::Stop);
+        let (applied, plan) = ladder_with(&["--on-step-error=continue"]).unwrap();
+        assert_eq!(plan.on_step_error, StepErrorPolicy::Continue);
+        assert_eq!(
+            applied.profile.plan.on_step_error,
+            Some(StepErrorPolicy::Continue),
+            "the flag is set on the profile's plan.on_step_error"
+        );
+        let e = ladder_with(&["--on-step-error=skip"]).err().unwrap();
+        assert!(e.to_string().contains("continue"), "{e}");
     }
 }

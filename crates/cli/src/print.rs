@@ -4,7 +4,9 @@
 use std::io::{IsTerminal, Write};
 
 use dbdyno_engine::stats::LatencyHistogram;
-use dbdyno_engine::{ladder_text, sysbench_text, ConnectionsOpening, EngineEvent, StepResult};
+use dbdyno_engine::{
+    ladder_text, sla, sysbench_text, ConnectionsOpening, EngineEvent, SlaTarget, StepResult,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What kind of output the command wants.
@@ -21,6 +23,8 @@ pub struct Printer {
     print_intervals: bool,
     bar: Option<ProgressBar>,
     ladder_rows: Vec<StepResult>,
+    /// The latency target each ladder step is marked against (`--sla`).
+    sla: Option<SlaTarget>,
 }
 
 impl Printer {
@@ -30,7 +34,14 @@ impl Printer {
             print_intervals,
             bar: None,
             ladder_rows: Vec::new(),
+            sla: None,
         }
+    }
+
+    /// Marks each ladder step within or beyond `target`, and ends with the capacities.
+    pub fn with_sla(mut self, target: Option<SlaTarget>) -> Self {
+        self.sla = target;
+        self
     }
 
     pub fn handle(&mut self, e: &EngineEvent) {
@@ -81,6 +92,10 @@ impl Printer {
             EngineEvent::Interval { record, .. } => {
                 if self.print_intervals {
                     let _ = writeln!(out, "{}", sysbench_text::format_interval(record));
+                    // Under a rate, sysbench's second line: the queue and the concurrency.
+                    if let Some(queue) = sysbench_text::format_interval_queue(record) {
+                        let _ = writeln!(out, "{queue}");
+                    }
                 }
             }
             EngineEvent::StepFinished { result, .. } => self.step_finished(result),
@@ -110,6 +125,15 @@ impl Printer {
             }
             Style::Ladder => {
                 let _ = writeln!(out, "{}", ladder_text::step_line(result));
+                if let Some(open_loop) = &result.open_loop {
+                    let _ = writeln!(out, "{}", open_loop.line());
+                }
+                if let Some(target) = &self.sla {
+                    let _ = writeln!(out, "{}", sla::text::step_mark(result, target));
+                }
+                for line in ladder_text::confidence_lines(result) {
+                    let _ = writeln!(out, "{line}");
+                }
                 self.ladder_rows.push(result.clone());
             }
         }
@@ -174,6 +198,12 @@ impl Printer {
         println!();
         for line in ladder_text::table(&self.ladder_rows) {
             println!("{line}");
+        }
+        if let Some(target) = &self.sla {
+            println!();
+            for line in sla::text::capacity_lines(&self.ladder_rows, target) {
+                println!("{line}");
+            }
         }
     }
 }

@@ -24,10 +24,13 @@ pub mod error;
 pub mod events;
 pub mod exec;
 pub mod ladder_text;
+pub mod open_loop;
 pub mod phases;
 pub mod plan;
+pub mod repeat;
 pub mod results;
 pub mod runner;
+pub mod sla;
 pub mod stats;
 pub mod sysbench_text;
 pub mod workload;
@@ -35,7 +38,11 @@ pub mod workload;
 pub use cancel::CancelToken;
 pub use error::EngineError;
 pub use events::{ConnectionsOpening, EngineEvent, EventSink};
-pub use plan::{ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepPlan};
+pub use plan::{
+    ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepErrorPolicy, StepPlan,
+};
+pub use repeat::{Repeat, MAX_REPEATS};
 pub use results::{ConnectionsOpened, IntervalRecord, PrintedRates, StepResult};
-pub use runner::{run_plan, RunOutcome};
+pub use runner::{run_plan, FailedStep, RunOutcome};
+pub use sla::{SlaPhase, SlaTarget};
 pub use workload::{Scenario, StatementClass, WorkloadOptions};

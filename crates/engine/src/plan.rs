@@ -5,6 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::open_loop::{connections_for_rate, RateDist};
+use crate::repeat::{Repeat, MAX_REPEATS};
+use crate::sla::{SlaPhase, SlaTarget};
 use crate::workload::shape::prepared_statements_per_connection;
 use crate::workload::{sql, Scenario, WorkloadOptions};
 
@@ -105,8 +108,11 @@ pub struct RunSettings {
     pub events: u64,
     /// Seconds of load before measurement starts; nothing is recorded during warmup.
     pub warmup_s: u64,
-    /// Fixed arrival rate in transactions per second across all threads; 0 = as fast as possible.
+    /// Arrival rate in transactions per second across all threads; 0 = as fast as
+    /// possible (a closed loop). Above 0 the step is an open loop: see [`crate::open_loop`].
     pub rate: f64,
+    /// How arrivals are spaced at `rate` (`--rate-dist`).
+    pub rate_dist: RateDist,
     /// Seconds per interval record and printed line. Records are always kept; 0 keeps
     /// one-second records but prints none (sysbench's default).
     pub report_interval_s: u64,
@@ -121,6 +127,7 @@ impl Default for RunSettings {
             events: 0,
             warmup_s: 0,
             rate: 0.0,
+            rate_dist: RateDist::Fixed,
             report_interval_s: 0,
             percentile: 95.0,
         }
@@ -139,6 +146,9 @@ pub struct StepPlan {
     pub scenario: Scenario,
     pub threads: u32,
     pub settings: RunSettings,
+    /// Which repeat of this (scenario, threads) step this is (`--repeat`).
+    #[serde(flatten, skip_serializing_if = "Repeat::is_single")]
+    pub repeat: Repeat,
 }
 
 /// Prewarm options: sysbench's table scans, then optionally wait for the hit rate.
@@ -180,6 +190,9 @@ pub enum Phase {
         scenario: Scenario,
         threads: u32,
     },
+    /// After the ladder's steps when a latency target is set (`--sla`): the target, and
+    /// the capacity search's extra steps (`--sla-search`, [`crate::sla::search`]).
+    Sla(SlaPhase),
 }
 
 /// What to do, in order, against one server with one dataset.
@@ -191,6 +204,22 @@ pub struct Plan {
     /// Allow prepare/cleanup in a schema that holds tables other than sbtest1..N.
     #[serde(default)]
     pub force: bool,
+    /// Whether a failed step ends the run or the ladder goes on (`--on-step-error`).
+    #[serde(default)]
+    pub on_step_error: StepErrorPolicy,
+}
+
+/// What a ladder does when one of its steps fails: its connections cannot all open,
+/// a server error stops it, or its reconnect budget is spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepErrorPolicy {
+    /// The failed step ends the run (prepare, prewarm and cleanup stop too).
+    #[default]
+    Stop,
+    /// The failed step is recorded as failed and the ladder goes on to the next step;
+    /// cleanup still runs at the end.
+    Continue,
 }
 
 /// The seed toolkit's loop, as data: scenarios × thread counts, with optional phases around it.
@@ -199,6 +228,9 @@ pub struct Plan {
 pub struct LadderSpec {
     pub scenarios: Vec<Scenario>,
     pub threads: Vec<u32>,
+    /// A rate ladder (`--rates`): one open-loop step per arrival rate, each on
+    /// [`connections_for_rate`] connections, in place of the thread ladder.
+    pub rates: Vec<f64>,
     pub settings: RunSettings,
     pub cooldown_s: u64,
     pub prepare: bool,
@@ -207,6 +239,16 @@ pub struct LadderSpec {
     /// Threads for prepare, prewarm and cleanup.
     pub admin_threads: u32,
     pub prewarm_until_hit_rate: Option<f64>,
+    /// Runs of every (scenario, threads) step, 1 to [`MAX_REPEATS`], interleaved
+    /// (see [`LadderSpec::phases`]); prepare, prewarm and cleanup run once.
+    pub repeat: u32,
+    /// The latency target each step is judged against (`--sla=p95<=20ms`).
+    pub sla: Option<SlaTarget>,
+    /// Most extra steps per scenario that bisect thread counts towards the capacity at
+    /// `sla` after the ladder (`--sla-search`); 0: none.
+    pub sla_search: u32,
+    /// Whether a failed step ends the ladder (`--on-step-error`).
+    pub on_step_error: StepErrorPolicy,
 }
 
 pub const DEFAULT_LADDER_THREADS: [u32; 6] = [1, 8, 16, 32, 64, 128];
@@ -216,6 +258,7 @@ impl Default for LadderSpec {
         LadderSpec {
             scenarios: Scenario::DEFAULT_LADDER.to_vec(),
             threads: DEFAULT_LADDER_THREADS.to_vec(),
+            rates: Vec::new(),
             settings: RunSettings {
                 time_s: 30,
                 report_interval_s: 1,
@@ -227,6 +270,10 @@ impl Default for LadderSpec {
             cleanup: false,
             admin_threads: 4,
             prewarm_until_hit_rate: None,
+            repeat: 1,
+            sla: None,
+            sla_search: 0,
+            on_step_error: StepErrorPolicy::Stop,
         }
     }
 }
@@ -255,21 +302,41 @@ impl LadderSpec {
                 ..PrewarmOptions::default()
             }));
         }
-        let mut first = true;
-        for &scenario in &self.scenarios {
-            for &threads in &self.threads {
-                if !first && self.cooldown_s > 0 {
-                    phases.push(Phase::Cooldown {
-                        seconds: self.cooldown_s,
-                    });
-                }
-                first = false;
-                phases.push(Phase::Step(StepPlan {
-                    scenario,
-                    threads,
-                    settings: self.settings.clone(),
-                }));
+        let ladder = self.ladder_steps();
+        // Each round runs the whole ladder, forward then backward (stats::interleaved_order),
+        // so a server drifting over the run does not read as a difference between steps.
+        // An out-of-range `repeat` still expands (at least once, at most MAX_REPEATS
+        // rounds) and is refused by validation with its own message.
+        let rounds = self.repeat.clamp(1, MAX_REPEATS) as usize;
+        for (i, slot) in dbdyno_stats::interleaved_order(ladder.len(), rounds)
+            .into_iter()
+            .enumerate()
+        {
+            if i > 0 && self.cooldown_s > 0 {
+                phases.push(Phase::Cooldown {
+                    seconds: self.cooldown_s,
+                });
             }
+            let (scenario, threads, rate) = ladder[slot.step];
+            phases.push(Phase::Step(StepPlan {
+                scenario,
+                threads,
+                settings: RunSettings {
+                    rate,
+                    ..self.settings.clone()
+                },
+                repeat: Repeat {
+                    number: slot.repeat as u32 + 1,
+                    of: self.repeat,
+                },
+            }));
+        }
+        if let Some(target) = self.sla {
+            phases.push(Phase::Sla(SlaPhase {
+                target,
+                search_steps: self.sla_search,
+                cooldown_s: self.cooldown_s,
+            }));
         }
         if self.cleanup {
             phases.push(Phase::Cleanup {
@@ -278,6 +345,29 @@ impl LadderSpec {
             });
         }
         phases
+    }
+}
+
+impl LadderSpec {
+    /// The ladder's (scenario, connections, rate) steps in order: scenarios × thread
+    /// counts at the settings' rate, or scenarios × `rates` when a rate ladder is asked
+    /// for. A user who names arrival rates wants the open-loop curve; the closed-loop
+    /// one is another ladder.
+    fn ladder_steps(&self) -> Vec<(Scenario, u32, f64)> {
+        self.scenarios
+            .iter()
+            .flat_map(|&s| -> Vec<(Scenario, u32, f64)> {
+                if self.rates.is_empty() {
+                    let rate = self.settings.rate;
+                    self.threads.iter().map(|&t| (s, t, rate)).collect()
+                } else {
+                    self.rates
+                        .iter()
+                        .map(|&r| (s, connections_for_rate(r), r))
+                        .collect()
+                }
+            })
+            .collect()
     }
 }
 
@@ -315,6 +405,8 @@ pub enum PlanError {
     NoDatabase,
     #[error("bulk_insert uses its own (id, k) tables named like the OLTP ones: run it in a plan (and schema) of its own")]
     BulkMixed,
+    #[error("--repeat must be between 1 and {MAX_REPEATS} runs of each step (got {0})")]
+    BadRepeat(u32),
 }
 
 impl Plan {
@@ -377,7 +469,7 @@ impl Plan {
                 // One extra connection watches global status during prewarm.
                 Phase::Prewarm(p) => p.threads + 1,
                 Phase::Prepare { threads, .. } | Phase::Cleanup { threads, .. } => *threads,
-                Phase::Cooldown { .. } => 0,
+                Phase::Cooldown { .. } | Phase::Sla(_) => 0,
             })
             .max()
             .unwrap_or(0)
@@ -385,7 +477,8 @@ impl Plan {
             + 1
     }
 
-    /// Seconds the plan takes, not counting prepare/prewarm (they depend on the server).
+    /// Seconds the plan takes, not counting prepare/prewarm (they depend on the server)
+    /// nor the capacity search's extra steps (how many run depends on the results).
     pub fn estimated_seconds(&self) -> u64 {
         self.phases
             .iter()
@@ -444,6 +537,32 @@ fn workload_problems(w: &WorkloadOptions, out: &mut Problems) {
             got: r.pareto_h,
         });
     }
+    // The generators would quietly clamp these; a value that is not used as given is refused.
+    if r.spec_iter == 0 {
+        out.push(PlanError::OutOfRange {
+            field: "--rand-spec-iter",
+            min: 1.0,
+            max: u32::MAX as f64,
+            got: 0.0,
+        });
+    }
+    if !(0.0..=100.0).contains(&r.spec_pct) {
+        out.push(PlanError::OutOfRange {
+            field: "--rand-spec-pct",
+            min: 0.0,
+            max: 100.0,
+            got: r.spec_pct,
+        });
+    }
+    // zipfian's sampler divides by 1 - exponent: it is defined strictly between 0 and 1.
+    if !(r.zipfian_exp > 0.0 && r.zipfian_exp < 1.0) {
+        out.push(PlanError::OutOfRange {
+            field: "--rand-zipfian-exp",
+            min: 0.0,
+            max: 1.0,
+            got: r.zipfian_exp,
+        });
+    }
 }
 
 /// What is wrong with one phase of a plan over workload `w`.
@@ -458,10 +577,24 @@ fn phase_problems(phase: &Phase, w: &WorkloadOptions, out: &mut Problems) {
                 matches!(phase, Phase::Prepare { .. }),
             ));
         }
-        Phase::Prewarm(p) => out.check(check_threads(p.threads)),
+        Phase::Prewarm(p) => {
+            out.check(check_threads(p.threads));
+            if let Some(h) = p.until_hit_rate {
+                // A hit rate is a percentage; above 100 the gate could never open.
+                if !(0.0..=100.0).contains(&h) {
+                    out.push(PlanError::OutOfRange {
+                        field: "--prewarm-until-hit-rate",
+                        min: 0.0,
+                        max: 100.0,
+                        got: h,
+                    });
+                }
+            }
+        }
         Phase::Step(s) => {
             out.check(check_threads(s.threads));
             out.check(check_scenario(s.scenario, w, true));
+            out.check(check_repeat(s.repeat));
             let st = &s.settings;
             if st.time_s == 0 && st.events == 0 {
                 out.push(PlanError::NoStopCondition);
@@ -473,8 +606,15 @@ fn phase_problems(phase: &Phase, w: &WorkloadOptions, out: &mut Problems) {
                 out.push(PlanError::BadRate(st.rate));
             }
         }
-        Phase::Cooldown { .. } => {}
+        Phase::Cooldown { .. } | Phase::Sla(_) => {}
     }
+}
+
+fn check_repeat(r: Repeat) -> Result<(), PlanError> {
+    if !(1..=MAX_REPEATS).contains(&r.of) || !(1..=r.of).contains(&r.number) {
+        return Err(PlanError::BadRepeat(r.of));
+    }
+    Ok(())
 }
 
 fn check_threads(t: u32) -> Result<(), PlanError> {
@@ -514,6 +654,7 @@ mod tests {
             workload: w,
             phases,
             force: false,
+            on_step_error: StepErrorPolicy::Stop,
         }
     }
 
@@ -522,7 +663,125 @@ mod tests {
             scenario: Scenario::OltpReadWrite,
             threads,
             settings: RunSettings::default(),
+            repeat: Repeat::SINGLE,
         })
+    }
+
+    /// `scenario@threads#repeat` for every step, `cool` for a cool-down.
+    fn step_names(phases: &[Phase]) -> Vec<String> {
+        phases
+            .iter()
+            .filter_map(|p| match p {
+                Phase::Step(s) => Some(format!(
+                    "{}@{}#{}/{}",
+                    s.scenario, s.threads, s.repeat.number, s.repeat.of
+                )),
+                Phase::Cooldown { .. } => Some("cool".into()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeats_run_in_serpentine_rounds_with_phases_around_them_once() {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect, Scenario::OltpReadOnly],
+            threads: vec![1, 8],
+            prepare: true,
+            prewarm: true,
+            cleanup: true,
+            repeat: 3,
+            settings: RunSettings {
+                time_s: 10,
+                warmup_s: 2,
+                ..RunSettings::default()
+            },
+            ..Default::default()
+        };
+        let phases = spec.phases();
+        assert_eq!(
+            step_names(&phases),
+            [
+                "oltp_point_select@1#1/3",
+                "oltp_point_select@8#1/3",
+                "oltp_read_only@1#1/3",
+                "oltp_read_only@8#1/3",
+                "oltp_read_only@8#2/3",
+                "oltp_read_only@1#2/3",
+                "oltp_point_select@8#2/3",
+                "oltp_point_select@1#2/3",
+                "oltp_point_select@1#3/3",
+                "oltp_point_select@8#3/3",
+                "oltp_read_only@1#3/3",
+                "oltp_read_only@8#3/3",
+            ]
+        );
+        let once = |f: fn(&Phase) -> bool| phases.iter().filter(|p| f(p)).count();
+        assert_eq!(once(|p| matches!(p, Phase::Prepare { .. })), 1);
+        assert_eq!(once(|p| matches!(p, Phase::Prewarm(_))), 1);
+        assert_eq!(once(|p| matches!(p, Phase::Cleanup { .. })), 1);
+        assert!(matches!(phases.first(), Some(Phase::Prepare { .. })));
+        assert!(matches!(phases.last(), Some(Phase::Cleanup { .. })));
+        let plan = plan_with(phases, WorkloadOptions::default());
+        assert_eq!(plan.validate(), Ok(()));
+        // The preview's estimate counts every repeat: 12 steps of 10 s + 2 s warmup.
+        assert_eq!(plan.estimated_seconds(), 12 * 12);
+    }
+
+    #[test]
+    fn a_cooldown_separates_every_repeat() {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            threads: vec![1, 2],
+            cooldown_s: 3,
+            repeat: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            step_names(&spec.phases()),
+            [
+                "oltp_point_select@1#1/2",
+                "cool",
+                "oltp_point_select@2#1/2",
+                "cool",
+                "oltp_point_select@2#2/2",
+                "cool",
+                "oltp_point_select@1#2/2",
+            ]
+        );
+    }
+
+    #[test]
+    fn repeat_out_of_range_is_refused_with_its_own_message() {
+        for (repeat, ok) in [(0, false), (1, true), (20, true), (21, false)] {
+            let spec = LadderSpec {
+                threads: vec![1],
+                repeat,
+                ..Default::default()
+            };
+            let phases = spec.phases();
+            assert!(!phases.is_empty(), "{repeat}: still expanded");
+            let r = plan_with(phases, WorkloadOptions::default()).validate();
+            if ok {
+                assert_eq!(r, Ok(()), "{repeat}");
+            } else {
+                let e = r.unwrap_err();
+                assert_eq!(e, PlanError::BadRepeat(repeat));
+                assert_eq!(
+                    e.to_string(),
+                    format!("--repeat must be between 1 and 20 runs of each step (got {repeat})")
+                );
+            }
+        }
+        // A step numbered beyond its count is no plan either.
+        let mut s = step(1);
+        if let Phase::Step(st) = &mut s {
+            st.repeat = Repeat { number: 3, of: 2 };
+        }
+        assert_eq!(
+            plan_with(vec![s], WorkloadOptions::default()).validate(),
+            Err(PlanError::BadRepeat(2))
+        );
     }
 
     #[test]
@@ -544,6 +803,7 @@ mod tests {
                 Phase::Cooldown { .. } => "cool".into(),
                 Phase::Step(s) => format!("{}@{}", s.scenario, s.threads),
                 Phase::Prewarm(_) => "prewarm".into(),
+                Phase::Sla(_) => "sla".into(),
             })
             .collect();
         assert_eq!(

@@ -6,10 +6,14 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::open_loop::{IntervalQueue, OpenLoopResult};
+use crate::repeat::Repeat;
+use crate::stats::StepConfidence;
 use crate::workload::{Scenario, StatementClass};
 
 /// Version of the JSON layout written by `--json` (see docs/json-schema.md).
-pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+/// Version 2: every measured step carries its `confidence`.
+pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
 /// How sysbench counts statements: SELECT is a read, INSERT/UPDATE/DELETE a write,
 /// BEGIN/COMMIT and everything else "other".
@@ -51,7 +55,10 @@ impl QueryCounts {
 
 /// One `--report-interval` line: the figures of sysbench's interval report, plus the
 /// wall-clock window so that server samples can be aligned to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Default` (all zero, no optional figure) lets tests and fixtures name only the fields
+/// they are about.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IntervalRecord {
     /// Seconds since the measured part of the step began, at the end of this interval.
     pub elapsed_s: f64,
@@ -68,8 +75,48 @@ pub struct IntervalRecord {
     /// Latency at `percentile` over this interval, in milliseconds (0 when no event completed).
     pub latency_ms: f64,
     pub percentile: f64,
+    /// p95 and p99 over this interval in milliseconds (0 when no event completed), so
+    /// that both have a per-second series whatever `--percentile` is. None when the
+    /// source did not give them: records stored before they existed, or an imported
+    /// log's line, which prints its `--percentile` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ms: Option<f64>,
     pub errors_ps: f64,
     pub reconnects_ps: f64,
+    /// The arrival queue of an open-loop step's interval; None in a closed loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<IntervalQueue>,
+}
+
+impl IntervalRecord {
+    /// Latency at `wanted` (95 or 99) over this interval: its own field, else
+    /// `latency_ms` when that is the percentile the record carries; None otherwise
+    /// (never estimated from another percentile).
+    pub fn latency_at(&self, wanted: f64) -> Option<f64> {
+        let own = match wanted {
+            w if same_percentile(w, 95.0) => self.p95_ms,
+            w if same_percentile(w, 99.0) => self.p99_ms,
+            _ => None,
+        };
+        own.or_else(|| same_percentile(self.percentile, wanted).then_some(self.latency_ms))
+    }
+
+    /// Fills the field of the percentile `latency_ms` carries (95 or 99) and leaves the
+    /// other as it is: what a sysbench interval line, which prints one percentile, gives.
+    pub fn with_carried_percentile(mut self) -> IntervalRecord {
+        if same_percentile(self.percentile, 95.0) {
+            self.p95_ms.get_or_insert(self.latency_ms);
+        } else if same_percentile(self.percentile, 99.0) {
+            self.p99_ms.get_or_insert(self.latency_ms);
+        }
+        self
+    }
+}
+
+fn same_percentile(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
 }
 
 /// A latency distribution reduced to the figures people compare. Milliseconds throughout,
@@ -183,6 +230,24 @@ pub struct StepResult {
     /// before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<ConnectionsOpened>,
+    /// How an open-loop step (`--rate`, `--rates`) kept to its schedule; None for a
+    /// closed loop (threads running flat out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopResult>,
+    /// The 95% intervals of the step's figures, its coefficient of variation and whether
+    /// it settled, made from `intervals` when the step was measured (or imported). None
+    /// for a step without per-second records and for runs recorded before it existed:
+    /// [`StepResult::confidence_or_computed`] then makes it from `intervals`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<StepConfidence>,
+    /// Which repeat of its (scenario, threads) step this was (`--repeat`); results
+    /// written before repeats existed read as repeat 1 of 1.
+    #[serde(flatten, skip_serializing_if = "Repeat::is_single")]
+    pub repeat: Repeat,
+    /// True for a step the capacity search added after the ladder (`--sla-search`),
+    /// between a step within the latency target and one beyond it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sla_search: bool,
 }
 
 /// The time a step took to open its connections (connect, login, prepare) before its
@@ -246,6 +311,24 @@ impl StepResult {
     pub fn known_latency_pct_ms(&self) -> Option<f64> {
         (self.has_totals() && self.percentile > 0.0).then_some(self.latency_pct_ms)
     }
+
+    /// The stored confidence, or one made from the step's per-second records (a result
+    /// written before steps carried it); None when there is neither: no interval is made
+    /// up for a step without per-second records.
+    pub fn confidence_or_computed(&self) -> Option<std::borrow::Cow<'_, StepConfidence>> {
+        match &self.confidence {
+            Some(c) => Some(std::borrow::Cow::Borrowed(c)),
+            None if self.intervals.is_empty() => None,
+            None => Some(std::borrow::Cow::Owned(StepConfidence::of_step(self))),
+        }
+    }
+
+    /// Fills [`Self::confidence`] from the step's per-second records; a step without
+    /// any keeps none.
+    pub fn with_confidence(mut self) -> StepResult {
+        self.confidence = (!self.intervals.is_empty()).then(|| StepConfidence::of_step(&self));
+        self
+    }
 }
 
 pub(crate) fn per_sec(n: u64, seconds: f64) -> f64 {
@@ -253,5 +336,53 @@ pub(crate) fn per_sec(n: u64, seconds: f64) -> f64 {
         n as f64 / seconds
     } else {
         0.0
+    }
+}
+
+#[cfg(test)]
+mod interval_record_tests {
+    use super::*;
+
+    fn printed(percentile: f64, latency_ms: f64) -> IntervalRecord {
+        IntervalRecord {
+            elapsed_s: 1.0,
+            duration_s: 1.0,
+            threads: 1,
+            tps: 1.0,
+            qps: 1.0,
+            latency_ms,
+            percentile,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_line_gives_its_own_percentile_and_never_the_other() {
+        let r = printed(95.0, 7.43).with_carried_percentile();
+        assert_eq!((r.p95_ms, r.p99_ms), (Some(7.43), None));
+        assert_eq!((r.latency_at(95.0), r.latency_at(99.0)), (Some(7.43), None));
+        let r = printed(99.0, 12.0).with_carried_percentile();
+        assert_eq!((r.p95_ms, r.p99_ms), (None, Some(12.0)));
+        let r = printed(90.0, 5.0).with_carried_percentile();
+        assert_eq!((r.p95_ms, r.p99_ms), (None, None));
+        assert_eq!((r.latency_at(90.0), r.latency_at(95.0)), (Some(5.0), None));
+    }
+
+    #[test]
+    fn a_record_without_the_fields_reads_as_before() {
+        // A record stored before p95_ms/p99_ms existed: its JSON has neither.
+        let mut v = serde_json::to_value(printed(95.0, 2.5)).unwrap();
+        assert!(v.get("p99_ms").is_none(), "None is not written");
+        v.as_object_mut().unwrap().remove("p95_ms");
+        let r: IntervalRecord = serde_json::from_value(v).unwrap();
+        assert_eq!((r.p95_ms, r.p99_ms), (None, None));
+        assert_eq!(r.latency_at(95.0), Some(2.5), "from latency_ms, as before");
+        assert_eq!(r.latency_at(99.0), None);
+        let mut measured = printed(95.0, 2.5);
+        measured.p99_ms = Some(4.0);
+        assert_eq!(measured.latency_at(99.0), Some(4.0));
+        let back: IntervalRecord =
+            serde_json::from_str(&serde_json::to_string(&measured).unwrap()).unwrap();
+        assert_eq!(back, measured);
     }
 }

@@ -7,8 +7,9 @@ use crate::error::EngineError;
 use crate::events::{EngineEvent, EventSink};
 use crate::exec;
 use crate::phases::{self, PrepareReport, PrewarmReport};
-use crate::plan::{Phase, Plan};
+use crate::plan::{Phase, Plan, StepErrorPolicy};
 use crate::results::StepResult;
+use crate::sla::{search, SlaPhase};
 
 /// Everything a plan produced. Steps that finished are kept even when a later phase
 /// failed or the run was cancelled.
@@ -21,6 +22,19 @@ pub struct RunOutcome {
     pub cancelled: bool,
     /// The error that ended the run early, as text (the typed error is returned too).
     pub failure: Option<String>,
+    /// Steps that failed while the ladder went on (`--on-step-error=continue`); they
+    /// were not measured and are not in `steps`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_steps: Vec<FailedStep>,
+}
+
+/// A step that failed under [`StepErrorPolicy::Continue`]: which one, and why (for
+/// connections that could not all open, the error says how many did).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedStep {
+    /// The step's label: "oltp_read_only @ 8 threads".
+    pub label: String,
+    pub error: String,
 }
 
 /// Runs `plan`. Returns the outcome and, when a phase failed, the error that stopped it.
@@ -64,6 +78,22 @@ pub fn run_plan(
                 // A phase interrupted by the cancel is not a failure of the server.
                 out.cancelled = true;
                 break;
+            }
+            if let (Phase::Step(_), StepErrorPolicy::Continue) = (phase, plan.on_step_error) {
+                let failed = FailedStep {
+                    label: phase_label(phase),
+                    error: e.to_string(),
+                };
+                // A warning, so that the history keeps it with the run's warnings.
+                events.warning(format!(
+                    "step failed, the ladder goes on (--on-step-error=continue): {}: {}",
+                    failed.label, failed.error
+                ));
+                out.failed_steps.push(failed);
+                // The failed step keeps its number, so that its warning is not filed
+                // under the next step and the app's list of steps stays aligned.
+                step_index += 1;
+                continue;
             }
             out.failure = Some(e.to_string());
             return (out, Some(e));
@@ -111,16 +141,94 @@ fn run_phase(
         Phase::Cleanup { scenario, threads } => {
             out.dropped_tables = phases::cleanup(c, w, *scenario, *threads, events)?;
         }
+        Phase::Sla(sla) => capacity_search(plan, sla, step_index, out, events, cancel)?,
     }
     Ok(())
+}
+
+/// The capacity search (`--sla-search`): per scenario, extra steps between the last
+/// step within the target and the first beyond it, until they are one thread apart or
+/// `search_steps` ran. Each is measured like the ladder's steps and marked `sla_search`.
+fn capacity_search(
+    plan: &Plan,
+    sla: &SlaPhase,
+    step_index: &mut usize,
+    out: &mut RunOutcome,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    let target = &sla.target;
+    for scenario in search::scenarios_in_order(plan) {
+        for _ in 0..sla.search_steps {
+            if cancel.is_cancelled() {
+                return Ok(());
+            }
+            let (step, (within, beyond)) =
+                match search::next_step(plan, target, scenario, &out.steps) {
+                    Ok(next) => next,
+                    Err(why) => {
+                        events.message(format!("capacity search: {why}"));
+                        break;
+                    }
+                };
+            if sla.cooldown_s > 0 {
+                events.send(EngineEvent::Cooldown {
+                    seconds: sla.cooldown_s,
+                });
+                cancel.sleep(std::time::Duration::from_secs(sla.cooldown_s));
+            }
+            events.message(format!(
+                "capacity search at {}: {scenario} @ {} threads, between {within} (within) and {beyond} (beyond)",
+                target.compact(),
+                step.threads
+            ));
+            let mut r = exec::run_step(
+                &plan.connect,
+                &plan.workload,
+                &step,
+                *step_index,
+                true,
+                events,
+                cancel,
+            )?;
+            r.sla_search = true;
+            events.send(EngineEvent::StepFinished {
+                step: *step_index,
+                result: Box::new(r.clone()),
+            });
+            out.steps.push(r);
+            *step_index += 1;
+        }
+    }
+    Ok(())
+}
+
+/// "oltp_read_only @ 8 threads", or for an open-loop step
+/// "oltp_read_only @ open loop at 500/s on 25 connections".
+fn step_label(s: &crate::plan::StepPlan) -> String {
+    if s.settings.rate > 0.0 {
+        let mode = crate::open_loop::mode_name(s.settings.rate, s.settings.rate_dist);
+        format!("{} @ {mode} on {} connections", s.scenario, s.threads)
+    } else {
+        format!("{} @ {} threads", s.scenario, s.threads)
+    }
 }
 
 pub fn phase_label(p: &Phase) -> String {
     match p {
         Phase::Prepare { scenario, threads } => format!("prepare {scenario} ({threads} threads)"),
         Phase::Prewarm(o) => format!("prewarm ({} threads)", o.threads),
-        Phase::Step(s) => format!("{} @ {} threads", s.scenario, s.threads),
+        Phase::Step(s) => match s.repeat.label() {
+            Some(r) => format!("{}, {r}", step_label(s)),
+            None => step_label(s),
+        },
         Phase::Cooldown { seconds } => format!("cool-down {seconds}s"),
         Phase::Cleanup { scenario, .. } => format!("cleanup {scenario}"),
+        Phase::Sla(s) if s.search_steps > 0 => format!(
+            "capacity search at {} (at most {} extra step(s) per scenario)",
+            s.target.compact(),
+            s.search_steps
+        ),
+        Phase::Sla(s) => format!("latency target {}", s.target.compact()),
     }
 }

@@ -1,4 +1,5 @@
-//! Opening the history: file, connection settings, migrations, interrupted runs.
+//! Opening the history: file, connection settings, migrations, the confidence of steps
+//! stored before steps carried one, interrupted runs.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -28,7 +29,8 @@ pub struct History {
 
 impl History {
     /// Opens (creating it when missing) the history in `data_dir`, brings its schema up
-    /// to date, and marks runs whose writer process is gone as interrupted.
+    /// to date (with the confidence of old steps, see `confidence.rs`), and marks runs
+    /// whose writer process is gone as interrupted.
     pub async fn open(data_dir: &Path) -> Result<History, HistoryError> {
         std::fs::create_dir_all(data_dir).map_err(|cause| HistoryError::DataDir {
             path: data_dir.to_path_buf(),
@@ -56,6 +58,9 @@ impl History {
             .await
             .map_err(open_err)?;
         migrate(&pool, &path).await?;
+        // Steps stored before steps carried their confidence get it once (SQL cannot
+        // do batch means, so this is not a migration).
+        crate::confidence::backfill(&pool).await?;
         let history = History { pool, path };
         history.mark_interrupted().await?;
         Ok(history)

@@ -144,6 +144,8 @@ pub enum ImportNote {
     },
     /// The run is dated by the file's modification time, which a copy or an edit changes.
     DatedByFileTime { file: String, started_at_ms: i64 },
+    /// The run printed no interval lines, so its step has no confidence intervals.
+    NoIntervals { file: String, line: usize },
 }
 
 impl fmt::Display for ImportNote {
@@ -164,6 +166,10 @@ impl fmt::Display for ImportNote {
                 f,
                 "{file}: start time taken from the file's modification time minus the run time ({})",
                 crate::time::rfc3339(*started_at_ms)
+            ),
+            ImportNote::NoIntervals { file, line } => write!(
+                f,
+                "{file} (line {line}): no interval lines, so the step has no confidence intervals"
             ),
         }
     }
@@ -478,6 +484,12 @@ fn to_run(path: &Path, f: Read, o: &SysbenchImport) -> Result<Ready, FileError> 
             });
         }
         how.push(from.as_str());
+        if r.intervals.is_empty() {
+            notes.push(ImportNote::NoIntervals {
+                file: f.name.clone(),
+                line: r.first_line,
+            });
+        }
         steps.push(r.to_step_result(sc));
     }
     let (started, started_from) = match o.started_at_ms {

@@ -19,6 +19,7 @@
 
 pub mod blocking;
 pub mod command_line;
+mod confidence;
 mod db;
 pub mod environment;
 mod error;

@@ -1,5 +1,6 @@
 //! Reading runs back: the list, one whole run, deleting one.
 
+use dbdyno_engine::results::IntervalQueue;
 use dbdyno_engine::{IntervalRecord, StepResult};
 use sqlx::Row;
 
@@ -166,34 +167,8 @@ impl History {
         id: i64,
         step: i64,
     ) -> Result<Vec<IntervalRecord>, HistoryError> {
-        let rows = sqlx::query(
-            "SELECT elapsed_s, duration_s, end_unix_ms, threads, tps, qps, reads_ps, writes_ps, other_ps,
-                    latency_ms, percentile, errors_ps, reconnects_ps
-             FROM intervals WHERE run_id = ? AND step_index = ? ORDER BY seq",
-        )
-        .bind(id)
-        .bind(step)
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(IntervalRecord {
-                    elapsed_s: r.try_get(0)?,
-                    duration_s: r.try_get(1)?,
-                    end_unix_ms: r.try_get(2)?,
-                    threads: r.try_get::<i64, _>(3)? as u32,
-                    tps: r.try_get(4)?,
-                    qps: r.try_get(5)?,
-                    reads_ps: r.try_get(6)?,
-                    writes_ps: r.try_get(7)?,
-                    other_ps: r.try_get(8)?,
-                    latency_ms: r.try_get(9)?,
-                    percentile: r.try_get(10)?,
-                    errors_ps: r.try_get(11)?,
-                    reconnects_ps: r.try_get(12)?,
-                })
-            })
-            .collect()
+        let mut conn = self.pool.acquire().await?;
+        intervals_of(&mut conn, id, step).await
     }
 
     async fn load_samples(&self, table: &str, id: i64) -> Result<Vec<StoredSample>, HistoryError> {
@@ -243,4 +218,60 @@ fn parse_json<T: serde::de::DeserializeOwned>(
     text: &str,
 ) -> Result<T, HistoryError> {
     serde_json::from_str(text).map_err(|cause| HistoryError::Corrupt { run, what, cause })
+}
+
+/// The per-second records of one stored step, in order (the history's reads and the
+/// confidence backfill).
+pub(crate) async fn intervals_of(
+    conn: &mut sqlx::SqliteConnection,
+    id: i64,
+    step: i64,
+) -> Result<Vec<IntervalRecord>, HistoryError> {
+    let rows = sqlx::query(
+        "SELECT elapsed_s, duration_s, end_unix_ms, threads, tps, qps, reads_ps, writes_ps, other_ps,
+                latency_ms, percentile, errors_ps, reconnects_ps,
+                queue_length, concurrency, late_starts, max_lag_ms, p95_ms, p99_ms
+         FROM intervals WHERE run_id = ? AND step_index = ? ORDER BY seq",
+    )
+    .bind(id)
+    .bind(step)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(IntervalRecord {
+                elapsed_s: r.try_get(0)?,
+                duration_s: r.try_get(1)?,
+                end_unix_ms: r.try_get(2)?,
+                threads: r.try_get::<i64, _>(3)? as u32,
+                tps: r.try_get(4)?,
+                qps: r.try_get(5)?,
+                reads_ps: r.try_get(6)?,
+                writes_ps: r.try_get(7)?,
+                other_ps: r.try_get(8)?,
+                latency_ms: r.try_get(9)?,
+                percentile: r.try_get(10)?,
+                // NULL for intervals stored before version 6: left unknown.
+                p95_ms: r.try_get(17)?,
+                p99_ms: r.try_get(18)?,
+                errors_ps: r.try_get(11)?,
+                reconnects_ps: r.try_get(12)?,
+                open_loop: open_loop_of(r)?,
+            })
+        })
+        .collect()
+}
+
+/// An interval's open-loop queue; None when the columns are NULL (a closed loop, or an
+/// interval stored before they existed).
+fn open_loop_of(r: &sqlx::sqlite::SqliteRow) -> Result<Option<IntervalQueue>, sqlx::Error> {
+    let Some(queue) = r.try_get::<Option<i64>, _>(13)? else {
+        return Ok(None);
+    };
+    Ok(Some(IntervalQueue {
+        queue: queue as u64,
+        concurrency: r.try_get::<Option<i64>, _>(14)?.unwrap_or(0) as u64,
+        late_starts: r.try_get::<Option<i64>, _>(15)?.unwrap_or(0) as u64,
+        max_lag_ms: r.try_get::<Option<f64>, _>(16)?.unwrap_or(0.0),
+    }))
 }

@@ -1,5 +1,6 @@
 //! A stored run as people read it: the text `dbdyno runs show` prints (each step in
-//! sysbench's summary layout, with the server figures monitoring stored), and the
+//! sysbench's summary layout with its 95% intervals and CV, and the server figures
+//! monitoring stored), and the
 //! document `dbdyno runs export --json` writes.
 //!
 //! Non-goals: no reports (the report crate compares runs), no storage.
@@ -9,8 +10,14 @@ use dbdyno_engine::sysbench_text;
 
 use crate::{RunSummary, StoredRun};
 
-/// Version of the `runs export --json` document (docs/history.md).
-pub const EXPORT_SCHEMA_VERSION: u32 = 1;
+/// Version of the `runs export --json` document (docs/history.md). Version 2: each
+/// step's result carries its `confidence`.
+pub const EXPORT_SCHEMA_VERSION: u32 = 2;
+
+/// What `runs show` says of a step without per-second records (an imported log run
+/// without `--report-interval`).
+const NO_CONFIDENCE: &str = "Confidence (95%): none: the source has no per-second (interval) \
+lines, so no interval is given\n\n";
 
 /// The whole run (intervals, histograms, samples, snapshots) as one versioned document.
 pub fn export_document(run: &StoredRun) -> serde_json::Value {
@@ -71,15 +78,27 @@ pub fn run_text(run: &StoredRun) -> String {
     for step in &run.steps {
         let r = &step.result;
         s.push_str(&format!(
-            "\n=== step {}: {} @ {} threads{} ===\n",
+            "\n=== step {}: {} @ {} threads{}{} ===\n",
             step.index + 1,
             r.scenario,
             r.threads,
+            r.repeat
+                .label()
+                .map(|l| format!(", {l}"))
+                .unwrap_or_default(),
             if r.cancelled { " (cancelled)" } else { "" }
         ));
+        if let Some(open_loop) = &r.open_loop {
+            s.push_str(&open_loop.line());
+            s.push('\n');
+        }
         for i in &r.intervals {
             s.push_str(&sysbench_text::format_interval(i));
             s.push('\n');
+            if let Some(queue) = sysbench_text::format_interval_queue(i) {
+                s.push_str(&queue);
+                s.push('\n');
+            }
         }
         if !r.has_totals() {
             // A log cut off before sysbench's summary: printing one would show zeros.
@@ -92,7 +111,12 @@ pub fn run_text(run: &StoredRun) -> String {
         } else {
             LatencyHistogram::from_base64(&r.histogram).ok()
         };
+        // The summary shows the step's intervals; a step without per-second records
+        // has none, and that is said rather than left out silently.
         s.push_str(&sysbench_text::format_summary(r, hist.as_ref()));
+        if r.confidence_or_computed().is_none() {
+            s.push_str(NO_CONFIDENCE);
+        }
         s.push_str(&server_figures(run, step.index));
     }
     if !run.warnings.is_empty() {

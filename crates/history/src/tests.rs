@@ -30,11 +30,14 @@ fn a_step_comes_back_exactly_as_stored() {
     rt.block_on(async {
         let h = History::open(dir.path()).await.unwrap();
         let id = h.create_run(&NewRun::new("env-a", "ladder")).await.unwrap();
-        let (a, b) = (
+        let (mut a, b) = (
             step("intervals", Scenario::OltpReadWrite),
             step("histogram", Scenario::OltpPointSelect),
         );
         assert!(!a.intervals.is_empty() && !b.histogram.is_empty());
+        // A measured record carries p95 and p99 (the log's lines print p95 only).
+        a.intervals[0].p99_ms = Some(12.5);
+        assert!(a.intervals[0].p95_ms.is_some());
         h.record_step(id, 0, &a).await.unwrap();
         h.record_step(id, 1, &b).await.unwrap();
         h.finish_run(id, RunState::Complete, None).await.unwrap();
@@ -53,6 +56,82 @@ fn a_step_comes_back_exactly_as_stored() {
     });
 }
 
+/// A repeated step keeps which repeat it was; one stored before repeats existed reads
+/// as repeat 1 of 1. No column: `result_json` carries it.
+#[test]
+fn a_repeated_step_comes_back_with_its_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    rt().block_on(async {
+        let h = History::open(dir.path()).await.unwrap();
+        let id = h.create_run(&NewRun::new("env-a", "ladder")).await.unwrap();
+        let mut s = step("intervals", Scenario::OltpReadWrite);
+        s.repeat = dbdyno_engine::Repeat { number: 2, of: 3 };
+        h.record_step(id, 0, &s).await.unwrap();
+        h.record_step(id, 1, &step("histogram", Scenario::OltpPointSelect))
+            .await
+            .unwrap();
+        let run = h.load_run(id).await.unwrap();
+        assert_eq!(run.steps[0].result.repeat, s.repeat);
+        assert_eq!(run.steps[1].result.repeat, dbdyno_engine::Repeat::SINGLE);
+        let text = crate::show::run_text(&run);
+        assert!(
+            text.contains("=== step 1: oltp_read_write @ 2 threads, repeat 2/3 ==="),
+            "{text}"
+        );
+        assert!(!text.contains("=== step 2: oltp_point_select @ 1 threads, repeat"));
+    });
+}
+
+/// An open-loop step keeps its queue per interval and its verdict on the rate.
+#[test]
+fn an_open_loop_step_comes_back_with_its_queue() {
+    use dbdyno_engine::open_loop::{IntervalQueue, OpenLoopResult, RateDist};
+    let dir = tempfile::tempdir().unwrap();
+    rt().block_on(async {
+        let h = History::open(dir.path()).await.unwrap();
+        let id = h.create_run(&NewRun::new("env-a", "ladder")).await.unwrap();
+        let mut s = step("intervals", Scenario::OltpReadWrite);
+        for (i, r) in s.intervals.iter_mut().enumerate() {
+            r.open_loop = Some(IntervalQueue {
+                queue: i as u64 * 10,
+                concurrency: 3,
+                late_starts: i as u64,
+                max_lag_ms: i as f64 * 1.5,
+            });
+        }
+        s.intervals[0].open_loop = None;
+        s.open_loop = Some(OpenLoopResult {
+            target_rate: 500.0,
+            dist: RateDist::Poisson,
+            connections: 25,
+            achieved_rate: 480.0,
+            late_starts: 7,
+            max_lag_ms: 12.5,
+            max_queue: 40,
+            queue_at_end: 0,
+            sustained: true,
+            reason: None,
+        });
+        h.record_step(id, 0, &s).await.unwrap();
+        let run = h.load_run(id).await.unwrap();
+        let text = crate::show::run_text(&run);
+        assert!(
+            text.contains("  open loop at 500/s (poisson) on 25 connections: achieved 480.00/s"),
+            "{text}"
+        );
+        assert!(
+            text.contains("] queue length: 10, concurrency: 3\n"),
+            "{text}"
+        );
+        let back = run.steps[0].result.clone();
+        assert_eq!(back.open_loop, s.open_loop);
+        assert_eq!(
+            back.intervals, s.intervals,
+            "NULL columns read as a closed loop"
+        );
+    });
+}
+
 #[test]
 fn writer_records_events_step_by_step() {
     let dir = tempfile::tempdir().unwrap();
@@ -61,6 +140,7 @@ fn writer_records_events_step_by_step() {
         workload: Default::default(),
         phases: dbdyno_engine::LadderSpec::default().phases(),
         force: false,
+        on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
     };
     let new = NewRun::new("env-w", "ladder").with_plan(&plan).unwrap();
     let w = HistoryWriter::start(dir.path(), new).unwrap();
@@ -332,4 +412,165 @@ fn imported_files_are_found_by_content_and_forgotten_with_their_run() {
     assert!(h.find_imports(&"cd".repeat(32)).unwrap().is_empty());
     h.delete_run(id).unwrap();
     assert!(h.find_imports(&"ab".repeat(32)).unwrap().is_empty());
+}
+
+/// A history written before steps carried their confidence: opening it gives each step
+/// with per-second records its intervals (columns and result JSON), leaves a step
+/// without records without, and a second open changes nothing.
+#[test]
+fn steps_stored_before_confidence_get_it_from_their_intervals_once() {
+    use dbdyno_engine::stats::StepConfidence;
+    let dir = tempfile::tempdir().unwrap();
+    let rt = rt();
+    // 30 seconds around 600 TPS: enough for batch means.
+    let mut s = step("intervals", Scenario::OltpReadWrite);
+    let template = s.intervals[0].clone();
+    s.intervals = (0..30)
+        .map(|i| {
+            let wobble = [0.0, 0.03, -0.02, 0.01, -0.03][i % 5];
+            dbdyno_engine::IntervalRecord {
+                elapsed_s: (i + 1) as f64,
+                tps: 600.0 * (1.0 + wobble),
+                qps: 12_000.0 * (1.0 + wobble),
+                latency_ms: 7.0 * (1.0 - wobble),
+                percentile: 95.0,
+                p95_ms: None,
+                p99_ms: None,
+                ..template.clone()
+            }
+        })
+        .collect();
+    let bare = step("histogram", Scenario::OltpPointSelect);
+    assert!(bare.intervals.is_empty());
+    rt.block_on(async {
+        let path = dir.path().join(crate::DB_FILE_NAME);
+        let opts = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .foreign_keys(true);
+        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+        let mut old = sqlx::migrate::Migrator::new(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/migrations"
+        )))
+        .await
+        .unwrap();
+        old.migrations = std::borrow::Cow::Owned(
+            old.migrations
+                .iter()
+                .filter(|m| m.version < 20261202000000)
+                .cloned()
+                .collect(),
+        );
+        old.run(&pool).await.unwrap();
+        sqlx::query("INSERT INTO runs (env, source, command, state, started_at_ms, tool_version) VALUES ('old', 'dbdyno', 'ladder', 'complete', 5, '0.1.0')")
+            .execute(&pool).await.unwrap();
+        for (index, r) in [(0, &s), (1, &bare)] {
+            // The result JSON as the previous build wrote it: no `confidence`.
+            let mut stored = serde_json::to_value(r).unwrap();
+            stored.as_object_mut().unwrap().remove("confidence");
+            stored["intervals"] = json!([]);
+            sqlx::query("INSERT INTO steps VALUES (1, ?, ?, 2, 0, 0, ?, ?, ?, ?, ?, ?, '')")
+                .bind(index)
+                .bind(r.scenario.name())
+                .bind(r.tps())
+                .bind(r.qps())
+                .bind(r.latency_pct_ms)
+                .bind(r.latency.p95_ms)
+                .bind(r.latency.p99_ms)
+                .bind(stored.to_string())
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        for (seq, i) in s.intervals.iter().enumerate() {
+            sqlx::query("INSERT INTO intervals VALUES (1, 0, ?, ?, ?, 0, 2, ?, ?, 0, 0, 0, ?, 95, 0, 0)")
+                .bind(seq as i64).bind(i.elapsed_s).bind(i.duration_s).bind(i.tps).bind(i.qps).bind(i.latency_ms)
+                .execute(&pool).await.unwrap();
+        }
+        // A run whose step cannot be read: the history still opens.
+        sqlx::query("INSERT INTO runs (env, source, command, state, started_at_ms, tool_version) VALUES ('bad', 'dbdyno', 'ladder', 'complete', 6, '0.1.0')")
+            .execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO steps VALUES (2, 0, 'oltp_read_write', 2, 0, 0, 1, 1, 1, 1, 1, 'not json', '')")
+            .execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO intervals VALUES (2, 0, 0, 1, 1, 0, 2, 1, 1, 0, 0, 0, 1, 95, 0, 0)")
+            .execute(&pool).await.unwrap();
+        pool.close().await;
+
+        let h = History::open(dir.path()).await.unwrap();
+        let bad: (Option<i64>,) = sqlx::query_as("SELECT settled FROM steps WHERE run_id = 2")
+            .fetch_one(&h.pool)
+            .await
+            .unwrap();
+        assert_eq!(bad.0, None, "left as it is");
+        let run = h.load_run(1).await.unwrap();
+        let got = run.steps[0].result.confidence.clone().expect("backfilled");
+        let mut without = run.steps[0].result.clone();
+        without.confidence = None;
+        assert_eq!(got, StepConfidence::of_step(&without), "made from the stored records");
+        let (lo, hi) = got.tps.bounds().expect("30 seconds give an interval");
+        assert!(lo < s.tps() && s.tps() < hi, "{lo} {hi}");
+        type Columns = (
+            Option<f64>,
+            Option<f64>,
+            Option<f64>,
+            Option<f64>,
+            Option<f64>,
+            Option<i64>,
+        );
+        let row: Columns =
+            sqlx::query_as(
+                "SELECT tps_lo, tps_hi, p95_lo, p99_lo, cv_pct, settled FROM steps WHERE run_id = 1 AND step_index = 0",
+            )
+            .fetch_one(&h.pool)
+            .await
+            .unwrap();
+        assert_eq!((row.0, row.1), (Some(lo), Some(hi)));
+        assert_eq!(row.2, got.p95.bounds().map(|b| b.0));
+        assert!(row.2.is_some(), "the records carry p95");
+        assert_eq!(row.3, None, "and not p99");
+        let stored = &run.steps[0].result.intervals[0];
+        assert_eq!(
+            (stored.p95_ms, stored.p99_ms),
+            (None, None),
+            "rows stored before p95_ms/p99_ms existed stay without"
+        );
+        assert_eq!(row.4, got.cv_pct);
+        assert_eq!(row.5, Some(1));
+        // The step without per-second records gets nothing made up.
+        assert_eq!(run.steps[1].result.confidence, None);
+        let bare_row: (Option<f64>, Option<i64>) =
+            sqlx::query_as("SELECT tps_lo, settled FROM steps WHERE run_id = 1 AND step_index = 1")
+                .fetch_one(&h.pool)
+                .await
+                .unwrap();
+        assert_eq!(bare_row, (None, None));
+        // Once only: nothing is left to do, and the stored JSON stays as it is.
+        let json_of = |pool: sqlx::SqlitePool| async move {
+            let j: (String,) = sqlx::query_as("SELECT result_json FROM steps WHERE run_id = 1 AND step_index = 0")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            j.0
+        };
+        let first = json_of(h.pool.clone()).await;
+        assert_eq!(
+            crate::confidence::backfill(&h.pool).await.unwrap(),
+            0,
+            "only the unreadable step is left, and it stays so"
+        );
+        h.close().await;
+        let h = History::open(dir.path()).await.unwrap();
+        assert_eq!(json_of(h.pool.clone()).await, first);
+        // A step recorded now carries its columns at once.
+        let id = h.create_run(&NewRun::new("new", "ladder")).await.unwrap();
+        h.record_step(id, 0, &s.clone().with_confidence()).await.unwrap();
+        let settled: (Option<i64>, Option<f64>) =
+            sqlx::query_as("SELECT settled, tps_lo FROM steps WHERE run_id = ?")
+                .bind(id)
+                .fetch_one(&h.pool)
+                .await
+                .unwrap();
+        assert_eq!(settled, (Some(1), Some(lo)));
+    });
 }

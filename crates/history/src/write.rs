@@ -4,6 +4,7 @@
 use dbdyno_engine::StepResult;
 use sqlx::{Sqlite, Transaction};
 
+use crate::confidence::{update_columns, ConfidenceColumns};
 use crate::model::{to_value, NewRun, RunState, SampleRow};
 use crate::{process, time, History, HistoryError};
 
@@ -255,6 +256,10 @@ async fn insert_step(
 ) -> Result<(), HistoryError> {
     // Intervals and the histogram have their own storage; the JSON holds the rest.
     let mut rest = result.clone();
+    // A step handed over without its confidence (a result of an older build) gets it
+    // from its per-second records, as the backfill gives old steps theirs.
+    rest.confidence = result.confidence_or_computed().map(|c| c.into_owned());
+    let columns = ConfidenceColumns::of(rest.confidence.as_ref());
     rest.intervals = Vec::new();
     rest.histogram = String::new();
     let json = to_value(&rest, "a step result")?.to_string();
@@ -287,12 +292,14 @@ async fn insert_step(
     if inserted.rows_affected() == 0 {
         return Err(HistoryError::NoSuchRun(run_id));
     }
+    update_columns(&mut *tx, run_id, i64::from(step_index), &columns, None).await?;
     for (seq, r) in result.intervals.iter().enumerate() {
         sqlx::query(
             "INSERT INTO intervals (run_id, step_index, seq, elapsed_s, duration_s, end_unix_ms, threads,
                                     tps, qps, reads_ps, writes_ps, other_ps, latency_ms, percentile,
-                                    errors_ps, reconnects_ps)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                    errors_ps, reconnects_ps, queue_length, concurrency, late_starts,
+                                    max_lag_ms, p95_ms, p99_ms)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(run_id)
         .bind(step_index)
@@ -310,6 +317,12 @@ async fn insert_step(
         .bind(r.percentile)
         .bind(r.errors_ps)
         .bind(r.reconnects_ps)
+        .bind(r.open_loop.map(|q| q.queue as i64))
+        .bind(r.open_loop.map(|q| q.concurrency as i64))
+        .bind(r.open_loop.map(|q| q.late_starts as i64))
+        .bind(r.open_loop.map(|q| q.max_lag_ms))
+        .bind(r.p95_ms)
+        .bind(r.p99_ms)
         .execute(&mut **tx)
         .await?;
     }

@@ -5,7 +5,7 @@
 use dbdyno_engine::plan::PrewarmOptions;
 use dbdyno_engine::workload::{IgnoreErrors, RandType};
 use dbdyno_engine::{
-    ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, Scenario, StepPlan,
+    ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, Scenario, SlaTarget, StepPlan,
     WorkloadOptions,
 };
 
@@ -19,6 +19,43 @@ pub enum SingleCommand {
 }
 
 use crate::{Problem, Profile};
+
+/// Most extra steps the capacity search may take per scenario.
+pub const MAX_SLA_SEARCH: u32 = 16;
+
+/// A rate ladder names at least one rate, none of them 0 (a closed loop is the thread
+/// ladder), and is not mixed with `rate`, which paces a thread ladder.
+fn rate_problems(plan: &crate::model::PlanSection) -> Vec<Problem> {
+    let Some(rates) = &plan.rates else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if rates.is_empty() {
+        out.push(problem("plan.rates", "give at least one arrival rate"));
+    }
+    for (i, r) in rates.iter().enumerate() {
+        if *r == 0 {
+            out.push(problem(
+                &format!("plan.rates[{i}]"),
+                "an arrival rate is at least 1 transaction/s (got 0); the thread ladder is the closed loop",
+            ));
+        }
+    }
+    if plan.rate.is_some_and(|r| r > 0.0) {
+        out.push(problem(
+            "plan.rates",
+            "give rate (one rate for a thread ladder) or rates (a rate ladder), not both",
+        ));
+    }
+    // The search bisects thread counts; a rate step's connections follow from its rate.
+    if plan.sla_search.is_some_and(|k| k > 0) {
+        out.push(problem(
+            "plan.sla_search",
+            "the capacity search bisects thread counts, not arrival rates: run it on a thread ladder",
+        ));
+    }
+    out
+}
 
 fn problem(field: &str, message: impl Into<String>) -> Problem {
     Problem {
@@ -143,18 +180,60 @@ impl Profile {
                 .collect(),
             None => d.scenarios.clone(),
         };
+        let (sla, sla_search) = self.sla(&mut problems);
+        problems.extend(rate_problems(p));
+        let mut settings = self.run_settings(&d.settings);
+        // The per-second records carry one percentile: the target's, unless --percentile
+        // says otherwise, so that each step's figure at the target has an interval.
+        if let (Some(t), None) = (sla, p.percentile) {
+            settings.percentile = t.percentile;
+        }
         let spec = LadderSpec {
             scenarios,
             threads: p.threads.clone().unwrap_or(d.threads.clone()),
-            settings: self.run_settings(&d.settings),
+            rates: p
+                .rates
+                .as_ref()
+                .map_or(d.rates.clone(), |r| r.iter().map(|&r| r as f64).collect()),
+            settings,
             cooldown_s: p.cooldown.unwrap_or(d.cooldown_s),
             prepare: p.prepare.unwrap_or(d.prepare),
             prewarm: p.prewarm.unwrap_or(d.prewarm),
             cleanup: p.cleanup.unwrap_or(d.cleanup),
             admin_threads: p.admin_threads.unwrap_or(d.admin_threads),
             prewarm_until_hit_rate: p.prewarm_until_hit_rate.or(d.prewarm_until_hit_rate),
+            repeat: p.repeat.unwrap_or(d.repeat),
+            sla,
+            sla_search,
+            on_step_error: p.on_step_error.unwrap_or(d.on_step_error),
         };
         (spec, problems)
+    }
+
+    /// The latency target and the capacity search's most extra steps, with their
+    /// problems on their keys.
+    fn sla(&self, problems: &mut Vec<Problem>) -> (Option<SlaTarget>, u32) {
+        let p = &self.plan;
+        let target = p.sla.as_deref().and_then(|s| match s.parse::<SlaTarget>() {
+            Ok(t) => Some(t),
+            Err(e) => {
+                problems.push(problem("plan.sla", e.to_string()));
+                None
+            }
+        });
+        let search = p.sla_search.unwrap_or(0);
+        if search > MAX_SLA_SEARCH {
+            problems.push(problem(
+                "plan.sla_search",
+                format!("at most {MAX_SLA_SEARCH} extra steps per scenario (got {search}): each halves the bracket, so 8 already split 128 threads to one"),
+            ));
+        } else if search > 0 && p.sla.is_none() {
+            problems.push(problem(
+                "plan.sla_search",
+                "the capacity search needs a latency target: give --sla (sla = \"p95<=20ms\")",
+            ));
+        }
+        (target, search.min(MAX_SLA_SEARCH))
     }
 
     /// A step's settings: the profile's, else `defaults` (the ladder's, or the sysbench
@@ -169,6 +248,7 @@ impl Profile {
             events,
             warmup_s: p.warmup.unwrap_or(defaults.warmup_s),
             rate: p.rate.unwrap_or(defaults.rate),
+            rate_dist: p.rate_dist.unwrap_or(defaults.rate_dist),
             report_interval_s: p.report_interval.unwrap_or(defaults.report_interval_s),
             percentile: p.percentile.unwrap_or(defaults.percentile),
         }
@@ -196,6 +276,7 @@ impl Profile {
                 scenario,
                 threads,
                 settings: self.run_settings(&RunSettings::default()),
+                repeat: Default::default(),
             }),
         };
         let plan = Plan {
@@ -203,6 +284,7 @@ impl Profile {
             workload,
             phases: vec![phase],
             force: self.plan.force.unwrap_or(false),
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         };
         for e in plan.problems() {
             let p = plan_problem(&e);
@@ -248,6 +330,7 @@ impl Profile {
             workload,
             phases: spec.phases(),
             force: self.plan.force.unwrap_or(false),
+            on_step_error: spec.on_step_error,
         };
         for e in plan.problems() {
             let p = plan_problem(&e);
@@ -279,13 +362,15 @@ fn plan_problem(e: &PlanError) -> Problem {
         PlanError::BadEngine(_) => "workload.mysql_storage_engine".into(),
         PlanError::ZeroRangeSize => "workload.range_size".into(),
         PlanError::Empty => "plan.scenarios".into(),
+        // The option's own profile key (`--prewarm-until-hit-rate` is plan.…).
         PlanError::OutOfRange { field, .. } => {
-            format!(
-                "workload.{}",
-                field.trim_start_matches("--").replace('-', "_")
-            )
+            let option = field.trim_start_matches("--");
+            crate::fields::by_option(option)
+                .map(|f| f.key.to_string())
+                .unwrap_or_else(|| format!("workload.{}", option.replace('-', "_")))
         }
         PlanError::NoDatabase => "mysql.db".into(),
+        PlanError::BadRepeat(_) => "plan.repeat".into(),
         // A variant added to the engine after this mapping: still reported, on the plan.
         #[allow(unreachable_patterns)]
         _ => "plan".into(),
@@ -306,6 +391,67 @@ mod tests {
         assert_eq!(plan.phases, LadderSpec::default().phases());
     }
 
+    /// `repeat = 3` in a profile, or `--repeat=3` set onto it, repeats every step three
+    /// times; out of range it is refused on its key with the engine's words.
+    #[test]
+    fn on_step_error_key_reaches_the_plan_and_stop_is_the_default() {
+        use dbdyno_engine::StepErrorPolicy;
+        let with = |line: &str| {
+            toml::from_str::<Profile>(&format!(
+                "schema_version = 1\nname = \"x\"\n[plan]\n{line}\n"
+            ))
+        };
+        let p = with("on_step_error = \"continue\"").unwrap();
+        assert_eq!(
+            p.to_plan().unwrap().on_step_error,
+            StepErrorPolicy::Continue
+        );
+        assert!(p
+            .to_options()
+            .contains(&("on-step-error", "continue".to_string())));
+        let p = with("").unwrap();
+        assert_eq!(p.to_plan().unwrap().on_step_error, StepErrorPolicy::Stop);
+        let e = with("on_step_error = \"skip\"").unwrap_err();
+        assert!(e.to_string().contains("continue"), "{e}");
+    }
+
+    #[test]
+    fn repeat_key_reaches_the_plan_and_is_checked() {
+        let toml = "schema_version = 1\nname = \"x\"\n[plan]\nscenarios = [\"oltp_point_select\"]\nthreads = [1, 2]\nrepeat = 3\n";
+        let p: Profile = toml::from_str(toml).unwrap();
+        assert_eq!(p.plan.repeat, Some(3));
+        assert!(p.to_options().contains(&("repeat", "3".to_string())));
+        let mut q = Profile::named("x");
+        q.plan.scenarios = Some(vec!["oltp_point_select".into()]);
+        q.plan.threads = Some(vec![1, 2]);
+        q.set_option("repeat", "3").unwrap();
+        assert_eq!(q.to_plan().unwrap(), p.to_plan().unwrap());
+        let plan = p.to_plan().unwrap();
+        let steps: Vec<_> = plan.steps().collect();
+        assert_eq!(steps.len(), 6);
+        assert!(steps.iter().all(|s| s.repeat.of == 3));
+        assert_eq!(
+            steps.iter().map(|s| s.threads).collect::<Vec<_>>(),
+            [1, 2, 2, 1, 1, 2],
+            "interleaved"
+        );
+        for bad in [0, 21] {
+            q.plan.repeat = Some(bad);
+            let problems = q.to_plan().unwrap_err();
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert_eq!(problems[0].field, "plan.repeat");
+            assert!(
+                problems[0].message.contains("between 1 and 20"),
+                "{problems:?}"
+            );
+            let checked = crate::validate::check(&q);
+            assert!(
+                checked.iter().any(|c| c.field == "plan.repeat"),
+                "{checked:?}"
+            );
+        }
+    }
+
     #[test]
     fn engine_errors_point_at_the_profile_field() {
         let mut p = Profile::named("x");
@@ -315,6 +461,75 @@ mod tests {
         p.workload.table_size = None;
         p.workload.rand_spec_res = Some(150.0);
         assert_eq!(p.to_plan().unwrap_err()[0].field, "workload.rand_spec_res");
+    }
+
+    /// Values the generators or the prewarm gate could not use as given are refused on
+    /// their own key, in the ladder and in the sysbench form alike.
+    #[test]
+    fn knobs_out_of_range_are_refused_on_their_key() {
+        type Edit = fn(&mut Profile);
+        let cases: [(Edit, &str); 4] = [
+            (
+                |p| p.workload.rand_zipfian_exp = Some(1.5),
+                "workload.rand_zipfian_exp",
+            ),
+            (
+                |p| p.workload.rand_spec_pct = Some(120.0),
+                "workload.rand_spec_pct",
+            ),
+            (
+                |p| p.workload.rand_spec_iter = Some(0),
+                "workload.rand_spec_iter",
+            ),
+            (
+                |p| p.plan.prewarm_until_hit_rate = Some(101.0),
+                "plan.prewarm_until_hit_rate",
+            ),
+        ];
+        for (edit, field) in cases {
+            let mut p = Profile::named("x");
+            p.plan.prewarm = Some(true);
+            edit(&mut p);
+            let ladder = p.to_plan().unwrap_err();
+            assert_eq!(ladder.len(), 1, "{ladder:?}");
+            assert_eq!(ladder[0].field, field);
+            let command = if field.starts_with("plan.") {
+                SingleCommand::Prewarm
+            } else {
+                SingleCommand::Run
+            };
+            let single = p
+                .to_single_plan(Scenario::OltpReadOnly, command, 1)
+                .unwrap_err();
+            assert_eq!(single[0].field, field, "{single:?}");
+        }
+        let mut p = Profile::named("x");
+        p.plan.prewarm = Some(true);
+        p.plan.prewarm_until_hit_rate = Some(99.0);
+        assert!(p.to_plan().is_ok(), "a reachable gate is fine");
+    }
+
+    #[test]
+    fn rates_make_one_open_loop_step_per_rate_in_place_of_the_threads() {
+        let mut p = Profile::named("x");
+        p.plan.scenarios = Some(vec!["oltp_point_select".into()]);
+        p.plan.threads = Some(vec![1, 8]);
+        p.plan.rates = Some(vec![500, 2000]);
+        p.plan.rate_dist = Some(dbdyno_engine::open_loop::RateDist::Poisson);
+        let plan = p.to_plan().unwrap();
+        let steps: Vec<(u32, f64, _)> = plan
+            .steps()
+            .map(|s| (s.threads, s.settings.rate, s.settings.rate_dist))
+            .collect();
+        let poisson = dbdyno_engine::open_loop::RateDist::Poisson;
+        assert_eq!(steps, [(25, 500.0, poisson), (100, 2000.0, poisson)]);
+        p.plan.sla = Some("p95<=20ms".into());
+        p.plan.sla_search = Some(4);
+        let refused = p.to_plan().unwrap_err();
+        assert!(
+            refused.iter().any(|q| q.field == "plan.sla_search"),
+            "{refused:?}"
+        );
     }
 
     #[test]
@@ -340,5 +555,52 @@ mod tests {
         ] {
             assert!(fields.contains(&f.to_string()), "{f} in {fields:?}");
         }
+    }
+
+    /// `sla` and `sla-search` reach the plan as its SLA phase; the steps record the
+    /// target's percentile each second unless `percentile` is set; bad values are
+    /// refused on their keys.
+    #[test]
+    fn sla_keys_reach_the_plan_and_are_checked() {
+        let mut p = Profile::named("x");
+        p.plan.threads = Some(vec![1, 8]);
+        p.set_option("sla", "p99<=5ms").unwrap();
+        p.set_option("sla-search", "3").unwrap();
+        let plan = p.to_plan().unwrap();
+        let sla = plan.sla().unwrap();
+        assert_eq!(sla.target.to_string(), "p99<=5ms");
+        assert_eq!(sla.search_steps, 3);
+        assert!(plan.steps().all(|s| s.settings.percentile == 99.0));
+        p.plan.percentile = Some(95.0);
+        assert!(p
+            .to_plan()
+            .unwrap()
+            .steps()
+            .all(|s| s.settings.percentile == 95.0));
+        let fields = |p: &Profile| -> Vec<(String, String)> {
+            crate::validate::check(p)
+                .into_iter()
+                .map(|q| (q.field, q.message))
+                .collect()
+        };
+        p.plan.sla = Some("p95<20ms".into());
+        let f = fields(&p);
+        assert!(
+            f.iter()
+                .any(|(k, m)| k == "plan.sla" && m.contains("p95<=20ms")),
+            "{f:?}"
+        );
+        p.plan.sla = None;
+        let f = fields(&p);
+        assert!(
+            f.iter()
+                .any(|(k, m)| k == "plan.sla_search" && m.contains("--sla")),
+            "{f:?}"
+        );
+        p.plan.sla = Some("p95<=20ms".into());
+        p.plan.sla_search = Some(99);
+        assert!(fields(&p).iter().any(|(k, _)| k == "plan.sla_search"));
+        p.plan.sla_search = None;
+        assert!(fields(&p).is_empty(), "{:?}", fields(&p));
     }
 }

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use dbdyno_engine::open_loop::RateDist;
 pub use dbdyno_engine::plan::TlsMode;
 pub use dbdyno_engine::workload::PsMode;
 
@@ -145,6 +146,13 @@ pub struct PlanSection {
     pub cooldown: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
+    /// A rate ladder (`--rates`): one open-loop step per arrival rate, in transactions
+    /// per second, in place of the thread ladder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rates: Option<Vec<u32>>,
+    /// How arrivals are spaced under `rate` or `rates` (`--rate-dist`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_dist: Option<RateDist>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_interval: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -159,8 +167,22 @@ pub struct PlanSection {
     pub cleanup: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_threads: Option<u32>,
+    /// Runs of every step, interleaved (`--repeat`, 1 to 20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub force: Option<bool>,
+    /// The latency target each step is judged against (`--sla`): "p95<=20ms". Kept as
+    /// written; [`crate::convert`] reads it and names the problem on this key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sla: Option<String>,
+    /// Most extra steps per scenario that refine the capacity at `sla` (`--sla-search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sla_search: Option<u32>,
+    /// Whether a failed step ends the ladder or it goes on (`--on-step-error`):
+    /// "stop" (the default) or "continue".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_step_error: Option<dbdyno_engine::StepErrorPolicy>,
 }
 
 /// `[workload]`: sysbench's script options; key `X` is the option `--X`.

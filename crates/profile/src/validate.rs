@@ -133,6 +133,16 @@ fn check_plan(plan: &PlanSection, out: &mut Vec<Problem>) {
     if plan.admin_threads == Some(0) {
         push(out, "plan.admin_threads", "must be at least 1");
     }
+    if let Some(r) = plan.repeat {
+        let max = dbdyno_engine::MAX_REPEATS;
+        if !(1..=max).contains(&r) {
+            push(
+                out,
+                "plan.repeat",
+                format!("runs of each step: 1 to {max} (got {r})"),
+            );
+        }
+    }
     if plan.time == Some(0) && plan.events.unwrap_or(0) == 0 {
         push(
             out,
@@ -203,6 +213,24 @@ mod tests {
         assert!(f.contains(&"plan.threads[1]".to_string()), "{f:?}");
         assert!(f.contains(&"plan.time".to_string()), "{f:?}");
         assert!(f.contains(&"workload.table_size".to_string()), "{f:?}");
+    }
+
+    #[test]
+    fn a_rate_ladder_needs_rates_above_zero_and_no_single_rate() {
+        let mut p = Profile::named("x");
+        p.plan.rates = Some(vec![500, 1000]);
+        assert!(fields(&p).is_empty(), "{:?}", check(&p));
+        p.plan.rates = Some(vec![500, 0]);
+        assert_eq!(fields(&p), ["plan.rates[1]"]);
+        p.plan.rates = Some(vec![]);
+        assert_eq!(fields(&p), ["plan.rates"]);
+        p.plan.rates = Some(vec![500]);
+        p.plan.rate = Some(100.0);
+        let both = check(&p);
+        assert_eq!(both.len(), 1, "{both:?}");
+        assert!(both[0].message.contains("not both"), "{both:?}");
+        p.plan.rate = Some(0.0);
+        assert!(fields(&p).is_empty(), "rate 0 is no rate");
     }
 
     #[test]

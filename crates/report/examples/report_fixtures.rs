@@ -156,8 +156,11 @@ fn make_step(s: &StepSpec) -> ReportStep {
             other_ps: tps * o,
             latency_ms: lat,
             percentile: 95.0,
+            p95_ms: None,
+            p99_ms: None,
             errors_ps: 0.0,
             reconnects_ps: 0.0,
+            open_loop: None,
         });
     }
     let tx = transactions.round() as u64;
@@ -226,6 +229,12 @@ fn make_step(s: &StepSpec) -> ReportStep {
             cancelled: false,
             printed: None,
             connections: None,
+            open_loop: None,
+            // Left for the report to make from the intervals, as for a run recorded
+            // before steps carried it.
+            confidence: None,
+            repeat: Default::default(),
+            sla_search: false,
         },
         server: Some(ServerFigures {
             cpu_pct_avg: avg(|p| p.cpu_pct),
@@ -266,6 +275,7 @@ fn plan(host: &str, scenarios: &[Scenario], threads: &[u32], prewarm: bool) -> s
         },
         phases: spec.phases(),
         force: false,
+        on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
     };
     serde_json::to_value(p).expect("plan serialises")
 }
@@ -717,8 +727,11 @@ fn seed_003() -> Vec<ReportRun> {
             other_ps: o,
             latency_ms: lat,
             percentile: 95.0,
+            p95_ms: None,
+            p99_ms: None,
             errors_ps: 0.0,
             reconnects_ps: 0.0,
+            open_loop: None,
         })
         .collect();
     let whole_tps = 76.84;
@@ -773,6 +786,10 @@ fn seed_003() -> Vec<ReportRun> {
             reconnects_ps: 0.0,
         }),
         connections: None,
+        open_loop: None,
+        confidence: None,
+        repeat: Default::default(),
+        sla_search: false,
     };
     vec![ReportRun {
         id: "seed_003".into(),

@@ -76,7 +76,7 @@ pub fn batch_means_interval(per_second: &[f64]) -> Estimate {
     let k = means.len();
     let centre = mean(&means);
     let std_error = (choice.inflation * sample_variance(&means) / k as f64).sqrt();
-    Estimate {
+    let estimate = Estimate {
         mean: centre,
         interval: Interval::around(centre, std_error, (k - 1) as f64),
         method: Method::BatchMeans {
@@ -90,7 +90,8 @@ pub fn batch_means_interval(per_second: &[f64]) -> Estimate {
         values: n,
         cv_pct: coefficient_of_variation_pct(&values),
         note: format!("{}{dropped_note}", choice.describe(n)),
-    }
+    };
+    estimate.at_least_zero_for(&values)
 }
 
 /// The 95% interval of a step's latency percentile (p95, p99) from the same percentile
@@ -125,6 +126,8 @@ pub fn percentile_interval(per_second: &[f64], step_percentile: f64) -> Estimate
             "; {idle} second(s) without a usable percentile (≤ 0 or not finite) left out"
         ));
     }
+    // A negative lower bound was already raised to 0 (the values are positive), and
+    // rescaling onto a positive percentile keeps it there.
     if step_percentile.is_finite() && step_percentile > 0.0 {
         estimate.rescaled_to(step_percentile)
     } else {

@@ -36,7 +36,7 @@ pub fn repeats_interval(means: &[f64]) -> Estimate {
     let centre = mean(&values);
     let std_error = (sample_variance(&values) / n as f64).sqrt();
     let df = (n - 1) as f64;
-    Estimate {
+    let estimate = Estimate {
         mean: centre,
         interval: Interval::around(centre, std_error, df),
         method: Method::Repeats { repeats: n },
@@ -47,7 +47,8 @@ pub fn repeats_interval(means: &[f64]) -> Estimate {
              differences from run to run that one run cannot show",
             n - 1
         ),
-    }
+    };
+    estimate.at_least_zero_for(&values)
 }
 
 /// One measured step in a run with repeats: which step (index into the ladder's steps)
@@ -226,5 +227,18 @@ mod tests {
             mean(&slots)
         };
         assert!((back_to_back(0) - back_to_back(steps - 1) - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_far_apart_repeats_of_a_rate_never_reach_below_zero() {
+        // Seen in the app: a repeat-2 step's TPS interval (t = 12.7) reached below 0.
+        let e = repeats_interval(&[900.0, 1500.0]);
+        let i = e.interval.unwrap();
+        assert_eq!(i.lower, 0.0, "{i:?}");
+        assert!(i.upper > 1500.0);
+        assert!(e.note.contains("raised to 0"), "{}", e.note);
+        // Values that may be negative (differences) keep their symmetric interval.
+        let d = repeats_interval(&[-300.0, 300.0]).interval.unwrap();
+        assert!(d.lower < -300.0);
     }
 }

@@ -4,6 +4,7 @@
 //! PDF / HTML / Markdown / CSV of the same request say the same things.
 
 use dbdyno_report::format;
+use dbdyno_report::model::noise::Spread;
 use dbdyno_report::model::{
     Cell, Comparison, DeltaRow, EnvScenario, ScenarioReport, Severity, Verdict,
 };
@@ -23,6 +24,10 @@ pub struct CompareView {
     /// Totals of the verdicts (none for one run).
     pub verdict: Option<VerdictTotals>,
     pub executive_summary: Vec<String>,
+    /// With a latency target (the baseline run's `--sla`): per scenario, "At p95 ≤ 20 ms,
+    /// idc sustains 4,210 TPS (48 threads); cloud 3,380 TPS (32 threads): −19.7%
+    /// (±2.1%)". Empty without one.
+    pub capacity: Vec<String>,
     pub headlines: Vec<String>,
     pub scenarios: Vec<ScenarioView>,
     pub cold_starts: Vec<String>,
@@ -93,6 +98,23 @@ pub struct CellView {
     pub cpu_pct: Option<f64>,
     pub disk_util_pct: Option<f64>,
     pub cancelled: bool,
+    /// The ends of the 95% intervals of TPS and p95 (the dyno curves' error bars); None
+    /// without an interval.
+    pub tps_interval: Option<ErrorBar>,
+    pub p95_interval: Option<ErrorBar>,
+}
+
+/// The ends of a figure's 95% interval, in the figure's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, specta::Type)]
+pub struct ErrorBar {
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl ErrorBar {
+    fn of(s: &Spread) -> Option<ErrorBar> {
+        s.bounds().map(|(lower, upper)| ErrorBar { lower, upper })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
@@ -170,6 +192,11 @@ pub fn view(r: &Report) -> CompareView {
             failures: v.failures.clone(),
         }),
         executive_summary: r.executive_summary.clone(),
+        capacity: r
+            .capacity
+            .iter()
+            .flat_map(|c| c.scenarios.iter().map(|s| s.sentence.clone()))
+            .collect(),
         headlines: r.headlines.clone(),
         scenarios: r.scenarios.iter().map(scenario).collect(),
         cold_starts: r.cold_starts.iter().map(|c| c.sentence.clone()).collect(),
@@ -219,6 +246,8 @@ fn cell(c: &Cell) -> CellView {
         cpu_pct: c.cpu_pct,
         disk_util_pct: c.disk_util_pct,
         cancelled: c.cancelled,
+        tps_interval: ErrorBar::of(&c.intervals.tps),
+        p95_interval: ErrorBar::of(&c.intervals.p95),
     }
 }
 
@@ -303,6 +332,28 @@ mod tests {
                 assert_eq!(c.as_ref().map(|c| c.tps), cv.as_ref().map(|c| c.tps));
             }
         }
+        // Every cell's error bars are its intervals' ends, around its figure.
+        let mut bars = 0;
+        for (e, ev) in s.envs.iter().zip(&sv.envs) {
+            for (c, cv) in e.cells.iter().zip(&ev.cells) {
+                let (Some(c), Some(cv)) = (c, cv) else {
+                    continue;
+                };
+                let tps = cv.tps_interval.map(|b| (b.lower, b.upper));
+                assert_eq!(tps, c.intervals.tps.bounds());
+                let p95 = cv.p95_interval.map(|b| (b.lower, b.upper));
+                assert_eq!(p95, c.intervals.p95.bounds());
+                if let Some((lower, upper)) = tps {
+                    assert!(
+                        lower <= cv.tps && cv.tps <= upper,
+                        "{lower} {} {upper}",
+                        cv.tps
+                    );
+                    bars += 1;
+                }
+            }
+        }
+        assert!(bars > 0, "the fixture's steps have intervals");
         let totals = v.verdict.unwrap();
         let rt = r.verdict.as_ref().unwrap();
         assert_eq!(
@@ -310,6 +361,35 @@ mod tests {
             (rt.failed as u32, rt.improved as u32, rt.within_noise as u32)
         );
         assert_eq!(v.executive_summary, r.executive_summary);
+    }
+
+    #[test]
+    fn the_view_carries_the_capacity_at_a_latency_target_and_none_without() {
+        assert!(view(&three_envs("idc", 5.0)).capacity.is_empty());
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/report/three_envs.json"
+        );
+        let text = std::fs::read_to_string(path).expect("fixture");
+        let runs = runs_from_json(&text, path, "three_envs").expect("runs");
+        let opts = ReportOptions {
+            baseline: Some("idc".into()),
+            sla: Some("p95<=3ms".parse().unwrap()),
+            ..ReportOptions::default()
+        };
+        let r = build(&runs, &opts).expect("report");
+        let v = view(&r);
+        let sentences: Vec<&String> = r
+            .capacity
+            .iter()
+            .flat_map(|c| c.scenarios.iter().map(|s| &s.sentence))
+            .collect();
+        assert_eq!(v.capacity.iter().collect::<Vec<_>>(), sentences);
+        assert!(
+            v.capacity[0].starts_with("At p95 ≤ 3 ms in "),
+            "{:?}",
+            v.capacity
+        );
     }
 
     #[test]

@@ -70,6 +70,16 @@ pub struct RunDetail {
     pub server: Vec<ServerPoint>,
     pub mysql: Vec<MysqlPoint>,
     pub warnings: Vec<String>,
+    /// The stored plan in the report appendix's words: where it ran, scenarios, threads,
+    /// timing, every workload option away from sysbench's default, the phases.
+    pub plan_settings: Vec<PlanSetting>,
+}
+
+/// One line of a run's stored plan ("rand_type": "zipfian").
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct PlanSetting {
+    pub name: String,
+    pub value: String,
 }
 
 pub fn open(state: &AppState) -> AppResult<BlockingHistory> {
@@ -153,6 +163,14 @@ pub(crate) fn detail(run: &StoredRun) -> RunDetail {
         server,
         mysql,
         warnings: run.warnings.iter().map(|w| w.text.clone()).collect(),
+        plan_settings: run
+            .plan
+            .as_ref()
+            .map(dbdyno_report::model::appendix::settings)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, value)| PlanSetting { name, value })
+            .collect(),
     }
 }
 
@@ -206,4 +224,53 @@ pub async fn delete_run(app: tauri::AppHandle, id: u32) -> AppResult<()> {
         Ok(())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use dbdyno_engine::workload::RandType;
+    use dbdyno_history::{RunSource, RunState, StoredRun};
+
+    use super::detail;
+
+    /// A run opened in History lists its stored plan, the choices made on the Plan
+    /// screen included.
+    #[test]
+    fn a_run_shows_its_stored_plan() {
+        let mut plan = dbdyno_profile::Profile::named("x").to_plan().unwrap();
+        plan.workload.rand.rand_type = RandType::Zipfian;
+        let run = StoredRun {
+            id: 1,
+            env: "x".into(),
+            source: RunSource::Dbdyno,
+            command: "ladder (app)".into(),
+            state: RunState::Complete,
+            started_at: "2026-11-30T00:00:00Z".into(),
+            started_at_ms: 0,
+            ended_at_ms: None,
+            tool_version: "0".into(),
+            labels: Vec::new(),
+            profile: None,
+            plan: Some(serde_json::to_value(&plan).unwrap()),
+            environment: None,
+            monitoring: None,
+            prepare: None,
+            prewarm: None,
+            failure: None,
+            steps: Vec::new(),
+            warnings: Vec::new(),
+            server_samples: Vec::new(),
+            mysql_samples: Vec::new(),
+        };
+        let shown = detail(&run).plan_settings;
+        assert!(
+            shown
+                .iter()
+                .any(|s| s.name == "rand_type" && s.value == "zipfian"),
+            "{shown:?}"
+        );
+        assert!(detail(&StoredRun { plan: None, ..run })
+            .plan_settings
+            .is_empty());
+    }
 }

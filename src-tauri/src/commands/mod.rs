@@ -9,8 +9,10 @@ pub mod environments;
 pub mod export;
 pub mod history;
 pub mod import;
+pub mod load_form;
 pub mod plan;
 pub mod run;
+pub mod workload_form;
 
 use serde::Serialize;
 

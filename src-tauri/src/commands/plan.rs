@@ -10,6 +10,8 @@ use dbdyno_engine::{Phase, Plan, Scenario};
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
+use super::load_form::{search_max_seconds, LoadKnobs};
+use super::workload_form::{RandChoice, RandDistribution, WorkloadKnobs};
 use crate::error::{blocking, problems, AppResult};
 use crate::resolve;
 use crate::state::AppState;
@@ -25,12 +27,22 @@ pub struct PlanForm {
     pub warmup_s: u32,
     /// Pause between steps.
     pub cooldown_s: u32,
+    /// Runs of every step (1 to 20), interleaved; 3 or more give intervals that hold
+    /// run-to-run variation.
+    pub repeat: u32,
     pub tables: u32,
     /// Rows per table.
     pub table_size: u32,
     pub prepare: bool,
     pub prewarm: bool,
+    /// Prewarm's gate: repeat the scans until one pass hits the buffer pool at least
+    /// this often (percent); None: one pass.
+    pub prewarm_until_hit_rate: Option<f64>,
     pub cleanup: bool,
+    /// The row distribution and the transaction mix.
+    pub workload: WorkloadKnobs,
+    /// The latency target and its capacity search; the rate ladder.
+    pub load: LoadKnobs,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -38,6 +50,8 @@ pub struct PlanSetup {
     pub form: PlanForm,
     /// Every scenario the engine runs, in its order.
     pub scenarios_available: Vec<String>,
+    /// Every row distribution, with the parameters each one reads.
+    pub rand_types: Vec<RandChoice>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -67,8 +81,13 @@ pub struct DatasetEstimate {
 pub struct PlanPreview {
     pub phases: Vec<PhaseRow>,
     pub steps: u32,
-    /// Seconds of the measured steps, warm-ups and cool-downs.
+    /// Seconds of the measured steps (every repeat), warm-ups and cool-downs.
     pub total_seconds: u32,
+    /// The most the capacity search may add after the ladder (its extra steps per
+    /// scenario × a step's time); 0 without a search.
+    pub search_max_seconds: u32,
+    /// True when a rate ladder replaces the thread ladder: one open-loop step per rate.
+    pub rate_ladder: bool,
     /// True when prepare or prewarm add time the plan cannot know in advance.
     pub open_ended: bool,
     pub peak_connections: u32,
@@ -93,11 +112,15 @@ impl PlanForm {
             time_s: spec.settings.time_s as u32,
             warmup_s: spec.settings.warmup_s as u32,
             cooldown_s: spec.cooldown_s as u32,
+            repeat: spec.repeat,
             tables: w.tables,
             table_size: w.table_size.min(u32::MAX as u64) as u32,
             prepare: spec.prepare,
             prewarm: spec.prewarm,
+            prewarm_until_hit_rate: spec.prewarm_until_hit_rate,
             cleanup: spec.cleanup,
+            workload: WorkloadKnobs::of(&w),
+            load: LoadKnobs::of(p, &spec),
         })
     }
 }
@@ -110,9 +133,13 @@ pub fn with_form(p: &dbdyno_profile::Profile, form: &PlanForm) -> dbdyno_profile
     p.plan.time = Some(form.time_s as u64);
     p.plan.warmup = Some(form.warmup_s as u64);
     p.plan.cooldown = Some(form.cooldown_s as u64);
+    p.plan.repeat = Some(form.repeat);
     p.plan.prepare = Some(form.prepare);
     p.plan.prewarm = Some(form.prewarm);
+    p.plan.prewarm_until_hit_rate = form.prewarm_until_hit_rate;
     p.plan.cleanup = Some(form.cleanup);
+    form.workload.apply(&mut p);
+    form.load.apply(&mut p);
     p.workload.tables = Some(form.tables);
     p.workload.table_size = Some(form.table_size as u64);
     p
@@ -138,6 +165,7 @@ pub async fn plan_defaults(env: String) -> AppResult<PlanSetup> {
         Ok(PlanSetup {
             form: PlanForm::from_profile(&p)?,
             scenarios_available: Scenario::ALL.iter().map(|s| s.name().to_string()).collect(),
+            rand_types: RandDistribution::choices(),
         })
     })
     .await
@@ -182,6 +210,8 @@ pub async fn plan_preview(
             phases,
             steps: plan.steps().count() as u32,
             total_seconds: plan.estimated_seconds() as u32,
+            search_max_seconds: search_max_seconds(&plan) as u32,
+            rate_ladder: !form.load.rates.is_empty(),
             open_ended: plan
                 .phases
                 .iter()
@@ -234,6 +264,7 @@ mod tests {
     use dbdyno_monitor::DataDisk;
 
     use super::*;
+    use crate::commands::load_form::ArrivalSpacing;
 
     /// A server on this machine whose data directory's filesystem has `free` bytes
     /// available, with the binary log as `log_bin` says.
@@ -324,6 +355,7 @@ mod tests {
             },
             phases: spec.phases(),
             force: false,
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         }
     }
 
@@ -372,8 +404,9 @@ mod tests {
     #[test]
     fn the_command_line_and_the_plan_screen_make_the_same_plan() {
         type Edit = fn(&mut PlanForm);
-        let cases: [(&[&str], Edit); 7] = [
+        let cases: [(&[&str], Edit); 8] = [
             (&[], |_| {}),
+            (&["--repeat=3"], |f| f.repeat = 3),
             (&["--threads=2,4"], |f| f.threads = vec![2, 4]),
             (&["--ladder=3"], |f| f.threads = vec![3]),
             (
@@ -420,6 +453,187 @@ mod tests {
                 let typed = dbdyno_cli::ladder_plan_of(&argv).unwrap();
                 assert_eq!(typed, on_screen, "{name} {flags:?}");
             }
+        }
+    }
+
+    /// The preview's total time counts every repeat of every step.
+    #[test]
+    fn the_total_time_counts_the_repeats() {
+        let p = resolve::load_profile("local-sandbox").unwrap();
+        let mut form = PlanForm::from_profile(&p).unwrap();
+        (form.threads, form.time_s, form.warmup_s, form.cooldown_s) = (vec![1, 2], 5, 1, 0);
+        form.scenarios = vec!["oltp_point_select".into()];
+        let once = plan_without_secret(&p, &form).unwrap().estimated_seconds();
+        form.repeat = 3;
+        let thrice = plan_without_secret(&p, &form).unwrap().estimated_seconds();
+        assert_eq!(once, 2 * 6);
+        assert_eq!(thrice, 3 * once);
+    }
+
+    /// The shipped example profiles' names.
+    fn example_profiles() -> Vec<String> {
+        let examples: Vec<String> = dbdyno_profile::list_profiles()
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.origin == dbdyno_profile::ProfileOrigin::Example)
+            .map(|e| e.name)
+            .collect();
+        assert!(examples.len() >= 3, "{examples:?}");
+        examples
+    }
+
+    /// The plan `flags` make on the command line over profile `name`, or its refusal.
+    fn typed_plan(name: &str, flags: &[&str]) -> Result<Plan, String> {
+        let profile = format!("--profile={name}");
+        let argv: Vec<&str> = std::iter::once(profile.as_str())
+            .chain(flags.iter().copied())
+            .collect();
+        dbdyno_cli::ladder_plan_of(&argv).map_err(|e| e.to_string())
+    }
+
+    /// The same for the knobs that were the command line's alone: the row distribution
+    /// with each one's parameters, every count of the transaction mix, and prewarm's
+    /// hit-rate gate. Each case changes the plan of at least one example.
+    #[test]
+    fn the_plan_screen_sets_the_workload_knobs_as_the_command_line_does() {
+        type Edit = fn(&mut PlanForm);
+        let cases: [(&[&str], Edit); 11] = [
+            (&["--rand-type=zipfian"], |f| {
+                f.workload.rand_type = RandDistribution::Zipfian
+            }),
+            (&["--rand-type=zipfian", "--rand-zipfian-exp=0.5"], |f| {
+                f.workload.rand_type = RandDistribution::Zipfian;
+                f.workload.rand_zipfian_exp = 0.5;
+            }),
+            (&["--rand-type=uniform"], |f| {
+                f.workload.rand_type = RandDistribution::Uniform
+            }),
+            (&["--rand-type=gaussian", "--rand-spec-iter=4"], |f| {
+                f.workload.rand_type = RandDistribution::Gaussian;
+                f.workload.rand_spec_iter = 4;
+            }),
+            (&["--rand-spec-pct=5", "--rand-spec-res=50"], |f| {
+                (f.workload.rand_spec_pct, f.workload.rand_spec_res) = (5.0, 50.0)
+            }),
+            (&["--rand-type=pareto", "--rand-pareto-h=0.3"], |f| {
+                f.workload.rand_type = RandDistribution::Pareto;
+                f.workload.rand_pareto_h = 0.3;
+            }),
+            (
+                &[
+                    "--point-selects=5",
+                    "--simple-ranges=0",
+                    "--sum-ranges=2",
+                    "--order-ranges=3",
+                    "--distinct-ranges=4",
+                ],
+                |f| {
+                    let w = &mut f.workload;
+                    (w.point_selects, w.simple_ranges, w.sum_ranges) = (5, 0, 2);
+                    (w.order_ranges, w.distinct_ranges) = (3, 4);
+                },
+            ),
+            (
+                &[
+                    "--index-updates=2",
+                    "--non-index-updates=3",
+                    "--delete-inserts=0",
+                    "--range-size=50",
+                    "--skip-trx=on",
+                ],
+                |f| {
+                    let w = &mut f.workload;
+                    (w.index_updates, w.non_index_updates, w.delete_inserts) = (2, 3, 0);
+                    (w.range_size, w.skip_trx) = (50, true);
+                },
+            ),
+            (&["--prewarm", "--prewarm-until-hit-rate=99"], |f| {
+                f.prewarm = true;
+                f.prewarm_until_hit_rate = Some(99.0);
+            }),
+            (&["--sla=p95<=20ms", "--sla-search=3"], |f| {
+                f.load.sla = "p95<=20ms".into();
+                f.load.sla_search = 3;
+            }),
+            (&["--rates=100,200", "--rate-dist=poisson"], |f| {
+                f.load.rates = vec![100, 200];
+                f.load.rate_dist = ArrivalSpacing::Poisson;
+            }),
+        ];
+        let mut changed = [false; 11];
+        for name in &example_profiles() {
+            let p = resolve::load_profile(name).unwrap();
+            let shown = PlanForm::from_profile(&p).unwrap();
+            let before = plan_without_secret(&p, &shown).unwrap();
+            for (i, (flags, edit)) in cases.iter().enumerate() {
+                let mut form = shown.clone();
+                edit(&mut form);
+                let on_screen = plan_without_secret(&p, &form).unwrap();
+                changed[i] |= on_screen != before;
+                let typed = typed_plan(name, flags).unwrap();
+                assert_eq!(typed, on_screen, "{name} {flags:?}");
+            }
+        }
+        for (i, (flags, _)) in cases.iter().enumerate() {
+            assert!(changed[i], "{flags:?} changes no example's plan");
+        }
+    }
+
+    /// A value the engine cannot use is refused on both roads, and the form's message
+    /// names the field it is about.
+    #[test]
+    fn the_plan_screen_refuses_what_the_command_line_refuses() {
+        type Edit = fn(&mut PlanForm);
+        let cases: [(&[&str], Edit, &str); 7] = [
+            (
+                &["--sla=p95<20ms"],
+                |f| f.load.sla = "p95<20ms".into(),
+                "plan.sla",
+            ),
+            (
+                &["--sla-search=2"],
+                |f| f.load.sla_search = 2,
+                "plan.sla_search",
+            ),
+            (
+                &["--rand-zipfian-exp=1.5"],
+                |f| f.workload.rand_zipfian_exp = 1.5,
+                "workload.rand_zipfian_exp",
+            ),
+            (
+                &["--rand-pareto-h=0"],
+                |f| f.workload.rand_pareto_h = 0.0,
+                "workload.rand_pareto_h",
+            ),
+            (
+                &["--rand-spec-pct=101"],
+                |f| f.workload.rand_spec_pct = 101.0,
+                "workload.rand_spec_pct",
+            ),
+            (
+                &["--range-size=0"],
+                |f| f.workload.range_size = 0,
+                "workload.range_size",
+            ),
+            (
+                &["--prewarm", "--prewarm-until-hit-rate=120"],
+                |f| (f.prewarm, f.prewarm_until_hit_rate) = (true, Some(120.0)),
+                "plan.prewarm_until_hit_rate",
+            ),
+        ];
+        let name = "local-sandbox";
+        let p = resolve::load_profile(name).unwrap();
+        let shown = PlanForm::from_profile(&p).unwrap();
+        for (flags, edit, field) in cases {
+            let mut form = shown.clone();
+            edit(&mut form);
+            let refused = plan_without_secret(&p, &form).unwrap_err();
+            assert!(
+                refused.message.contains(&format!("{field}: ")),
+                "{flags:?}: {}",
+                refused.message
+            );
+            assert!(typed_plan(name, flags).is_err(), "{flags:?} accepted");
         }
     }
 }

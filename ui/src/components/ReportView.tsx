@@ -5,7 +5,7 @@
 // History for one. Only layout here: every figure, delta, interval, verdict and sentence
 // is the model's.
 import { Fragment, useMemo } from "react";
-import type { CompareView, DeltaRange, DeltaView, EnvView, ScenarioView } from "../bindings";
+import type { CompareView, DeltaRange, DeltaView, EnvView, ErrorBar, ScenarioView } from "../bindings";
 import { DynoChart, type Curve } from "./DynoChart";
 import { Badge } from "./bits";
 import { num, signedPct } from "../state/format";
@@ -58,9 +58,15 @@ function Summary({ view }: { view: CompareView }) {
 function ScenarioPanel({ view, s }: { view: CompareView; s: ScenarioView }) {
   const name = (env: number) => view.envs[env]?.name ?? "?";
   const curves = useMemo(() => {
-    const of = (pick: (c: NonNullable<ScenarioView["envs"][number]["cells"][number]>) => number | null): Curve[] =>
-      s.envs.map((e) => ({ label: name(e.env), color: colour(e.env), values: e.cells.map((c) => (c ? pick(c) : null)) }));
-    return { tps: of((c) => c.tps), p95: of((c) => c.p95_ms) };
+    type Cell = NonNullable<ScenarioView["envs"][number]["cells"][number]>;
+    const of = (pick: (c: Cell) => number | null, bar: (c: Cell) => ErrorBar | null): Curve[] =>
+      s.envs.map((e) => ({
+        label: name(e.env),
+        color: colour(e.env),
+        values: e.cells.map((c) => (c ? pick(c) : null)),
+        bars: e.cells.map((c) => (c ? bar(c) : null)),
+      }));
+    return { tps: of((c) => c.tps, (c) => c.tps_interval), p95: of((c) => c.p95_ms, (c) => c.p95_interval) };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [s, view.envs]);
   return (
@@ -109,10 +115,10 @@ function Matrix({ view, s }: { view: CompareView; s: ScenarioView }) {
                     <td><EnvName env={view.envs[e.env]} color={colour(e.env)} /></td>
                     <td className="num">{t}{knee && <span title="best thread count (the knee, or the top of the ladder while still scaling)"> ★</span>}</td>
                     <td className="num">{num(c?.tps, 1)}</td>
-                    {comparing && <td className="num">{d ? signedPct(d.tps_pct) : ""}<Range r={d?.tps_range} /></td>}
+                    {comparing && <td className="num delta">{d ? signedPct(d.tps_pct) : ""}<Range r={d?.tps_range} /></td>}
                     <td className="num">{num(c?.qps, 1)}</td>
                     <td className="num">{num(c?.p95_ms, 2)}</td>
-                    {comparing && <td className="num">{d ? signedPct(d.p95_pct) : ""}<Range r={d?.p95_range} /></td>}
+                    {comparing && <td className="num delta">{d ? signedPct(d.p95_pct) : ""}<Range r={d?.p95_range} /></td>}
                     <td className="num">{num(c?.p99_ms, 2)}</td>
                     <td className="num">{num(c?.cpu_pct, 1)}</td>
                     {comparing && <td className="num">{d ? signedPct(d.cpu_pct) : ""}</td>}

@@ -31,6 +31,7 @@ export function StepTable({ steps, caption }: { steps: StepRow[]; caption: strin
           <th className="num">Errors</th>
           <th className="num">Reconn.</th>
           <th className="num">Client CPU</th>
+          <th>Notes</th>
         </tr>
       </thead>
       <tbody>
@@ -42,16 +43,57 @@ export function StepTable({ steps, caption }: { steps: StepRow[]; caption: strin
             <td>
               <Badge kind={s.status} />
             </td>
-            <td className="num">{num(s.tps, 1)}</td>
+            <td className="num" data-testid="step-tps">
+              {num(s.tps, 1)}
+              {s.noise?.tps_half_width_pct != null && <span className="sub"> ± {num(s.noise.tps_half_width_pct, 1)}%</span>}
+            </td>
             <td className="num">{num(s.qps, 1)}</td>
-            <td className="num">{num(s.p95_ms, 2)}</td>
+            <td className="num" data-testid="step-p95">
+              {num(s.p95_ms, 2)}
+              {s.noise?.p95_interval_ms && (
+                <span className="sub" title="95% interval">
+                  {" "}({num(s.noise.p95_interval_ms.lower, 2)}–{num(s.noise.p95_interval_ms.upper, 2)})
+                </span>
+              )}
+            </td>
             <td className="num">{num(s.p99_ms, 2)}</td>
             <td className="num">{num(s.errors, 0)}</td>
             <td className="num">{num(s.reconnects, 0)}</td>
             <td className="num">{s.client_cpu_pct === null ? "—" : `${num(s.client_cpu_pct, 0)}%`}</td>
+            <td>
+              <StepNotes step={s} />
+            </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** What a step's row says beyond its figures: its repeat, its mode, the latency target's
+ * mark, and the warnings (rate not kept, never settled), all as Rust computed them. */
+function StepNotes({ step: s }: { step: StepRow }) {
+  const n = s.noise;
+  return (
+    <span className="notes">
+      {s.repeat && <span className="tag" data-testid="step-repeat">{s.repeat}</span>}
+      {s.sla_search && <span className="tag" data-testid="step-search">capacity search</span>}
+      {s.mode && <span className="tag" data-testid="step-mode">{s.mode}</span>}
+      {n?.rate_not_sustained && (
+        <span className="tag warn" title={n.rate_not_sustained} data-testid="step-rate">
+          rate not sustained
+        </span>
+      )}
+      {n && !n.settled && (
+        <span className="tag warn" title="The per-second throughput never held steady: its interval is wide" data-testid="step-unsettled">
+          never settled
+        </span>
+      )}
+      {n?.sla && (
+        <span className={`tag ${n.sla.within === true ? "within" : n.sla.within === false ? "beyond" : ""}`} data-testid="step-sla" data-within={String(n.sla.within)}>
+          {n.sla.text}
+        </span>
+      )}
+    </span>
   );
 }

@@ -110,6 +110,13 @@ export function Compare() {
           <section className="panel">
             <ExportBar request={request} label="Export the comparison" />
           </section>
+          {view.capacity.length > 0 && (
+            <section className="panel" aria-label="Capacity at the latency target" data-testid="compare-capacity">
+              {view.capacity.map((line, i) => (
+                <p key={i}>{line}</p>
+              ))}
+            </section>
+          )}
           <ReportView view={view} />
         </>
       )}

@@ -250,6 +250,27 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
           <Text label="User" value={f.mysql_user} onChange={(v) => set("mysql_user", v)} id="mysql-user" />
           <Text label="Database" value={f.mysql_db} onChange={(v) => set("mysql_db", v)} id="mysql-db" />
           <label className="field">
+            <span>TLS</span>
+            <select
+              value={f.mysql_ssl_mode}
+              onChange={(e) => set("mysql_ssl_mode", e.target.value as EnvironmentForm["mysql_ssl_mode"])}
+              data-testid="mysql-ssl-mode"
+            >
+              <option value="disabled">disabled</option>
+              <option value="required">required: encrypt, accept any certificate</option>
+              <option value="verify_ca">verify_ca: check the certificate's CA</option>
+              <option value="verify_identity">verify_identity: check the CA and the host name</option>
+            </select>
+          </label>
+          {f.mysql_ssl_mode.startsWith("verify") && (
+            <Text
+              label="CA certificate file (PEM; empty = the system's)"
+              value={f.mysql_ssl_ca ?? ""}
+              onChange={(v) => set("mysql_ssl_ca", v || null)}
+              id="mysql-ssl-ca"
+            />
+          )}
+          <label className="field">
             <span>Password from</span>
             <select value={f.password_from} onChange={(e) => set("password_from", e.target.value as EnvironmentForm["password_from"])}>
               <option value="keyring">OS keyring</option>

@@ -114,6 +114,21 @@ function RunPanel({ run, onDelete }: { run: RunDetail; onDelete: () => void }) {
         )}
       </div>
       <StepTable steps={run.steps} caption={`Steps of run ${run.row.id}`} />
+      {run.plan_settings.length > 0 && (
+        <details data-testid="run-plan">
+          <summary>Plan as stored ({run.plan_settings.length} settings)</summary>
+          <table className="data" aria-label={`Plan of run ${run.row.id}`}>
+            <tbody>
+              {run.plan_settings.map((p, i) => (
+                <tr key={i} data-setting={p.name}>
+                  <th scope="row">{p.name}</th>
+                  <td>{p.value}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      )}
       {run.warnings.length > 0 && (
         <details>
           <summary>Warnings ({run.warnings.length})</summary>

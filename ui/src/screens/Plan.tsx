@@ -1,5 +1,7 @@
 // Plan: scenarios, the thread ladder, time per step, warm-up, cool-down, data scale,
-// prepare / prewarm / cleanup. The preview (phases, total time, dataset against buffer
+// prepare / prewarm (and its hit-rate gate) / cleanup, the row distribution and the
+// transaction mix (PlanWorkload.tsx), the latency target and the rate ladder
+// (PlanLoad.tsx). The preview (phases, total time, dataset against buffer
 // pool and free disk) is computed in Rust on every change.
 import { useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
@@ -9,6 +11,8 @@ import { ErrorNote } from "../components/bits";
 import { useApp } from "../state/app";
 import { duration, num } from "../state/format";
 import { usePlanForm } from "../state/usePlanForm";
+import { PrewarmGate, RowDistribution, TransactionMix } from "./PlanWorkload";
+import { LatencyTarget, RateLadder } from "./PlanLoad";
 
 export const DEFAULT_LADDER = [1, 8, 16, 32, 64, 128];
 
@@ -29,7 +33,7 @@ export function useStartRun() {
 }
 
 export function Plan() {
-  const { env, form, setForm, scenarios, error: formError } = usePlanForm();
+  const { env, form, setForm, scenarios, randTypes, error: formError } = usePlanForm();
   const [preview, setPreview] = useState<PlanPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const threadInput = useRef<HTMLInputElement>(null);
@@ -99,8 +103,14 @@ export function Plan() {
               ))}
             </div>
           </fieldset>
-          <fieldset className="panel">
+          <fieldset className="panel" data-testid="plan-threads" data-replaced={form.load.rates.length > 0 || undefined}>
             <legend>Thread ladder</legend>
+            {form.load.rates.length > 0 && (
+              <div className="notice warn" data-testid="threads-replaced">
+                Replaced by the rate ladder: one open-loop step per arrival rate ({form.load.rates.map((r) => `${r}/s`).join(", ")}).
+                These thread counts are not run.
+              </div>
+            )}
             <div className="chips" aria-label="Thread counts">
               {form.threads.map((t) => (
                 <span className="chip" key={t}>
@@ -131,12 +141,24 @@ export function Plan() {
               </button>
             </div>
           </fieldset>
+          <RateLadder form={form} update={update} />
           <fieldset className="panel">
             <legend>Timing</legend>
             <div className="fields">
               {numberField("Seconds per step", "time_s", "time")}
               {numberField("Warm-up seconds", "warmup_s", "warmup")}
               {numberField("Cool-down seconds", "cooldown_s", "cooldown")}
+              <label className="field" title="Each step runs this many times, the ladder forward then backward in turn; 3 or more give intervals that hold run-to-run variation">
+                <span>Repeats of each step</span>
+                <input
+                  type="number"
+                  min={1}
+                  max={20}
+                  value={form.repeat}
+                  onChange={(e) => set("repeat", Math.floor(Number(e.target.value) || 0))}
+                  data-testid="repeat"
+                />
+              </label>
             </div>
           </fieldset>
           <fieldset className="panel">
@@ -153,7 +175,13 @@ export function Plan() {
                 </label>
               ))}
             </div>
+            <div className="row" style={{ marginTop: 8 }}>
+              <PrewarmGate form={form} update={update} />
+            </div>
           </fieldset>
+          <LatencyTarget form={form} update={update} />
+          <RowDistribution form={form} update={update} choices={randTypes} />
+          <TransactionMix form={form} update={update} />
         </div>
         <PreviewPanel preview={preview} />
       </div>
@@ -169,7 +197,7 @@ function PreviewPanel({ preview }: { preview: PlanPreview | null }) {
       <div className="kpis" style={{ gridTemplateColumns: "repeat(3, 1fr)" }}>
         <div className="kpi">
           <div className="label">Total time</div>
-          <div className="value" data-testid="plan-total">{duration(preview.total_seconds)}{preview.open_ended ? " +" : ""}</div>
+          <div className="value" data-testid="plan-total">{duration(preview.total_seconds)}{preview.open_ended || preview.search_max_seconds > 0 ? " +" : ""}</div>
         </div>
         <div className="kpi">
           <div className="label">Steps</div>
@@ -181,6 +209,14 @@ function PreviewPanel({ preview }: { preview: PlanPreview | null }) {
         </div>
       </div>
       {preview.open_ended && <div className="sub">+ prepare / prewarm, which take as long as the server needs.</div>}
+      {preview.search_max_seconds > 0 && (
+        <div className="sub" data-testid="plan-search-time">
+          + the capacity search's extra steps: up to {duration(preview.search_max_seconds)} more.
+        </div>
+      )}
+      {preview.rate_ladder && (
+        <div className="sub" data-testid="plan-rate-ladder">Open loop: one step per arrival rate, in place of the thread ladder.</div>
+      )}
       <div>
         <h3>Dataset</h3>
         <div data-testid="dataset-size">About <strong>{d.human}</strong></div>

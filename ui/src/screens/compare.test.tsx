@@ -74,6 +74,21 @@ describe("Compare", () => {
     expect(screen.getByTestId("curve-tps-oltp_point_select")).toHaveAttribute("data-lines", "2");
   });
 
+  it("shows the capacity at the latency target as Rust wrote it, and no such panel without one", async () => {
+    const line = "At p95 ≤ 20 ms, idc sustains 4,210 TPS (48 threads); hw_cloud 3,380 TPS (32 threads): −19.7% (±2.1%)";
+    commands.compareRuns.mockImplementation(() => ok({ ...compareView(), capacity: [line] }));
+    const user = userEvent.setup();
+    const { unmount } = mount(<Compare />);
+    await pickTwo(user);
+    expect(await screen.findByTestId("compare-capacity")).toHaveTextContent(line);
+    unmount();
+    commands.compareRuns.mockImplementation(() => ok(compareView()));
+    mount(<Compare />);
+    await pickTwo(user);
+    await screen.findByTestId("report-view");
+    expect(screen.queryByTestId("compare-capacity")).toBeNull();
+  });
+
   it("unticking a run below two clears the comparison", async () => {
     const user = userEvent.setup();
     mount(<Compare />);
@@ -115,7 +130,7 @@ describe("History", () => {
   it("exports the open run's own report (one run, no baseline)", async () => {
     const user = userEvent.setup();
     commands.getRun.mockImplementation(() =>
-      ok({ row: rows[0], command_line: rows[0].command, failure: null, steps: [], points: [], server: [], mysql: [], warnings: [] }),
+      ok({ row: rows[0], command_line: rows[0].command, failure: null, steps: [], points: [], server: [], mysql: [], warnings: [], plan_settings: [] }),
     );
     commands.exportReport.mockImplementation(() => ok("/tmp/run-1.html"));
     mount(<History />);
@@ -130,7 +145,7 @@ describe("History", () => {
     const user = userEvent.setup();
     const line = "dbdyno ladder --mysql-host=127.0.0.1 --mysql-password=*** --threads=1,2";
     commands.getRun.mockImplementation((id: number) =>
-      ok({ row: rows[id - 1], command_line: id === 1 ? line : rows[id - 1].command, failure: null, steps: [], points: [], server: [], mysql: [], warnings: [] }),
+      ok({ row: rows[id - 1], command_line: id === 1 ? line : rows[id - 1].command, failure: null, steps: [], points: [], server: [], mysql: [], warnings: [], plan_settings: [] }),
     );
     mount(<History />);
     await user.click(await screen.findByTestId("run-1"));
@@ -147,7 +162,7 @@ describe("History", () => {
     ];
     const mysql = [{ t_s: 1, qps: 900, tps: 90 }];
     commands.getRun.mockImplementation((id: number) =>
-      ok({ row: rows[id - 1], command_line: rows[id - 1].command, failure: null, steps: [], points: [], server: id === 1 ? server : [], mysql: id === 1 ? mysql : [], warnings: [] }),
+      ok({ row: rows[id - 1], command_line: rows[id - 1].command, failure: null, steps: [], points: [], server: id === 1 ? server : [], mysql: id === 1 ? mysql : [], warnings: [], plan_settings: [] }),
     );
     mount(<History />);
     await user.click(await screen.findByTestId("run-1"));

@@ -3,7 +3,7 @@ import { describe, expect, it, vi, beforeEach } from "vitest";
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { fail, ok } from "../test/mocks";
-import { envDetail, envEntry, form, preview, snapshot, step } from "../test/fixtures";
+import { envDetail, envEntry, form, preview, randTypes, snapshot, step } from "../test/fixtures";
 import { AppProvider, useApp } from "../state/app";
 import { useEffect } from "react";
 
@@ -49,7 +49,7 @@ const mount = (ui: React.ReactNode, snap?: ReturnType<typeof snapshot>) =>
 
 beforeEach(() => {
   vi.clearAllMocks();
-  commands.planDefaults.mockImplementation(() => ok({ form, scenarios_available: ["oltp_point_select", "oltp_read_only"] }));
+  commands.planDefaults.mockImplementation(() => ok({ form, scenarios_available: ["oltp_point_select", "oltp_read_only"], rand_types: randTypes }));
   commands.planPreview.mockImplementation(() => ok(preview));
 });
 
@@ -70,6 +70,19 @@ describe("Plan", () => {
     await waitFor(() => {
       const last = commands.planPreview.mock.calls.at(-1);
       expect(last?.[1].threads).toEqual([1, 8, 16, 32, 128, 256]);
+    });
+  });
+
+  it("sends the repeats of each step with the form", async () => {
+    const user = userEvent.setup();
+    mount(<Plan />);
+    const repeat = await screen.findByTestId("repeat");
+    expect(repeat).toHaveValue(1);
+    await user.clear(repeat);
+    await user.type(repeat, "3");
+    await waitFor(() => {
+      const last = commands.planPreview.mock.calls.at(-1);
+      expect(last?.[1].repeat).toBe(3);
     });
   });
 

@@ -1,13 +1,14 @@
 // The plan form of the chosen environment, loaded from its profile the first time a
 // screen needs it (Checks and Plan share it).
 import { useEffect, useState } from "react";
-import { commands } from "../bindings";
+import { commands, type RandChoice } from "../bindings";
 import { call, message } from "../api";
 import { useApp } from "./app";
 
 export function usePlanForm() {
   const { env, form, setForm } = useApp();
   const [scenarios, setScenarios] = useState<string[]>([]);
+  const [randTypes, setRandTypes] = useState<RandChoice[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!env) return;
@@ -16,6 +17,7 @@ export function usePlanForm() {
       .then((setup) => {
         if (!live) return;
         setScenarios(setup.scenarios_available);
+        setRandTypes(setup.rand_types);
         if (!form) setForm(setup.form);
       })
       .catch((e) => live && setError(message(e)));
@@ -24,5 +26,5 @@ export function usePlanForm() {
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [env]);
-  return { env, form, setForm, scenarios, error };
+  return { env, form, setForm, scenarios, randTypes, error };
 }

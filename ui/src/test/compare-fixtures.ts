@@ -25,6 +25,8 @@ const cell = (threads: number, tps: number): CellView => ({
   cpu_pct: 40,
   disk_util_pct: 3,
   cancelled: false,
+  tps_interval: { lower: tps * 0.98, upper: tps * 1.02 },
+  p95_interval: { lower: 1.4, upper: 1.6 },
 });
 
 const delta = (threads: number, tps_pct: number, regressed: boolean): DeltaView => ({
@@ -61,6 +63,7 @@ export const compareView = (): CompareView => ({
     failures: ["hw_cloud oltp_point_select at 2 threads: TPS −12.0% (95% interval −13.5% to −10.5%)"],
   },
   executive_summary: ["This report compares 2 environments.", "hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)."],
+  capacity: [],
   headlines: ["hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)"],
   scenarios: [
     {

@@ -1,5 +1,5 @@
 // Snapshots and forms shaped like the Rust side's, for component and state tests.
-import type { EnvironmentDetail, EnvironmentEntry, PlanForm, PlanPreview, RunSnapshot, StepRow } from "../bindings";
+import type { EnvironmentDetail, EnvironmentEntry, PlanForm, PlanPreview, RandChoice, RunSnapshot, StepRow } from "../bindings";
 
 export const step = (index: number, over: Partial<StepRow> = {}): StepRow => ({
   index,
@@ -15,6 +15,10 @@ export const step = (index: number, over: Partial<StepRow> = {}): StepRow => ({
   reconnects: null,
   steady_tps: null,
   client_cpu_pct: null,
+  repeat: null,
+  mode: null,
+  sla_search: false,
+  noise: null,
   ...over,
 });
 
@@ -53,12 +57,42 @@ export const form: PlanForm = {
   time_s: 30,
   warmup_s: 0,
   cooldown_s: 0,
+  repeat: 1,
   tables: 1,
   table_size: 10000,
   prepare: true,
   prewarm: false,
+  prewarm_until_hit_rate: null,
   cleanup: false,
+  workload: {
+    rand_type: "special",
+    rand_spec_iter: 12,
+    rand_spec_pct: 1,
+    rand_spec_res: 75,
+    rand_pareto_h: 0.2,
+    rand_zipfian_exp: 0.8,
+    point_selects: 10,
+    simple_ranges: 1,
+    sum_ranges: 1,
+    order_ranges: 1,
+    distinct_ranges: 1,
+    index_updates: 1,
+    non_index_updates: 1,
+    delete_inserts: 1,
+    range_size: 100,
+    skip_trx: false,
+  },
+  load: { sla: "", sla_search: 0, rates: [], rate_dist: "fixed" },
 };
+
+/** The distributions as `plan_defaults` lists them. */
+export const randTypes: RandChoice[] = [
+  { kind: "uniform", label: "uniform (every row alike)", parameters: [] },
+  { kind: "gaussian", label: "gaussian (middle rows hot)", parameters: ["rand_spec_iter"] },
+  { kind: "special", label: "special (sysbench's default)", parameters: ["rand_spec_iter", "rand_spec_pct", "rand_spec_res"] },
+  { kind: "pareto", label: "pareto (few rows take most)", parameters: ["rand_pareto_h"] },
+  { kind: "zipfian", label: "zipfian (hot rows by rank)", parameters: ["rand_zipfian_exp"] },
+];
 
 export const preview: PlanPreview = {
   phases: [
@@ -67,6 +101,8 @@ export const preview: PlanPreview = {
   ],
   steps: 6,
   total_seconds: 180,
+  search_max_seconds: 0,
+  rate_ladder: false,
   open_ended: true,
   peak_connections: 129,
   peak_prepared_statements: 128,
@@ -103,6 +139,8 @@ export const envDetail = (name: string): EnvironmentDetail => ({
     mysql_socket: null,
     mysql_user: "sbtest",
     mysql_db: "sbtest",
+    mysql_ssl_mode: "disabled",
+    mysql_ssl_ca: null,
     password_from: "keyring",
     ssh_enabled: false,
     ssh_host: "",

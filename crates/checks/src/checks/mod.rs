@@ -202,6 +202,7 @@ pub(crate) mod testing {
             },
             phases: spec.phases(),
             force: false,
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         }
     }
 

@@ -10,7 +10,9 @@ use std::process::ExitCode;
 use dbdyno_engine::{CancelToken, EngineError};
 use dbdyno_session::{Checks, HistoryTarget, Run, RunEnd, RunEvent, RunRequest};
 
-use crate::exit::{failed, EXIT_CANCELLED, EXIT_FAILED, EXIT_REFUSED, EXIT_USAGE};
+use crate::exit::{
+    failed, EXIT_CANCELLED, EXIT_FAILED, EXIT_REFUSED, EXIT_STEPS_FAILED, EXIT_USAGE,
+};
 use crate::monitoring::{self, Out, SETTLE};
 use crate::print::{Printer, Style};
 use crate::record;
@@ -72,7 +74,8 @@ pub fn start(request: RunRequest, out: Out) -> Result<Run, ExitCode> {
 pub fn execute(run: Run, o: &Output) -> ExitCode {
     let cancel = CancelToken::new();
     install_ctrlc(&cancel);
-    let mut printer = Printer::new(o.style, o.print_intervals);
+    let mut printer =
+        Printer::new(o.style, o.print_intervals).with_sla(run.plan().sla().map(|s| s.target));
     let end = run.drive(&cancel, |e| match e {
         RunEvent::Engine(e) => printer.handle(e),
         RunEvent::EngineStopped => printer.finish(),
@@ -113,7 +116,28 @@ fn exit_code(end: &RunEnd, json: bool) -> ExitCode {
         );
         return ExitCode::from(EXIT_CANCELLED);
     }
+    if let Some(line) = failed_steps_line(&end.outcome.failed_steps) {
+        eprintln!("{line}");
+        return ExitCode::from(EXIT_STEPS_FAILED);
+    }
     ExitCode::SUCCESS
+}
+
+/// The closing line of a ladder that went on past failed steps
+/// (`--on-step-error=continue`): each failed step once, with its error.
+fn failed_steps_line(failed: &[dbdyno_engine::FailedStep]) -> Option<String> {
+    if failed.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = failed
+        .iter()
+        .map(|f| format!("  {}: {}", f.label, f.error))
+        .collect();
+    Some(format!(
+        "FAILED STEPS: {} step(s) failed and were not measured:\n{}",
+        failed.len(),
+        list.join("\n")
+    ))
 }
 
 fn install_ctrlc(cancel: &CancelToken) {
@@ -140,5 +164,29 @@ fn write_json(path: &str, end: &RunEnd, command: &str) -> Result<(), String> {
         Ok(())
     } else {
         std::fs::write(path, text + "\n").map_err(|e| format!("writing --json file {path}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_closing_line_lists_every_failed_step_with_its_error() {
+        assert_eq!(failed_steps_line(&[]), None);
+        let failed = [
+            dbdyno_engine::FailedStep {
+                label: "oltp_point_select @ 64 threads".into(),
+                error: "opened 40 of 64 connections in 60.0s, then gave up: too many".into(),
+            },
+            dbdyno_engine::FailedStep {
+                label: "oltp_point_select @ 128 threads".into(),
+                error: "boom".into(),
+            },
+        ];
+        let line = failed_steps_line(&failed).unwrap();
+        assert!(line.starts_with("FAILED STEPS: 2 step(s)"), "{line}");
+        assert!(line.contains("@ 64 threads: opened 40 of 64"), "{line}");
+        assert!(line.contains("@ 128 threads: boom"), "{line}");
     }
 }

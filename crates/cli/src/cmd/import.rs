@@ -220,5 +220,8 @@ fn note(n: &ImportNote) -> String {
         ImportNote::DatedByFileTime { .. } => {
             format!("{n}; pass --started-at if the file was copied or edited since")
         }
+        ImportNote::NoIntervals { .. } => {
+            format!("{n} (sysbench prints them with --report-interval=1)")
+        }
     }
 }

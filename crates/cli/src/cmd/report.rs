@@ -22,11 +22,7 @@ use dbdyno_report::model::parse_timeline;
 use dbdyno_report::render::{write_all, Outputs, PageSize};
 use dbdyno_report::{build, ReportOptions, ReportRun};
 
-use crate::exit::{EXIT_FAILED, EXIT_USAGE};
-
-/// Exit code when a cell regressed past the threshold, beyond its noise, against the
-/// chosen baseline.
-pub const EXIT_REGRESSED: u8 = 4;
+use crate::exit::{EXIT_FAILED, EXIT_REGRESSED, EXIT_USAGE};
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -65,7 +61,12 @@ pub struct ReportArgs {
     /// scenario at its knee).
     #[arg(long)]
     pub timeline: Option<String>,
-    /// Report title (default: "Benchmark comparison: a vs b").
+    /// Latency target to lead the report with: each run's capacity at it (the highest
+    /// TPS of a step whose percentile, to the upper end of its 95% interval, meets it) and
+    /// its Δ. Default: the target the baseline run was made with (`ladder --sla`).
+    #[arg(long, value_parser = crate::args::parse_sla, value_name = "TARGET")]
+    pub sla: Option<dbdyno_engine::SlaTarget>,
+    /// Report title (default: "Benchmark comparison: a vs b")
     #[arg(long)]
     pub title: Option<String>,
     /// One self-contained HTML file (inline CSS and SVG, opens offline).
@@ -124,6 +125,7 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         threshold_pct: a.threshold,
         fail_on_missing: a.fail_on_missing,
         timeline,
+        sla: a.sla,
         ..ReportOptions::default()
     };
     render(&runs, &opts, &outputs)
@@ -357,6 +359,7 @@ mod tests {
             threshold,
             fail_on_missing: false,
             timeline: Some("oltp_write_only@32".into()),
+            sla: None,
             title: None,
             html: None,
             pdf: None,
@@ -412,6 +415,22 @@ mod tests {
         assert_eq!(run(&a), ExitCode::from(EXIT_REGRESSED));
         let md = std::fs::read_to_string(out.join("r.md")).unwrap();
         assert!(md.contains("FAIL: against the baseline idc"), "{md}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+
+    #[test]
+    fn a_latency_target_leads_the_report() {
+        let out = std::env::temp_dir().join(format!("dbdyno-report-sla-{}", std::process::id()));
+        std::fs::create_dir_all(&out).unwrap();
+        let mut a = args(&out, Some("idc"), 500.0);
+        a.sla = Some(crate::args::parse_sla("p95<=3ms").unwrap());
+        assert_eq!(run(&a), ExitCode::SUCCESS);
+        let md = std::fs::read_to_string(out.join("r.md")).unwrap();
+        assert!(md.contains("## Capacity at p95 ≤ 3 ms"), "{md}");
+        assert!(
+            md.contains("- At p95 ≤ 3 ms in oltp_read_only, idc sustains "),
+            "{md}"
+        );
         let _ = std::fs::remove_dir_all(&out);
     }
 

@@ -9,7 +9,9 @@
 
 mod client_cpu;
 mod fd_limit;
+mod interval_latency;
 mod opening;
+mod pacing;
 mod shared;
 mod statements;
 mod worker;
@@ -21,6 +23,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use client_cpu::client_cores;
 use client_cpu::CpuClock;
+use interval_latency::IntervalLatency;
 use opening::{Opening, OpeningProgress};
 use shared::{IntervalCell, Shared, Timeline};
 use worker::{NotOpened, Worker, WorkerTotals};
@@ -108,7 +111,15 @@ pub fn run_step(
         // What workers recorded after the last interval (a cut-short tail, the
         // transactions in flight at the stop) counts for the step too.
         run.step_latency.add(&drain_cells(&cells).latency);
-        Ok(finish(
+        let open_loop = pacing::step_result(
+            step,
+            &shared,
+            &totals,
+            &run.intervals,
+            ended.saturating_duration_since(measure_start),
+            ended,
+        );
+        let mut result = finish(
             step,
             &mut run,
             totals,
@@ -116,7 +127,9 @@ pub fn run_step(
             measure_start,
             ended,
             cancel.is_cancelled(),
-        ))
+        );
+        result.open_loop = open_loop;
+        Ok(result)
     })
 }
 
@@ -158,8 +171,8 @@ fn shared_state(connect: &ConnectOptions, workload: &WorkloadOptions, step: &Ste
         stop: AtomicBool::new(false),
         event_limit: settings.events,
         events_done: AtomicU64::new(0),
-        rate: settings.rate,
-        tickets: AtomicU64::new(0),
+        arrivals: pacing::schedule(settings.rate, settings.rate_dist, workload.rand.seed),
+        in_flight: AtomicU64::new(0),
     }
 }
 
@@ -379,7 +392,7 @@ fn control(
             let record = collect_interval(
                 cells,
                 &mut step_latency,
-                shared.threads,
+                shared,
                 step,
                 (now - measure_start).as_secs_f64(),
                 duration,
@@ -430,7 +443,7 @@ fn drain_cells(cells: &[Mutex<IntervalCell>]) -> IntervalCell {
 fn collect_interval(
     cells: &[Mutex<IntervalCell>],
     step_latency: &mut LatencyHistogram,
-    threads: u32,
+    shared: &Shared,
     step: &StepPlan,
     elapsed_s: f64,
     duration_s: f64,
@@ -441,8 +454,12 @@ fn collect_interval(
         errors,
         reconnects,
         latency,
+        late_starts,
+        max_lag_us,
     } = drain_cells(cells);
+    let open_loop = pacing::interval_queue(shared, Instant::now(), late_starts, max_lag_us);
     step_latency.add(&latency);
+    let latencies = IntervalLatency::of(&latency, step.settings.percentile);
     let ps = |n: u64| {
         if duration_s > 0.0 {
             n as f64 / duration_s
@@ -454,16 +471,19 @@ fn collect_interval(
         elapsed_s,
         duration_s,
         end_unix_ms: unix_ms(),
-        threads,
+        threads: shared.threads,
         tps: ps(txns),
         qps: ps(queries.total()),
         reads_ps: ps(queries.read),
         writes_ps: ps(queries.write),
         other_ps: ps(queries.other),
-        latency_ms: latency.value_at_percentile_ms(step.settings.percentile),
+        latency_ms: latencies.at_percentile_ms,
         percentile: step.settings.percentile,
+        p95_ms: Some(latencies.p95_ms),
+        p99_ms: Some(latencies.p99_ms),
         errors_ps: ps(errors),
         reconnects_ps: ps(reconnects),
+        open_loop,
     }
 }
 
@@ -541,7 +561,7 @@ fn finish(
     let whole_tps = per_sec(m.transactions, total_time_s);
     let intervals = std::mem::take(&mut run.intervals);
     let steady = stats::find_steady_window(&intervals, whole_tps);
-    StepResult {
+    let mut result = StepResult {
         scenario: step.scenario,
         threads: step.threads,
         started_unix_ms: run.started_unix_ms,
@@ -576,7 +596,15 @@ fn finish(
             retries: opened.retries,
             last_retry_reason: opened.last_retry_reason.clone(),
         }),
-    }
+        confidence: None,
+        repeat: step.repeat,
+        sla_search: false,
+        open_loop: None,
+    };
+    // Every measured step carries its intervals, even when they only say why there are
+    // none (a step shorter than one interval).
+    result.confidence = Some(stats::StepConfidence::of_step(&result));
+    result
 }
 
 pub(crate) fn unix_ms() -> i64 {

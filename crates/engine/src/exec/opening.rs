@@ -239,7 +239,10 @@ mod tests {
         let p = opening.progress();
         assert!(p.retries >= 2, "retried: {p:?}");
         assert!(p.last_retry_reason.unwrap().contains("refused"));
-        assert!(t0.elapsed() < Duration::from_secs(3));
+        // The budget is 0.7 s; the bound is loose because a loaded 2-core CI machine
+        // once took over 3 s, and what matters is that the budget, not the 60 s
+        // default, ended the retries.
+        assert!(t0.elapsed() < Duration::from_secs(15));
     }
 
     #[test]

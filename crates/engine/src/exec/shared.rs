@@ -1,9 +1,10 @@
 //! State the workers of one step share with the step's controller.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::open_loop::{ArrivalSchedule, LATE_AFTER_US};
 use crate::plan::ConnectOptions;
 use crate::results::QueryCounts;
 use crate::stats::LatencyHistogram;
@@ -18,6 +19,9 @@ pub struct IntervalCell {
     pub errors: u64,
     pub reconnects: u64,
     pub latency: LatencyHistogram,
+    /// Open loop: transactions that started late, and the longest start lag (µs).
+    pub late_starts: u64,
+    pub max_lag_us: u64,
 }
 
 impl IntervalCell {
@@ -29,9 +33,18 @@ impl IntervalCell {
         into.queries.merge(&std::mem::take(&mut self.queries));
         into.errors += std::mem::take(&mut self.errors);
         into.reconnects += std::mem::take(&mut self.reconnects);
+        into.late_starts += std::mem::take(&mut self.late_starts);
+        into.max_lag_us = into.max_lag_us.max(std::mem::take(&mut self.max_lag_us));
         into.latency.add(&self.latency);
         self.latency.reset();
     }
+}
+
+/// How late a transaction started against its intended start, in µs, and whether that
+/// counts as a late start.
+pub fn start_lag(intended: Instant, started: Instant) -> (u64, bool) {
+    let lag_us = started.saturating_duration_since(intended).as_micros() as u64;
+    (lag_us, lag_us > LATE_AFTER_US)
 }
 
 /// When the step's clock started and when measurement starts (after warmup).
@@ -54,19 +67,28 @@ pub struct Shared {
     /// --events: stop after this many measured transactions (0 = no limit).
     pub event_limit: u64,
     pub events_done: AtomicU64,
-    /// --rate: intended start of ticket n is `t0 + n / rate`.
-    pub rate: f64,
-    pub tickets: AtomicU64,
+    /// --rate: the intended starts of the step's transactions; None in a closed loop.
+    pub arrivals: Option<Mutex<ArrivalSchedule>>,
+    /// Transactions in flight now (sysbench's "concurrency" under --rate).
+    pub in_flight: AtomicU64,
 }
 
 impl Shared {
     /// The intended start of the next transaction under --rate, or None when unpaced.
     pub fn next_intended_start(&self, t0: Instant) -> Option<Instant> {
-        if self.rate <= 0.0 {
-            return None;
-        }
-        let n = self.tickets.fetch_add(1, Ordering::Relaxed);
-        Some(t0 + Duration::from_secs_f64(n as f64 / self.rate))
+        let arrivals = self.arrivals.as_ref()?;
+        let offset_s = arrivals.lock().unwrap().take();
+        Some(t0 + Duration::from_secs_f64(offset_s))
+    }
+
+    /// The queue at `now`: arrivals due and not taken, and how long the oldest waited.
+    pub fn queue_at(&self, t0: Instant, now: Instant) -> Option<(u64, Duration)> {
+        let arrivals = self.arrivals.as_ref()?.lock().unwrap();
+        let elapsed_s = now.saturating_duration_since(t0).as_secs_f64();
+        Some((
+            arrivals.waiting_at(elapsed_s),
+            Duration::from_secs_f64(arrivals.head_lag_s(elapsed_s)),
+        ))
     }
 
     /// Reserves one measured transaction under --events before it starts, so the

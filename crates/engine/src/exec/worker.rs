@@ -10,7 +10,7 @@ use mysql::prelude::Queryable;
 use mysql::Conn;
 
 use super::opening::{OpenError, Opening};
-use super::shared::{sleep_until, IntervalCell, Shared};
+use super::shared::{sleep_until, start_lag, IntervalCell, Shared};
 use super::statements::{Draw, SliceDraw, Statements};
 use crate::driver::{self, ErrorKind};
 use crate::error::EngineError;
@@ -39,6 +39,9 @@ pub struct WorkerTotals {
     pub per_class: Vec<Option<LatencyHistogram>>,
     /// Sum of measured transaction times (sysbench's per-thread "execution time").
     pub busy: Duration,
+    /// Open loop: measured transactions that started late, and the longest start lag.
+    pub late_starts: u64,
+    pub max_lag_us: u64,
 }
 
 impl WorkerTotals {
@@ -136,6 +139,8 @@ impl<'a> Worker<'a> {
                 reconnects: 0,
                 per_class: (0..StatementClass::COUNT).map(|_| None).collect(),
                 busy: Duration::ZERO,
+                late_starts: 0,
+                max_lag_us: 0,
             },
             txn_queries: QueryCounts::default(),
             bulk,
@@ -151,34 +156,54 @@ impl<'a> Worker<'a> {
             .timeline
             .get()
             .expect("timeline is set before workers start");
+        // Under --rate, an arrival whose attempt hit an ignored error or a lost connection
+        // is retried as the same arrival (intended and first start kept), as sysbench
+        // restarts its event: drawing a new one would drop that arrival's wait.
+        let mut retry: Option<(Instant, Instant)> = None;
         loop {
             if shared.stop.load(Ordering::Relaxed) {
                 break;
             }
             // With --rate, each transaction has an intended start time; latency counts
             // from it, so a stalled server cannot hide its queue (no coordinated omission).
-            let intended = match shared.next_intended_start(timeline.t0) {
-                Some(t) => {
-                    if !sleep_until(t, || shared.stop.load(Ordering::Relaxed)) {
-                        break;
+            let (intended, started) = match retry.take() {
+                Some((intended, started)) => (Some(intended), started),
+                None => match shared.next_intended_start(timeline.t0) {
+                    Some(t) => {
+                        if !sleep_until(t, || shared.stop.load(Ordering::Relaxed)) {
+                            break;
+                        }
+                        (Some(t), Instant::now())
                     }
-                    t
-                }
-                None => Instant::now(),
+                    None => (None, Instant::now()),
+                },
             };
-            let measured = intended >= timeline.measure_start;
+            let latency_from = intended.unwrap_or(started);
+            let measured = latency_from >= timeline.measure_start;
             if measured && !shared.reserve_event() {
                 break;
             }
             self.txn_queries = QueryCounts::default();
-            match self.transaction(measured) {
+            // Counted under --rate only: one shared counter bumped by every transaction
+            // of a closed loop at 300k/s would be a contended cache line for nothing.
+            let paced = intended.is_some();
+            if paced {
+                shared.in_flight.fetch_add(1, Ordering::Relaxed);
+            }
+            let outcome = self.transaction(measured);
+            if paced {
+                shared.in_flight.fetch_sub(1, Ordering::Relaxed);
+            }
+            match outcome {
                 Ok(()) => {
                     let end = Instant::now();
                     if measured {
-                        self.record_txn(end - intended);
+                        let lag = intended.map(|t| start_lag(t, started));
+                        self.record_txn(end - latency_from, lag);
                     }
                 }
                 Err(TxnFailure::Ignored) => {
+                    retry = intended.map(|t| (t, started));
                     if measured {
                         shared.release_event();
                         self.totals.ignored_errors += 1;
@@ -186,6 +211,7 @@ impl<'a> Worker<'a> {
                     }
                 }
                 Err(TxnFailure::Reconnected) => {
+                    retry = intended.map(|t| (t, started));
                     if measured {
                         shared.release_event();
                         self.totals.reconnects += 1;
@@ -216,15 +242,22 @@ impl<'a> Worker<'a> {
         Ok(self.totals)
     }
 
-    fn record_txn(&mut self, latency: Duration) {
+    /// `lag`: under --rate, how late the transaction started (µs) and whether that
+    /// was a late start.
+    fn record_txn(&mut self, latency: Duration, lag: Option<(u64, bool)>) {
         let us = latency.as_micros() as u64;
         self.totals.transactions += 1;
         self.totals.queries.merge(&self.txn_queries);
         self.totals.busy += latency;
+        let (lag_us, late) = lag.unwrap_or((0, false));
+        self.totals.late_starts += late as u64;
+        self.totals.max_lag_us = self.totals.max_lag_us.max(lag_us);
         let mut cell = self.cell.lock().unwrap();
         cell.transactions += 1;
         cell.queries.merge(&self.txn_queries);
         cell.latency.record_us(us);
+        cell.late_starts += late as u64;
+        cell.max_lag_us = cell.max_lag_us.max(lag_us);
     }
 
     /// One sysbench event: BEGIN, the shape's blocks, COMMIT.

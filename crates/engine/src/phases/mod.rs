@@ -92,7 +92,12 @@ pub struct PrewarmReport {
     pub seconds: f64,
     /// Lifetime hit rate: 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests, in percent.
     pub hit_rate_pct: Option<f64>,
-    /// Hit rate over the last one-second window when waiting for a threshold.
+    /// Hit rate over the last pass of the scans (status deltas around it).
     pub window_hit_rate_pct: Option<f64>,
+    /// With a hit-rate gate: whether a pass reached it before the maximum wait.
     pub reached_threshold: Option<bool>,
+    /// Passes of the scans made (more than one only with a gate; 0 in runs recorded
+    /// before it was counted).
+    #[serde(default)]
+    pub passes: u32,
 }

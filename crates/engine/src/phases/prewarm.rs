@@ -26,9 +26,11 @@ pub fn prewarm(
     let started = Instant::now();
     let mut status_conn = driver::connect(connect)?;
     let mut reached = None;
+    let mut passes = 0;
     let window = loop {
         let before = driver::global_status(&mut status_conn)?;
         one_pass(connect, w, opts.threads, events, cancel)?;
+        passes += 1;
         let after = driver::global_status(&mut status_conn)?;
         let window = driver::hit_rate_pct(Some(&before), &after);
         let Some(threshold) = opts.until_hit_rate else {
@@ -36,14 +38,25 @@ pub fn prewarm(
         };
         let ok = window.is_some_and(|h| h >= threshold);
         reached = Some(ok);
-        if ok || cancel.is_cancelled() {
+        if ok {
+            events.message(format!(
+                "prewarm: buffer pool hit rate {:.2}% over the last pass reached the {threshold}% asked for after {passes} pass{} ({:.1}s)",
+                window.unwrap_or(0.0),
+                if passes == 1 { "" } else { "es" },
+                started.elapsed().as_secs_f64()
+            ));
+            break window;
+        }
+        if cancel.is_cancelled() {
             break window;
         }
         if started.elapsed().as_secs() >= opts.max_wait_s {
             events.warning(format!(
-                "prewarm: buffer pool hit rate {:.2}% after {}s, below the {threshold}% asked for; the data may not fit in the buffer pool",
+                "prewarm: gave up waiting after {:.1}s and {passes} pass{} (the maximum wait is {}s): buffer pool hit rate {:.2}% over the last pass, below the {threshold}% asked for; the data may not fit in the buffer pool",
+                started.elapsed().as_secs_f64(),
+                if passes == 1 { "" } else { "es" },
+                opts.max_wait_s,
                 window.unwrap_or(0.0),
-                opts.max_wait_s
             ));
             break window;
         }
@@ -63,6 +76,7 @@ pub fn prewarm(
         hit_rate_pct: hit,
         window_hit_rate_pct: window,
         reached_threshold: reached,
+        passes,
     })
 }
 

@@ -5,14 +5,19 @@
 //!   percentile can be recomputed later;
 //! - [`fairness`]: sysbench's "Threads fairness" figures;
 //! - [`find_steady_window`]: the part of a step after a cold start or warm-up, found
-//!   from the interval series.
+//!   from the interval series;
+//! - [`StepConfidence`]: the 95% intervals of a step's TPS, QPS, p95 and p99, its
+//!   coefficient of variation and whether it settled, stored with the step.
 //!
 //! Non-goals: collecting the figures (that is `exec`), printing them (that is
 //! `sysbench_text` and the report crates).
 
+mod confidence;
 mod fairness;
 mod histogram;
 mod steady;
+
+pub use confidence::{Figures, Spread, StepConfidence};
 
 pub use fairness::fairness;
 pub use histogram::LatencyHistogram;

@@ -174,8 +174,11 @@ mod tests {
                 other_ps: t * 2.0,
                 latency_ms: l,
                 percentile: 95.0,
+                p95_ms: None,
+                p99_ms: None,
                 errors_ps: 0.0,
                 reconnects_ps: 0.0,
+                open_loop: None,
             })
             .collect()
     }

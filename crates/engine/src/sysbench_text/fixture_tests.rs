@@ -217,6 +217,8 @@ fn our_output_reads_back_with_the_same_figures() {
     seed.latency.p999_ms = Some(612.21);
     seed.ignored_errors = 3;
     seed.reconnects = 1;
+    // The confidence was made at import, before p99 was known: made again.
+    let seed = seed.with_confidence();
     let mut hist = crate::stats::LatencyHistogram::new();
     for us in [5_610, 20_000, 26_010, 30_000, 838_690] {
         hist.record_us(us);
@@ -254,6 +256,7 @@ fn our_output_reads_back_with_the_same_figures() {
     assert_eq!(back.fairness, seed.fairness);
     assert_eq!(back.intervals, seed.intervals);
     assert_eq!(back.steady, seed.steady);
+    assert_eq!(back.confidence, seed.confidence);
     // Formatting the read-back result prints the same text again.
     assert_eq!(format_summary(&back, None), format_summary(&seed, None));
 }

@@ -35,6 +35,17 @@ pub fn format_interval(r: &IntervalRecord) -> String {
     )
 }
 
+/// The line sysbench prints under each interval line when `--rate` is set:
+/// `[ 1s ] queue length: 0, concurrency: 1` (`"queue length: %llu, concurrency: %llu"`
+/// after the same time stamp). None for a closed-loop interval.
+pub fn format_interval_queue(r: &IntervalRecord) -> Option<String> {
+    let q = r.open_loop?;
+    Some(format!(
+        "[ {:.0}s ] queue length: {}, concurrency: {}",
+        r.elapsed_s, q.queue, q.concurrency
+    ))
+}
+
 /// What a line starting with `[ ... ]` turned out to be.
 pub(crate) enum BracketLine {
     Interval(IntervalRecord),
@@ -64,7 +75,10 @@ pub(crate) fn parse_bracket_line(line_no: usize, line: &str) -> Result<BracketLi
             line,
         ));
     }
-    Ok(BracketLine::Interval(fields.record))
+    // The line prints one percentile: it fills that one's field, never the other's.
+    Ok(BracketLine::Interval(
+        fields.record.with_carried_percentile(),
+    ))
 }
 
 /// "[ 10s ] thds: ..." → (10.0, "thds: ..."); None when the bracket holds no time.
@@ -106,8 +120,11 @@ impl<'a> IntervalFields<'a> {
                 other_ps: 0.0,
                 latency_ms: 0.0,
                 percentile: 0.0,
+                p95_ms: None,
+                p99_ms: None,
                 errors_ps: 0.0,
                 reconnects_ps: 0.0,
+                open_loop: None,
             },
             have_threads: false,
             have_rate: false,
@@ -254,6 +271,8 @@ mod tests {
             (17283.84, 4938.24, 2469.12)
         );
         assert_eq!((r.percentile, r.latency_ms), (95.0, 7.43));
+        // The line prints p95 only: p99 stays unknown.
+        assert_eq!((r.p95_ms, r.p99_ms), (Some(7.43), None));
         assert_eq!(format_interval(&r), line);
     }
 
@@ -300,6 +319,7 @@ mod tests {
             (256, 524.19, 7697.05, 2143.56)
         );
         assert_eq!((r.percentile, r.latency_ms), (99.0, 1879.46));
+        assert_eq!((r.p95_ms, r.p99_ms), (None, Some(1879.46)));
     }
 
     #[test]

@@ -31,7 +31,7 @@ mod fixture_tests;
 pub use buckets::HistogramBucket;
 pub use error::ParseError;
 pub use header::format_header;
-pub use interval::format_interval;
+pub use interval::{format_interval, format_interval_queue};
 pub use parse::parse_sysbench_output;
 pub use run::{ParsedRun, PrintedLatency};
 pub use summary::format_summary;

@@ -127,7 +127,13 @@ impl ParsedRun {
                 reconnects_ps: self.reconnects_per_sec,
             }),
             connections: None,
+            open_loop: None,
+            confidence: None,
+            repeat: Default::default(),
+            sla_search: false,
         }
+        // Intervals from the log's --report-interval lines; none without them.
+        .with_confidence()
     }
 
     /// The printed latency block, with every percentile the log gives.

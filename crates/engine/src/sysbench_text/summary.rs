@@ -27,6 +27,7 @@ pub fn format_summary(r: &StepResult, histogram: Option<&LatencyHistogram>) -> S
     sysbench_part(&mut out, r);
     percentiles(&mut out, r);
     steady(&mut out, r);
+    confidence(&mut out, r);
     per_class(&mut out, r);
     client_cpu(&mut out, r);
     out
@@ -209,6 +210,44 @@ fn steady(out: &mut String, r: &StepResult) {
     line(out, "");
 }
 
+/// The 95% intervals of the step's figures, its CV and a line when it never settled;
+/// nothing for a step without per-second records (sysbench's layout stays as it is).
+fn confidence(out: &mut String, r: &StepResult) {
+    let Some(c) = r.confidence_or_computed() else {
+        return;
+    };
+    if c.window.len == 0 {
+        return;
+    }
+    let used = if c.all_seconds {
+        "every interval".to_string()
+    } else {
+        "the steady window".to_string()
+    };
+    line(
+        out,
+        &format!(
+            "Confidence (95%, {used}: {} of {} intervals):",
+            c.window.len,
+            r.intervals.len()
+        ),
+    );
+    kv(out, "tps:", &c.phrase(&c.tps, 2));
+    kv(out, "qps:", &c.phrase(&c.qps, 2));
+    kv(out, "p95 latency (ms):", &c.phrase(&c.p95, 2));
+    kv(out, "p99 latency (ms):", &c.phrase(&c.p99, 2));
+    kv(
+        out,
+        "cv of interval tps:",
+        &c.cv_pct
+            .map_or_else(|| "—".to_string(), |v| format!("{v:.2}%")),
+    );
+    if let Some(note) = c.unsettled_note() {
+        line(out, &format!("    {note}"));
+    }
+    line(out, "");
+}
+
 fn per_class(out: &mut String, r: &StepResult) {
     let rows: Vec<_> = r.per_class.iter().filter(|c| c.latency.count > 0).collect();
     if rows.is_empty() {
@@ -314,6 +353,10 @@ mod tests {
             cancelled: false,
             printed: None,
             connections: None,
+            open_loop: None,
+            confidence: None,
+            repeat: Default::default(),
+            sla_search: false,
         }
     }
 
@@ -440,8 +483,11 @@ mod tests {
                 other_ps: 0.0,
                 latency_ms: 1.0,
                 percentile: 95.0,
+                p95_ms: None,
+                p99_ms: None,
                 errors_ps: 0.0,
                 reconnects_ps: 0.0,
+                open_loop: None,
             };
             6
         ];
@@ -513,6 +559,13 @@ Steady window (20s to 60s, 4 of 6 intervals):
     lat (ms,95%) mean/highest:           41.72/46.63
     whole step vs steady:                -14.69%
     method: because
+
+Confidence (95%, every interval: 6 of 6 intervals):
+    tps:                                 76.84 (no interval: 6 intervals, at least 10 needed)
+    qps:                                 1536.85 (no interval: 6 intervals, at least 10 needed)
+    p95 latency (ms):                    57.87 (no interval: 6 intervals, at least 10 needed)
+    p99 latency (ms):                    no interval (the step's per-second records carry p95 latency, not p99)
+    cv of interval tps:                  0.00%
 
 Per statement class latency (ms):
     class                      count        avg        p95        p99        max

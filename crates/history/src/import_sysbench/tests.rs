@@ -180,3 +180,38 @@ fn steps_follow_one_another_from_the_given_start() {
         "--started-at"
     );
 }
+
+#[test]
+fn a_log_without_interval_lines_gets_no_confidence_and_says_so() {
+    let (_d, h) = history();
+    let o = SysbenchImport {
+        started_at_ms: Some(1_741_064_767_000),
+        ..SysbenchImport::new("t")
+    };
+    let bare = import_sysbench(&h, &[fixture("oltp_write_only_no_intervals.txt")], &o).unwrap();
+    let said: Vec<String> = bare
+        .notes
+        .iter()
+        .filter(|n| matches!(n, ImportNote::NoIntervals { .. }))
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", bare.notes);
+    assert!(
+        said[0].contains("no interval lines, so the step has no confidence intervals"),
+        "{said:?}"
+    );
+    let run = h.load_run(bare.imported[0].run_id).unwrap();
+    assert_eq!(run.steps[0].result.confidence, None);
+    // With interval lines: the confidence is made from them, and nothing is said.
+    let with = import_sysbench(&h, &[fixture("oltp_read_write_intervals.txt")], &o).unwrap();
+    assert!(!with
+        .notes
+        .iter()
+        .any(|n| matches!(n, ImportNote::NoIntervals { .. })));
+    let run = h.load_run(with.imported[0].run_id).unwrap();
+    let r = &run.steps[0].result;
+    assert_eq!(
+        r.confidence,
+        Some(dbdyno_engine::stats::StepConfidence::of_step(r))
+    );
+}

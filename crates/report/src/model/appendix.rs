@@ -206,22 +206,21 @@ fn scalar(v: &Value) -> String {
 /// ladder (steps with different settings, or not every scenario at every thread count).
 pub fn reproduce(plan: &Value) -> Option<String> {
     let st = steps(plan);
-    let (scenarios, threads, first) = ladder(&st)?;
+    let (scenarios, (axis, values), first) = match ladder(&st) {
+        Some((scenarios, threads, first)) => {
+            let threads: Vec<String> = threads.iter().map(u64::to_string).collect();
+            (scenarios, ("ladder", threads.join(",")), first.clone())
+        }
+        None => rate_ladder(&st)?,
+    };
     let mut cmd = Command(vec!["dbdyno".into(), "ladder".into()]);
     connect_options(&mut cmd, plan.get("connect"));
     if let Some(w) = plan.get("workload") {
         workload_options(&mut cmd, w);
     }
     cmd.opt("scenarios", scenarios.join(","));
-    cmd.opt(
-        "ladder",
-        threads
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(","),
-    );
-    step_options(&mut cmd, first);
+    cmd.opt(axis, values);
+    step_options(&mut cmd, &first);
     phase_options(&mut cmd, plan);
     Some(cmd.0.join(" "))
 }
@@ -243,6 +242,41 @@ fn ladder<'a>(st: &[(&'a str, u64, &'a Value)]) -> Option<(Vec<&'a str>, Vec<u64
         return None;
     }
     Some((scenarios, threads, first))
+}
+
+/// A rate ladder (`--rates`): every scenario at every rate, the steps' settings equal
+/// but for their `rate` (their connections follow from it). Returns the scenarios,
+/// `("rates", "500,1000")` and the shared settings without the rate.
+type RateLadder<'a> = (Vec<&'a str>, (&'static str, String), Value);
+
+fn rate_ladder<'a>(st: &[(&'a str, u64, &'a Value)]) -> Option<RateLadder<'a>> {
+    let without_rate = |v: &Value| -> Option<(Value, f64)> {
+        let mut v = v.clone();
+        let rate = v.as_object_mut()?.remove("rate")?.as_f64()?;
+        Some((v, rate))
+    };
+    let steps: Vec<(&str, Value, f64)> = st
+        .iter()
+        .map(|s| without_rate(s.2).map(|(v, r)| (s.0, v, r)))
+        .collect::<Option<_>>()?;
+    let first = steps.first()?.1.clone();
+    if steps
+        .iter()
+        .any(|s| s.1 != first || s.2 <= 0.0 || s.2.fract() != 0.0)
+    {
+        return None;
+    }
+    let scenarios = distinct(steps.iter().map(|s| s.0));
+    let rates = distinct(steps.iter().map(|s| s.2 as u64));
+    let grid: Vec<(&str, u64)> = scenarios
+        .iter()
+        .flat_map(|s| rates.iter().map(move |r| (*s, *r)))
+        .collect();
+    if grid != steps.iter().map(|s| (s.0, s.2 as u64)).collect::<Vec<_>>() {
+        return None;
+    }
+    let rates: Vec<String> = rates.iter().map(u64::to_string).collect();
+    Some((scenarios, ("rates", rates.join(",")), first))
 }
 
 /// The words of a command line being built.
@@ -310,6 +344,11 @@ fn step_options(cmd: &mut Command, first: &Value) {
     }
     if num("rate") > 0.0 {
         cmd.opt("rate", format!("{}", num("rate")));
+    }
+    if let Some(dist) = first.get("rate_dist").and_then(Value::as_str) {
+        if dist != "fixed" {
+            cmd.opt("rate-dist", dist.to_string());
+        }
     }
     if (num("percentile") - 95.0).abs() > 1e-9 {
         cmd.opt("percentile", format!("{}", num("percentile")));
@@ -388,6 +427,7 @@ mod tests {
             },
             phases: spec.phases(),
             force: false,
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         };
         serde_json::to_value(plan).unwrap()
     }
@@ -403,6 +443,33 @@ mod tests {
              --cooldown=5 --prewarm"
         );
         assert!(!cmd.contains("secret"));
+    }
+
+    #[test]
+    fn a_rate_ladder_becomes_a_rates_command() {
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            rates: vec![500.0, 2000.0],
+            settings: dbdyno_engine::RunSettings {
+                rate_dist: dbdyno_engine::open_loop::RateDist::Poisson,
+                ..LadderSpec::default().settings
+            },
+            ..Default::default()
+        };
+        let plan = Plan {
+            connect: ConnectOptions::default(),
+            workload: WorkloadOptions::default(),
+            phases: spec.phases(),
+            force: false,
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
+        };
+        let cmd = reproduce(&serde_json::to_value(plan).unwrap()).unwrap();
+        assert!(
+            cmd.ends_with(
+                "--scenarios=oltp_point_select --rates=500,2000 --time=30 --report-interval=1 --rate-dist=poisson"
+            ),
+            "{cmd}"
+        );
     }
 
     #[test]

@@ -3,14 +3,14 @@
 //!
 //! Whole-step figures are used, as sysbench prints them, so that a report matches the
 //! tool people compare with; the steady-window TPS is kept beside them for the cold-start
-//! analysis, and each figure's 95% interval from the step's per-second records
-//! ([`noise::step_intervals`]) for the verdicts.
+//! analysis, and each figure's 95% interval, stored with the step ([`noise::of_step`]),
+//! for the verdicts.
 
 use std::collections::BTreeMap;
 
 use dbdyno_engine::Scenario;
 
-use super::{noise, Cell, Peak};
+use super::{noise, repeats, Cell, Peak};
 use crate::input::{ReportRun, ReportStep};
 
 /// CPU below this (in percent) makes "QPS per CPU %" meaningless (division by noise).
@@ -26,15 +26,19 @@ pub struct ScenarioGrid {
 }
 
 /// Lays every run's steps out by scenario (engine order) and thread count (ascending).
-/// A step that ran twice in one run counts once: the later one (a re-run replaces).
+/// The repeats of a step (`--repeat`) make one cell ([`repeats::combine`]); a step that
+/// is not repeated but ran twice in one run counts once: the later one (a re-run
+/// replaces).
 pub fn grid(runs: &[&ReportRun]) -> Vec<ScenarioGrid> {
     let mut by_scenario: BTreeMap<Scenario, Vec<BTreeMap<u32, Cell>>> = BTreeMap::new();
     for (env, run) in runs.iter().enumerate() {
-        for step in &run.steps {
+        for ((scenario, threads), steps) in repeats_of_each_step(run) {
             let per_env = by_scenario
-                .entry(step.result.scenario)
+                .entry(scenario)
                 .or_insert_with(|| vec![BTreeMap::new(); runs.len()]);
-            per_env[env].insert(step.result.threads, cell(step));
+            if let Some(c) = repeats::combine(steps.into_iter().map(cell).collect()) {
+                per_env[env].insert(threads, c);
+            }
         }
     }
     by_scenario
@@ -56,28 +60,37 @@ pub fn grid(runs: &[&ReportRun]) -> Vec<ScenarioGrid> {
         .collect()
 }
 
+/// A run's steps by (scenario, threads), each with its repeats in the order they ran.
+fn repeats_of_each_step(run: &ReportRun) -> BTreeMap<(Scenario, u32), Vec<&ReportStep>> {
+    let mut out: BTreeMap<(Scenario, u32), Vec<&ReportStep>> = BTreeMap::new();
+    // The capacity search's extra steps (`--sla-search`) serve the capacity section
+    // only: the matrix compares the planned ladder, the same thread counts on every run.
+    for step in run.steps.iter().filter(|s| !s.result.sla_search) {
+        let r = &step.result;
+        let repeats = out.entry((r.scenario, r.threads)).or_default();
+        // A step that is not a repeat (or follows one that was not) replaces what came
+        // before: a re-run.
+        if r.repeat.is_single() || repeats.iter().any(|s| s.result.repeat.is_single()) {
+            repeats.clear();
+        }
+        repeats.push(step);
+    }
+    out
+}
+
 /// A step's figures.
 pub fn cell(step: &ReportStep) -> Cell {
     let r = &step.result;
-    let lat = &r.latency;
-    // Runs imported from sysbench text know only the printed percentile: fall back on
-    // the headline figure when it is the one asked for, else the figure is unknown.
-    let headline = |p: f64| {
-        ((r.percentile - p).abs() < 1e-9)
-            .then(|| r.known_latency_pct_ms())
-            .flatten()
-    };
-    let p95_ms = lat.p95_ms.or_else(|| headline(95.0));
-    let p99_ms = lat.p99_ms.or_else(|| headline(99.0));
-    let server = step.server.as_ref();
-    let cpu_pct = server.map(|s| s.cpu_pct_avg);
-    let (tps, qps) = (r.tps(), r.qps());
-    let figures = noise::Figures {
+    // Runs imported from sysbench text know only the printed percentile: the headline
+    // figure stands in when it is the one asked for, else the figure is unknown.
+    let noise::Figures {
         tps,
         qps,
         p95_ms,
         p99_ms,
-    };
+    } = noise::Figures::of_step(r);
+    let server = step.server.as_ref();
+    let cpu_pct = server.map(|s| s.cpu_pct_avg);
     Cell {
         threads: r.threads,
         tps,
@@ -99,7 +112,9 @@ pub fn cell(step: &ReportStep) -> Cell {
         row_lock_waits: step.mysql.as_ref().and_then(|m| m.row_lock_waits),
         seconds: r.total_time_s,
         cancelled: r.cancelled,
-        intervals: noise::step_intervals(&r.intervals, figures),
+        intervals: noise::of_step(r),
+        repeats: 1,
+        open_loop: r.open_loop.clone(),
     }
 }
 

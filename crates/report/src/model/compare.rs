@@ -87,6 +87,11 @@ pub struct DeltaRow {
     /// Either side's step was cancelled: shown, not compared.
     #[serde(default)]
     pub cancelled: bool,
+    /// How the Δ intervals were made when a side repeated its steps ("intervals from
+    /// the spread of 3 repeats"); `None` for single runs (batch means within each run)
+    /// and cells not compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_method: Option<String>,
 }
 
 impl DeltaRow {
@@ -202,6 +207,7 @@ fn compared_row(threads: u32, b: &Cell, n: &Cell, opts: &ReportOptions) -> Delta
         noise_pct,
         judged: Some(judged),
         cancelled: false,
+        interval_method: super::repeats::delta_source(b, n),
     }
 }
 
@@ -222,6 +228,7 @@ fn missing_row(threads: u32, b: &Option<Cell>, n: &Option<Cell>) -> DeltaRow {
         cancelled: [b, n]
             .iter()
             .any(|c| c.as_ref().is_some_and(|c| c.cancelled)),
+        interval_method: None,
     }
 }
 

@@ -122,7 +122,7 @@ pub fn pct_change(a: f64, b: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn c(threads: u32, tps: f64, p95: f64) -> Cell {
@@ -145,6 +145,8 @@ mod tests {
             row_lock_waits: None,
             seconds: 30.0,
             cancelled: false,
+            repeats: 1,
+            open_loop: None,
             intervals: crate::model::noise::step_intervals(
                 &[],
                 crate::model::noise::Figures {

@@ -6,9 +6,13 @@
 //!
 //! - [`cells`]: one [`Cell`] per environment × scenario × thread count;
 //! - [`knee`]: the best thread count per environment and scenario;
+//! - [`capacity`]: with a latency target (`--sla`), the highest TPS within it per
+//!   environment and scenario, and its Δ against the baseline;
 //! - [`bottleneck`]: CPU-bound, IO-bound, lock contention, client-bound (seed 000's patterns);
 //! - [`noise`]: each step's 95% intervals, each compared figure's Δ interval and verdict,
 //!   and the noise floor per scenario (`dbdyno-stats` does the statistics);
+//! - [`repeats`]: the repeats of a step (`--repeat`) as one cell, with intervals from
+//!   the spread between them;
 //! - [`compare`]: Δ% against the baseline and a verdict per cell that knows the noise
 //!   (REGRESSED, IMPROVED, within noise, not judged);
 //! - [`coldstart`]: steps pulled down by a cold buffer pool (seed 003);
@@ -18,7 +22,8 @@
 //! - [`timeline`]: the per-second series and latency distribution of one chosen step;
 //! - [`appendix`]: what it takes to reproduce each run.
 //!
-//! Non-goals: statistics across repeated runs, cost models.
+//! Non-goals: statistics across separate runs of one environment (repeats are steps of
+//! one run), cost models.
 
 use std::collections::BTreeMap;
 
@@ -30,12 +35,14 @@ use crate::input::ReportRun;
 
 pub mod appendix;
 pub mod bottleneck;
+pub mod capacity;
 pub mod cells;
 pub mod coldstart;
 pub mod compare;
 pub mod environment;
 pub mod knee;
 pub mod noise;
+pub mod repeats;
 pub mod summary;
 pub mod timeline;
 pub mod warnings;
@@ -75,6 +82,9 @@ pub struct ReportOptions {
     /// When the report was made (unix ms); `None` means now. Tests pin it.
     pub generated_at_ms: Option<i64>,
     pub tool_version: String,
+    /// The latency target the report leads with (`--sla`); `None`: the baseline run's,
+    /// if it was made with one.
+    pub sla: Option<dbdyno_engine::SlaTarget>,
 }
 
 impl Default for ReportOptions {
@@ -88,6 +98,7 @@ impl Default for ReportOptions {
             fail_on_missing: false,
             generated_at_ms: None,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            sla: None,
         }
     }
 }
@@ -119,6 +130,9 @@ pub struct Report {
     pub fail_on_missing: bool,
     /// The compared runs, baseline first, then in the order given.
     pub envs: Vec<EnvSummary>,
+    /// With a latency target: each scenario's capacity at it, which the report leads with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<capacity::CapacityReport>,
     pub environment_table: Vec<EnvRow>,
     pub scenarios: Vec<ScenarioReport>,
     /// Totals of all verdicts (`None` for one run).
@@ -309,8 +323,33 @@ pub struct Cell {
     pub row_lock_waits: Option<u64>,
     pub seconds: f64,
     pub cancelled: bool,
-    /// The 95% intervals of TPS, QPS, p95 and p99 from the step's per-second records.
+    /// The 95% intervals of TPS, QPS, p95 and p99: from the step's per-second records,
+    /// or across its repeats ([`repeats`]).
     pub intervals: noise::StepIntervals,
+    /// Finished repeats the figures are the mean of (`--repeat`); 1 for a single run.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub repeats: usize,
+    /// How an open-loop step (`--rate`, `--rates`) kept to its arrival rate; None for a
+    /// closed loop. `threads` is then the connections it opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<dbdyno_engine::open_loop::OpenLoopResult>,
+}
+
+impl Cell {
+    /// "closed loop", or "open loop at 500/s" (see [`dbdyno_engine::open_loop::mode_name`]).
+    pub fn mode(&self) -> String {
+        self.open_loop
+            .as_ref()
+            .map_or_else(|| "closed loop".to_string(), |o| o.mode())
+    }
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 /// How loudly a warning should be read.
@@ -349,6 +388,14 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         check_timeline_ran(&scenarios, sc, th)?;
     }
     let verdict = baseline.map(|_| compare::totals(&scenarios, &envs));
+    let scenario_list: Vec<Scenario> = scenarios.iter().map(|s| s.scenario).collect();
+    let capacity = capacity::build(
+        &runs,
+        &envs,
+        &scenario_list,
+        baseline,
+        capacity::target(&runs, opts.sla),
+    );
     let cold_starts = coldstart::find(&runs);
     let mut warnings = warnings::collect(&runs, &scenarios, &cold_starts);
     let headlines = summary::headlines(&envs, &scenarios);
@@ -370,6 +417,7 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         fail_on_missing: opts.fail_on_missing,
         environment_table: environment::table(&runs),
         envs,
+        capacity,
         scenarios,
         verdict,
         executive_summary: Vec::new(),

@@ -5,16 +5,10 @@
 //!
 //! The path of one figure:
 //!
-//! 1. **Which seconds.** A last interval shorter than half the others is left out (as the
-//!    engine's steady window does), then the steady part of the per-second TPS
-//!    ([`steady_state`]) chooses the seconds every figure of the step uses, when it holds
-//!    at least the [`MIN_VALUES`] an interval needs. A shorter steady part means the band
-//!    rule found no long stretch in a step that swings from second to second: that swing
-//!    is the step's noise, so every second is used instead of no interval at all.
-//! 2. **One step.** Batch means over those seconds ([`batch_means_interval`] for TPS and
-//!    QPS, [`percentile_interval`] for p95 and p99), carried onto the step's whole-step
-//!    figure with the same relative width, so that the Δ a report prints is the centre of
-//!    its interval.
+//! 1. **Which seconds** and 2. **one step**: the step's own [`StepConfidence`], made by
+//!    the engine when it measured the step and stored with it (batch means over the
+//!    steady part of the per-second records, carried onto the whole-step figure); a step
+//!    recorded before steps carried it gets the same from its stored per-second records.
 //! 3. **A compared figure.** Fieller's interval of the ratio ([`relative_difference`]),
 //!    judged against the threshold: Regressed or Improved only when the whole interval
 //!    lies beyond it; a latency change under the latency floor in milliseconds is within
@@ -31,47 +25,18 @@
 //! Non-goals: the statistics themselves (`dbdyno-stats`), repeated runs, corrections for
 //! the many cells of a report (the noise floor keeps false verdicts rare).
 
-use dbdyno_engine::IntervalRecord;
+use dbdyno_engine::stats::StepConfidence;
+pub use dbdyno_engine::stats::{Figures, Spread};
+use dbdyno_engine::{IntervalRecord, StepResult};
 use dbdyno_stats::{
-    batch_means_interval, judge, noise_floor, percentile_interval, relative_difference,
-    steady_state, Delta, DeltaRange, Direction, Estimate, Judgement, NoiseFloor, Steadiness,
-    Verdict as FigureVerdict, MIN_VALUES,
+    judge, noise_floor, relative_difference, Delta, DeltaRange, Direction, Judgement, NoiseFloor,
+    Steadiness, Verdict as FigureVerdict,
 };
 use serde::{Deserialize, Serialize};
 
 use super::compare::{Comparison, Verdict};
 use super::Cell;
 use crate::format;
-
-/// A last interval shorter than this share of the others is left out (the engine's rule).
-const PARTIAL_SHARE: f64 = 0.5;
-
-/// A figure's 95% interval, or why it has none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Spread {
-    /// From the step's per-second values; without an interval when they were too few
-    /// (the estimate's method and note say so).
-    Estimated(Estimate),
-    /// The step has no per-second series of this figure.
-    NoSeries { reason: String },
-}
-
-impl Spread {
-    fn none(reason: impl Into<String>) -> Spread {
-        Spread::NoSeries {
-            reason: reason.into(),
-        }
-    }
-
-    /// Half the interval's width in percent of the figure ("±2.1%").
-    pub fn half_width_pct(&self) -> Option<f64> {
-        match self {
-            Spread::Estimated(e) => e.half_width_pct(),
-            Spread::NoSeries { .. } => None,
-        }
-    }
-}
 
 /// The intervals of one step's figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -87,87 +52,31 @@ pub struct StepIntervals {
     pub p99: Spread,
 }
 
-/// A step's whole-step figures, which the intervals are centred on.
-#[derive(Debug, Clone, Copy)]
-pub struct Figures {
-    pub tps: f64,
-    pub qps: f64,
-    pub p95_ms: Option<f64>,
-    pub p99_ms: Option<f64>,
+impl From<&StepConfidence> for StepIntervals {
+    fn from(c: &StepConfidence) -> StepIntervals {
+        StepIntervals {
+            steadiness: c.steadiness.clone(),
+            all_seconds: c.all_seconds,
+            tps: c.tps.clone(),
+            qps: c.qps.clone(),
+            p95: c.p95.clone(),
+            p99: c.p99.clone(),
+        }
+    }
+}
+
+/// A step's intervals: the confidence stored with it, or (a step recorded before steps
+/// carried one) the same made from its per-second records.
+pub fn of_step(r: &StepResult) -> StepIntervals {
+    match &r.confidence {
+        Some(c) => c.into(),
+        None => (&StepConfidence::of_step(r)).into(),
+    }
 }
 
 /// The 95% intervals of a step's figures from its per-second records.
 pub fn step_intervals(records: &[IntervalRecord], f: Figures) -> StepIntervals {
-    let records = whole_intervals(records);
-    if records.is_empty() {
-        let why = "the step has no per-second records";
-        return StepIntervals {
-            steadiness: steady_state(&[]),
-            all_seconds: true,
-            tps: Spread::none(why),
-            qps: Spread::none(why),
-            p95: Spread::none(why),
-            p99: Spread::none(why),
-        };
-    }
-    let series =
-        |pick: fn(&IntervalRecord) -> f64| -> Vec<f64> { records.iter().map(pick).collect() };
-    let tps = series(|r| r.tps);
-    let steadiness = steady_state(&tps);
-    let all_seconds = steadiness.window.is_none_or(|w| w.len < MIN_VALUES);
-    let window = |values: &[f64]| -> Vec<f64> {
-        if all_seconds {
-            values.to_vec()
-        } else {
-            steadiness.window_of(values).to_vec()
-        }
-    };
-    let rate = |values: &[f64], figure: f64| {
-        Spread::Estimated(batch_means_interval(&window(values)).rescaled_to(figure))
-    };
-    let latency = series(|r| r.latency_ms);
-    // Every record of a step carries the same percentile: the step's --percentile.
-    let carried = records[0].percentile;
-    let percentile = |wanted: f64, figure: Option<f64>| match figure {
-        None => Spread::none(format!("the step has no p{wanted} figure")),
-        Some(v) if (carried - wanted).abs() < 1e-9 => {
-            Spread::Estimated(percentile_interval(&window(&latency), v))
-        }
-        Some(_) => Spread::none(format!(
-            "the step's per-second records carry p{carried} latency, not p{wanted}"
-        )),
-    };
-    StepIntervals {
-        tps: rate(&tps, f.tps),
-        qps: rate(&series(|r| r.qps), f.qps),
-        p95: percentile(95.0, f.p95_ms),
-        p99: percentile(99.0, f.p99_ms),
-        steadiness,
-        all_seconds,
-    }
-}
-
-/// The records without a last interval shorter than half the others (a step's clock
-/// stops mid-second): its rate rests on a fraction of a second.
-fn whole_intervals(records: &[IntervalRecord]) -> &[IntervalRecord] {
-    let Some((last, rest)) = records.split_last() else {
-        return records;
-    };
-    let mut durations: Vec<f64> = rest
-        .iter()
-        .map(|r| r.duration_s)
-        .filter(|d| *d > 0.0)
-        .collect();
-    if durations.is_empty() || last.duration_s <= 0.0 {
-        return records;
-    }
-    durations.sort_by(f64::total_cmp);
-    let median = durations[durations.len() / 2];
-    if last.duration_s < PARTIAL_SHARE * median {
-        rest
-    } else {
-        records
-    }
+    (&StepConfidence::from_records(records, f)).into()
 }
 
 /// Each figure's Δ with its 95% interval and verdict, for one compared cell.
@@ -339,29 +248,24 @@ pub fn scenario_noise(comparisons: &[Comparison]) -> Option<ScenarioNoise> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn record(i: usize, tps: f64, latency_ms: f64, percentile: f64) -> IntervalRecord {
         IntervalRecord {
             elapsed_s: (i + 1) as f64,
             duration_s: 1.0,
-            end_unix_ms: 0,
             threads: 1,
             tps,
             qps: tps * 20.0,
-            reads_ps: 0.0,
-            writes_ps: 0.0,
-            other_ps: 0.0,
             latency_ms,
             percentile,
-            errors_ps: 0.0,
-            reconnects_ps: 0.0,
+            ..Default::default()
         }
     }
 
     /// `n` seconds around `tps` with a ±`wobble` share of alternating noise.
-    fn records(n: usize, tps: f64, wobble: f64, percentile: f64) -> Vec<IntervalRecord> {
+    pub(crate) fn records(n: usize, tps: f64, wobble: f64, percentile: f64) -> Vec<IntervalRecord> {
         (0..n)
             .map(|i| {
                 let s = if i % 2 == 0 { 1.0 } else { -1.0 } * ((i % 5) as f64 / 4.0);
@@ -384,50 +288,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn intervals_are_centred_on_the_whole_step_figures() {
-        let s = step_intervals(&records(30, 1000.0, 0.05, 95.0), figures(990.0));
-        let Spread::Estimated(tps) = &s.tps else {
-            panic!("{:?}", s.tps)
-        };
-        assert_eq!(tps.mean, 990.0);
-        let i = tps.interval.unwrap();
-        assert!(i.lower < 990.0 && 990.0 < i.upper, "{i:?}");
-        assert!(matches!(s.p95, Spread::Estimated(_)));
-        // The records carry p95 only: p99 has no series, and says which it has.
-        let Spread::NoSeries { reason } = &s.p99 else {
-            panic!("{:?}", s.p99)
-        };
-        assert!(reason.contains("p95 latency, not p99"), "{reason}");
-    }
+    // How a step's intervals are made is tested beside their one owner,
+    // dbdyno_engine::stats::confidence; here, that the report reads them.
 
     #[test]
-    fn a_step_that_swings_uses_every_second_rather_than_none() {
-        // Two seconds at 600, two at 1,400, and so on: the band rule finds no 10 steady
-        // seconds.
-        let r: Vec<IntervalRecord> = (0..12)
-            .map(|i| record(i, if i % 4 < 2 { 600.0 } else { 1400.0 }, 2.0, 95.0))
-            .collect();
-        let s = step_intervals(&r, figures(1000.0));
-        assert!(s.all_seconds, "{:?}", s.steadiness);
-        let Spread::Estimated(tps) = &s.tps else {
-            panic!("{:?}", s.tps)
-        };
-        assert_eq!(tps.values, 12);
-        assert!(tps.interval.is_some(), "{}", tps.note);
-        // A quiet step keeps its steady window.
-        let quiet = step_intervals(&records(30, 1000.0, 0.02, 95.0), figures(1000.0));
-        assert!(!quiet.all_seconds);
-    }
-
-    #[test]
-    fn a_partial_last_second_is_left_out() {
-        let mut r = records(12, 1000.0, 0.05, 95.0);
-        r.last_mut().unwrap().duration_s = 0.2;
-        assert_eq!(whole_intervals(&r).len(), 11);
-        r.last_mut().unwrap().duration_s = 0.9;
-        assert_eq!(whole_intervals(&r).len(), 12);
-        assert!(whole_intervals(&[]).is_empty());
+    fn a_step_reads_the_confidence_stored_with_it_or_makes_the_same() {
+        let text =
+            include_str!("../../../engine/src/sysbench_text/fixtures/seed_003_oltp_read_write.txt");
+        let parsed = dbdyno_engine::sysbench_text::parse_sysbench_output(text).unwrap();
+        let mut r = parsed[0].to_step_result(dbdyno_engine::Scenario::OltpReadWrite);
+        let stored = r
+            .confidence
+            .clone()
+            .expect("a log with interval lines has one");
+        assert_eq!(of_step(&r), StepIntervals::from(&stored));
+        // A step written before steps carried it: the same, from its records.
+        r.confidence = None;
+        assert_eq!(of_step(&r), StepIntervals::from(&stored));
+        // What is stored is what the report reads (not made again).
+        let mut odd = stored.clone();
+        odd.all_seconds = !odd.all_seconds;
+        r.confidence = Some(odd);
+        assert_ne!(of_step(&r), StepIntervals::from(&stored));
     }
 
     fn cell(records: &[IntervalRecord], tps: f64) -> Cell {
@@ -451,6 +333,8 @@ mod tests {
             row_lock_waits: None,
             seconds: records.len() as f64,
             cancelled: false,
+            repeats: 1,
+            open_loop: None,
             intervals: step_intervals(records, f),
         }
     }

@@ -139,6 +139,10 @@ fn single_headline(s: &ScenarioReport) -> Option<String> {
 /// The cover page's paragraph, one sentence per item.
 pub fn executive(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
+    // A latency target was set for this: its capacity leads, scenario by scenario.
+    if let Some(c) = &r.capacity {
+        out.extend(c.scenarios.iter().map(|s| format!("{}.", s.sentence)));
+    }
     out.push(scope(r));
     out.extend(verdict(r));
     out.extend(noise_floors(r));
@@ -232,9 +236,19 @@ pub fn noise_floors(r: &Report) -> Option<String> {
             Some(format!("{} in {}{p95}", format::pct_words(tps), s.scenario))
         })
         .collect();
+    let repeated = r
+        .scenarios
+        .iter()
+        .flat_map(|s| s.envs.iter().flat_map(|e| e.present()))
+        .any(|c| c.repeats >= dbdyno_stats::MIN_REPEATS);
+    let narrow = if repeated {
+        "more repeats (--repeat) or longer steps narrow it"
+    } else {
+        "repeat with --repeat=3 to narrow it (the spread between repeats also holds what changes from run to run)"
+    };
     (!parts.is_empty()).then(|| {
         format!(
-            "Noise floor: TPS differences under {} cannot be told apart on these runs; run longer steps or repeat the ladder to narrow it.",
+            "Noise floor: TPS differences under {} cannot be told apart on these runs; {narrow}.",
             parts.join(", ")
         )
     })

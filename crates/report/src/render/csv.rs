@@ -9,12 +9,15 @@ use dbdyno_stats::Judgement;
 use crate::model::noise::Spread;
 use crate::model::{Cell, DeltaRow, Report};
 
-pub const HEADER: [&str; 39] = [
+pub const HEADER: [&str; 40] = [
     "run_id",
     "environment",
     "baseline",
     "scenario",
     "threads",
+    // "closed loop" or "open loop at 500/s": how the step drove its load (`threads` is
+    // then the connections it opened).
+    "mode",
     "tps",
     "qps",
     "p95_ms",
@@ -54,6 +57,10 @@ pub const HEADER: [&str; 39] = [
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
     out.push_str(&HEADER.join(","));
+    if r.capacity.is_some() {
+        out.push(',');
+        out.push_str(&SLA_HEADER.join(","));
+    }
     out.push_str("\r\n");
     let baseline_name = r
         .baseline
@@ -66,7 +73,7 @@ pub fn render(r: &Report) -> String {
             for (i, cell) in e.cells.iter().enumerate() {
                 let Some(c) = cell else { continue };
                 let d = cmp.map(|c| &c.rows[i]);
-                let row = row(
+                let mut row = row(
                     &env.run_id,
                     &env.name,
                     &baseline_name,
@@ -74,12 +81,54 @@ pub fn render(r: &Report) -> String {
                     c,
                     d,
                 );
+                if let Some(capacity) = &r.capacity {
+                    row.extend(sla_fields(capacity, s.scenario, e.env, c.threads));
+                }
                 out.push_str(&row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(","));
                 out.push_str("\r\n");
             }
         }
     }
     out
+}
+
+/// Columns added when the report has a latency target (`--sla`): the target, where the
+/// step stands against it, the upper end of its percentile's interval, and `yes` on
+/// the step that sets the capacity.
+pub const SLA_HEADER: [&str; 4] = ["sla", "sla_standing", "sla_upper_ms", "sla_capacity"];
+
+fn sla_fields(
+    capacity: &crate::model::capacity::CapacityReport,
+    scenario: dbdyno_engine::Scenario,
+    env: usize,
+    threads: u32,
+) -> Vec<String> {
+    let e = capacity
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == scenario)
+        .and_then(|s| s.envs.iter().find(|e| e.env == env));
+    let step = e.and_then(|e| {
+        e.steps
+            .iter()
+            .find(|s| s.threads == threads && !s.cancelled)
+    });
+    let standing = step.map(|s| match s.sla.standing {
+        dbdyno_engine::sla::SlaStanding::Within => "within",
+        dbdyno_engine::sla::SlaStanding::Beyond => "beyond",
+        dbdyno_engine::sla::SlaStanding::Unknown => "unknown",
+    });
+    let is_capacity = e
+        .and_then(|e| e.capacity.as_ref())
+        .is_some_and(|c| c.threads == threads);
+    vec![
+        capacity.target.to_string(),
+        standing.unwrap_or_default().to_string(),
+        step.and_then(|s| s.sla.upper_ms)
+            .map(|v| format!("{v:.4}"))
+            .unwrap_or_default(),
+        if is_capacity { "yes" } else { "" }.to_string(),
+    ]
 }
 
 fn row(
@@ -121,6 +170,7 @@ fn row(
         baseline.to_string(),
         scenario.to_string(),
         c.threads.to_string(),
+        c.mode(),
         f(c.tps),
         f(c.qps),
         of(c.p95_ms),

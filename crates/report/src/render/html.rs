@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use super::side;
+use super::{capacity, side};
 use crate::charts::report_charts::{self, Sizes};
 use crate::charts::Chart;
 use crate::format;
@@ -31,6 +31,7 @@ pub fn render(r: &Report) -> String {
     );
     cover(&mut o, r);
     toc(&mut o, r);
+    capacity_html(&mut o, r);
     environments(&mut o, r);
     analysis(&mut o, r);
     for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
@@ -85,6 +86,30 @@ fn cover(o: &mut String, r: &Report) {
     regressions(o, r);
     key_figures(o, r);
     o.push_str("</header>\n");
+}
+
+/// With a latency target: the capacity table, before the details.
+fn capacity_html(o: &mut String, r: &Report) {
+    let Some(c) = &r.capacity else { return };
+    let _ = write!(
+        o,
+        "<section id=\"capacity\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n<table>\n<tr>",
+        esc(&capacity::title(c)),
+        esc(&capacity::explanation(c))
+    );
+    for h in capacity::HEADER {
+        let _ = write!(o, "<th>{}</th>", esc(h));
+    }
+    o.push_str("</tr>\n");
+    for row in capacity::rows(r) {
+        o.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            let class = if i >= 2 { " class=\"n\"" } else { "" };
+            let _ = write!(o, "<td{class}>{}</td>", esc(cell));
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</table>\n</section>\n");
 }
 
 /// The regressed cells as a small table (the first few; the rest are in the scenarios).

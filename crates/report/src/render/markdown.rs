@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::side;
+use super::{capacity, side};
 use crate::format;
 use crate::model::{appendix, Report, Severity, Verdict};
 
@@ -73,6 +73,7 @@ pub fn render(r: &Report) -> String {
         o.push('\n');
     }
 
+    capacity_md(&mut o, r);
     environments(&mut o, r);
     matrix(&mut o, r);
     if r.baseline.is_some() {
@@ -93,6 +94,23 @@ pub fn render(r: &Report) -> String {
     }
     appendix_md(&mut o, r);
     o
+}
+
+/// With a latency target: the capacity table, right after the summary it leads.
+fn capacity_md(o: &mut String, r: &Report) {
+    let Some(c) = &r.capacity else { return };
+    let _ = writeln!(o, "## {}\n", esc(&capacity::title(c)));
+    let _ = writeln!(o, "_{}_\n", esc(&capacity::explanation(c)));
+    let _ = writeln!(
+        o,
+        "| {} |\n|---|---|---:|---:|---:|---:|",
+        capacity::HEADER.join(" | ")
+    );
+    for row in capacity::rows(r) {
+        let cells: Vec<String> = row.iter().map(|c| esc(c)).collect();
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+    o.push('\n');
 }
 
 fn environments(o: &mut String, r: &Report) {
@@ -248,6 +266,11 @@ fn deltas(o: &mut String, r: &Report) {
                         format!("{} (±{})", d.verdict_label(), format::pct_words(n))
                     }
                     _ => d.verdict_label().to_string(),
+                };
+                // Which interval each verdict rests on: one run's, or the repeats'.
+                let verdict = match &d.interval_method {
+                    Some(m) => format!("{verdict}; {}", esc(m)),
+                    None => verdict,
                 };
                 let j = d.judged.as_ref();
                 let with_range = |pct: Option<f64>, fig: Option<&dbdyno_stats::Judgement>| {

@@ -8,13 +8,15 @@
 //! - [`markdown`]: the seed toolkit's `performance_report.md` / `mysql_sysbench.md` shapes;
 //! - [`csv`]: the performance matrix, one row per environment × scenario × threads;
 //! - [`json`]: the report model itself;
-//! - [`side`]: the side-by-side comparison table that HTML, PDF and Markdown share.
+//! - [`side`]: the side-by-side comparison table that HTML, PDF and Markdown share;
+//! - [`capacity`]: the capacity-at-the-latency-target table of HTML and Markdown.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
 use crate::model::Report;
 
+pub mod capacity;
 pub mod csv;
 pub mod html;
 pub mod json;

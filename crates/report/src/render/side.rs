@@ -80,12 +80,21 @@ pub struct SideTable {
 /// The words a cut-short step is marked with in every matrix.
 pub const CANCELLED: &str = "cancelled";
 
-/// A cell's thread count as the matrices print it: "4", or "4 (cancelled)".
+/// A cell's thread count as the matrices print it: "4", "4 (cancelled)", or for an
+/// open-loop step its connections and mode, "25 (open loop at 500/s)" (a step without
+/// a mode is a closed loop).
 pub fn threads_label(c: &Cell) -> String {
+    let mut notes: Vec<String> = c.open_loop.iter().map(|o| o.mode()).collect();
+    if c.open_loop.as_ref().is_some_and(|o| !o.sustained) {
+        notes.push("rate not sustained".into());
+    }
     if c.cancelled {
-        format!("{} ({CANCELLED})", c.threads)
-    } else {
+        notes.push(CANCELLED.into());
+    }
+    if notes.is_empty() {
         c.threads.to_string()
+    } else {
+        format!("{} ({})", c.threads, notes.join(", "))
     }
 }
 
@@ -225,8 +234,14 @@ fn verdict(d: &DeltaRow) -> Field {
         _ => d.verdict_label().to_string(),
     };
     let mut f = Field::new(text, tone);
-    if !d.reasons.is_empty() {
-        f.note = Some(d.reasons.join("; "));
+    let note: Vec<&str> = d
+        .reasons
+        .iter()
+        .map(String::as_str)
+        .chain(d.interval_method.as_deref())
+        .collect();
+    if !note.is_empty() {
+        f.note = Some(note.join("; "));
     }
     f
 }
@@ -269,4 +284,36 @@ pub fn more_regressions(total: usize) -> Option<String> {
             total - COVER_REGRESSIONS
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbdyno_engine::open_loop::{OpenLoopResult, RateDist};
+
+    /// The matrices name an open-loop step's mode; a closed-loop step is its thread count.
+    #[test]
+    fn an_open_loop_cell_names_its_mode() {
+        let mut c = crate::model::knee::tests::c(25, 500.0, 3.0);
+        assert_eq!(threads_label(&c), "25");
+        assert_eq!(c.mode(), "closed loop");
+        c.open_loop = Some(OpenLoopResult {
+            target_rate: 500.0,
+            dist: RateDist::Fixed,
+            connections: 25,
+            achieved_rate: 420.0,
+            late_starts: 900,
+            max_lag_ms: 3000.0,
+            max_queue: 1500,
+            queue_at_end: 1400,
+            sustained: false,
+            reason: Some("achieved 420.0/s".into()),
+        });
+        c.cancelled = true;
+        assert_eq!(c.mode(), "open loop at 500/s");
+        assert_eq!(
+            threads_label(&c),
+            "25 (open loop at 500/s, rate not sustained, cancelled)"
+        );
+    }
 }

@@ -7,12 +7,15 @@
 //! any figure of its own (they come with the events).
 
 mod snapshot;
+mod step_noise;
 mod stored;
 
 use std::time::Instant;
 
+use dbdyno_engine::open_loop::mode_name;
 use dbdyno_engine::{
-    EngineError, EngineEvent, IntervalRecord, Phase, Plan, RunOutcome, StepResult,
+    EngineError, EngineEvent, IntervalRecord, Phase, Plan, RunOutcome, SlaTarget, StepPlan,
+    StepResult,
 };
 use dbdyno_monitor::timeline::Source;
 use dbdyno_monitor::ServerSample;
@@ -21,6 +24,7 @@ use crate::describe::Line;
 use crate::run::{HistoryNote, Recorded, Run, RunEnd, RunEvent};
 use crate::run_monitor::Update;
 pub use snapshot::*;
+pub use step_noise::{Bounds, SlaMark, StepNoise};
 pub use stored::stored_series;
 
 struct PhaseInfo {
@@ -42,6 +46,8 @@ pub struct LiveRun {
     /// Planned seconds of the phases already finished.
     done_planned_s: f64,
     steps: Vec<StepRow>,
+    /// The plan's latency target, each finished step is marked against.
+    sla: Option<SlaTarget>,
     step: Option<usize>,
     step_started: Option<Instant>,
     step_planned_s: f64,
@@ -77,7 +83,7 @@ impl LiveRun {
         let steps = plan
             .steps()
             .enumerate()
-            .map(|(i, s)| StepRow::pending(i as u32, s.scenario, s.threads))
+            .map(|(i, s)| StepRow::planned(i as u32, s))
             .collect();
         let now = Instant::now();
         LiveRun {
@@ -91,6 +97,7 @@ impl LiveRun {
             phase_started: now,
             done_planned_s: 0.0,
             steps,
+            sla: plan.sla().map(|s| s.target),
             step: None,
             step_started: None,
             step_planned_s: 0.0,
@@ -244,6 +251,8 @@ impl LiveRun {
             }
             EngineEvent::StepStarted {
                 step,
+                scenario,
+                threads,
                 planned_s,
                 warmup_s,
                 ..
@@ -252,6 +261,13 @@ impl LiveRun {
                 self.step_started = Some(Instant::now());
                 self.step_planned_s = *planned_s as f64;
                 let _ = warmup_s;
+                // A step the plan did not list (the capacity search's, after the
+                // ladder) gets its row when it starts.
+                if *step == self.steps.len() {
+                    let mut row = StepRow::pending(*step as u32, *scenario, *threads);
+                    row.sla_search = true;
+                    self.steps.push(row);
+                }
                 if let Some(row) = self.steps.get_mut(*step) {
                     row.status = StepStatus::Running;
                 }
@@ -260,6 +276,7 @@ impl LiveRun {
             EngineEvent::StepFinished { step, result } => {
                 if let Some(row) = self.steps.get_mut(*step) {
                     fill_row(row, result);
+                    row.noise = Some(StepNoise::of(result, self.sla.as_ref()));
                 }
                 self.step_started = None;
             }
@@ -472,7 +489,20 @@ impl StepRow {
             reconnects: None,
             steady_tps: None,
             client_cpu_pct: None,
+            repeat: None,
+            mode: None,
+            sla_search: false,
+            noise: None,
         }
+    }
+
+    /// A step of the plan as planned: its repeat and how it drives load.
+    pub fn planned(index: u32, s: &StepPlan) -> StepRow {
+        let mut row = StepRow::pending(index, s.scenario, s.threads);
+        row.repeat = s.repeat.label();
+        row.mode =
+            (s.settings.rate > 0.0).then(|| mode_name(s.settings.rate, s.settings.rate_dist));
+        row
     }
 
     /// A finished step, with its figures (throughput unknown for an imported log cut
@@ -480,6 +510,7 @@ impl StepRow {
     pub fn finished(index: u32, r: &StepResult) -> StepRow {
         let mut row = StepRow::pending(index, r.scenario, r.threads);
         fill_row(&mut row, r);
+        row.noise = Some(StepNoise::of(r, None));
         row
     }
 }
@@ -515,6 +546,9 @@ fn fill_row(row: &mut StepRow, r: &StepResult) {
     row.reconnects = Some(r.reconnects as f64);
     row.steady_tps = r.steady.as_ref().map(|s| s.tps);
     row.client_cpu_pct = Some(r.client_cpu.percent_of_machine);
+    row.repeat = r.repeat.label();
+    row.mode = r.open_loop.as_ref().map(|o| o.mode());
+    row.sla_search = r.sla_search;
 }
 
 #[cfg(test)]
@@ -541,6 +575,7 @@ mod tests {
             workload: WorkloadOptions::default(),
             phases: spec.phases(),
             force: false,
+            on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         }
     }
 
@@ -557,8 +592,11 @@ mod tests {
             other_ps: 0.0,
             latency_ms: 1.5,
             percentile: 95.0,
+            p95_ms: None,
+            p99_ms: None,
             errors_ps: 2.0,
             reconnects_ps: 0.0,
+            open_loop: None,
         }
     }
 
@@ -604,6 +642,63 @@ mod tests {
         let s2 = live.snapshot();
         assert_eq!(s2.status, RunStatus::CoolingDown);
         assert!(s2.cooldown_left_s.unwrap() <= 1.0);
+    }
+
+    /// Each planned row says which repeat it is and how it drives load, before it runs.
+    #[test]
+    fn planned_rows_carry_their_repeat_and_their_mode() {
+        let mut p = plan();
+        let spec = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            threads: vec![1],
+            repeat: 2,
+            ..Default::default()
+        };
+        p.phases = spec.phases();
+        let rows = LiveRun::new(&p, "sandbox", None, 0).snapshot().steps;
+        let labels: Vec<_> = rows.iter().map(|r| r.repeat.as_deref()).collect();
+        assert_eq!(labels, [Some("repeat 1/2"), Some("repeat 2/2")]);
+        assert!(rows.iter().all(|r| r.mode.is_none()), "closed loops");
+        let rates = LadderSpec {
+            scenarios: vec![Scenario::OltpPointSelect],
+            rates: vec![100.0, 200.0],
+            ..Default::default()
+        };
+        p.phases = rates.phases();
+        let rows = LiveRun::new(&p, "sandbox", None, 0).snapshot().steps;
+        let modes: Vec<_> = rows.iter().map(|r| r.mode.as_deref()).collect();
+        assert_eq!(
+            modes,
+            [Some("open loop at 100/s"), Some("open loop at 200/s")]
+        );
+        assert!(rows.iter().all(|r| r.repeat.is_none() && r.noise.is_none()));
+    }
+
+    #[test]
+    fn a_step_the_plan_did_not_list_gets_its_row_when_it_starts() {
+        // The capacity search (`--sla-search`) adds steps after the planned ones.
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", None, 0);
+        assert_eq!(live.snapshot().steps.len(), 2);
+        live.apply(&EngineEvent::StepStarted {
+            step: 2,
+            scenario: Scenario::OltpPointSelect,
+            threads: 3,
+            warmup_s: 0,
+            planned_s: 2,
+        });
+        let s = live.snapshot();
+        assert_eq!(s.steps.len(), 3);
+        assert_eq!(
+            (s.steps[2].threads, s.steps[2].status),
+            (3, StepStatus::Running)
+        );
+        assert_eq!(
+            (s.steps[2].threads, s.steps[2].status),
+            (3, StepStatus::Running)
+        );
+        assert!(s.steps[2].sla_search, "the search's step says so");
+        assert!(!s.steps[0].sla_search);
     }
 
     #[test]

@@ -107,6 +107,15 @@ pub struct StepRow {
     /// Throughput of the steady part of the step, when one was found.
     pub steady_tps: Option<f64>,
     pub client_cpu_pct: Option<f64>,
+    /// "repeat 2/3" for a repeated step (`--repeat`); None for a single run.
+    pub repeat: Option<String>,
+    /// "open loop at 500/s" for a step of a rate ladder; None for a closed loop (threads
+    /// running flat out, the usual case).
+    pub mode: Option<String>,
+    /// True for a step the capacity search added after the ladder.
+    pub sla_search: bool,
+    /// A finished step's intervals, steadiness, latency-target mark and kept rate.
+    pub noise: Option<super::StepNoise>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

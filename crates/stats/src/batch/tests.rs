@@ -214,3 +214,22 @@ fn percentile_interval_is_centred_on_the_steps_percentile() {
     let short = percentile_interval(&[0.0, 3.0, 0.0, 4.0], 5.0);
     assert_eq!((short.mean, short.interval), (5.0, None));
 }
+
+#[test]
+fn a_latency_interval_never_reaches_below_zero() {
+    // Small per-second p95s with one slow second (seen on a busy machine: 0.17 ms read
+    // as "−0.01 … 0.35"): the symmetric interval would cross 0.
+    let mut p95 = vec![0.01; 10];
+    p95[4] = 3.0;
+    let unclamped = batch_means_interval(&p95).interval.unwrap();
+    assert!(
+        unclamped.half_width > batch_means_interval(&p95).mean,
+        "the case must reach below 0: {unclamped:?}"
+    );
+    assert_eq!(unclamped.lower, 0.0);
+    let e = percentile_interval(&p95, 0.17);
+    let i = e.interval.unwrap();
+    assert_eq!(i.lower, 0.0);
+    assert!(i.upper > 0.17);
+    assert!(e.note.contains("raised to 0"), "{}", e.note);
+}

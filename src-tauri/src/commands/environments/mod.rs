@@ -9,6 +9,7 @@
 
 pub mod connection;
 pub mod seed;
+pub mod tls;
 
 use dbdyno_profile::secrets::Secret;
 use dbdyno_profile::store::{ProfileStore, StoreError};
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{blocking, problems, AppError, AppResult, ErrorCode};
 use crate::resolve;
+use tls::TlsSetting;
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct EnvironmentEntry {
@@ -63,6 +65,10 @@ pub struct EnvironmentForm {
     pub mysql_socket: Option<String>,
     pub mysql_user: String,
     pub mysql_db: String,
+    /// TLS to the server (the profile's `ssl_mode`).
+    pub mysql_ssl_mode: TlsSetting,
+    /// CA certificate (PEM) to verify the server's certificate; None: the system's.
+    pub mysql_ssl_ca: Option<String>,
     pub password_from: PasswordSource,
     pub ssh_enabled: bool,
     pub ssh_host: String,
@@ -162,6 +168,8 @@ fn form_of(p: &Profile) -> EnvironmentForm {
         mysql_socket: c.socket,
         mysql_user: c.user,
         mysql_db: c.database,
+        mysql_ssl_mode: c.tls.into(),
+        mysql_ssl_ca: c.tls_ca,
         password_from: match p.mysql.password_from.unwrap_or_default() {
             PasswordFrom::Env => PasswordSource::Env,
             PasswordFrom::None => PasswordSource::None,
@@ -197,6 +205,8 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
     p.mysql.socket = f.mysql_socket.as_deref().and_then(non_empty);
     p.mysql.user = non_empty(&f.mysql_user);
     p.mysql.db = non_empty(&f.mysql_db);
+    p.mysql.ssl_mode = Some(f.mysql_ssl_mode.into());
+    p.mysql.ssl_ca = f.mysql_ssl_ca.as_deref().and_then(non_empty);
     p.mysql.password_from = Some(match f.password_from {
         PasswordSource::Keyring => PasswordFrom::Keyring,
         PasswordSource::Env => PasswordFrom::Env,
@@ -284,6 +294,7 @@ pub async fn save_environment(
     previous: Option<String>,
 ) -> AppResult<EnvironmentEntry> {
     blocking(move || {
+        tls::check_ca_file(form.mysql_ssl_ca.as_deref())?;
         let name = form.name.trim().to_string();
         let base = match &previous {
             Some(p) => resolve::load_profile(p)?,

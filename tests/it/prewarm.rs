@@ -1,0 +1,185 @@
+//! Prewarm's hit-rate gate on a cold buffer pool: the scans repeat until one pass hits
+//! the pool often enough, and the figures land in the output, the `--json` document and
+//! the history; a gate not reached within the maximum wait says so.
+//!
+//! A cold pool is made by restarting the sandbox server with
+//! `innodb_buffer_pool_dump_at_shutdown` turned off first: MariaDB otherwise saves the
+//! pool's page list at shutdown and reads those pages back at startup, and the pool is
+//! not cold. (A scan of other data cannot evict these tables: they are far smaller than
+//! the sandbox's 256 MiB pool.) The setting comes back from the config at the restart.
+
+use std::process::Command;
+
+use dbdyno_engine::plan::PrewarmOptions;
+use dbdyno_engine::{CancelToken, EngineEvent, EventSink, WorkloadOptions};
+use dbdyno_tests::*;
+use mysql::prelude::Queryable;
+use serde_json::Value;
+
+const TABLES: u32 = 2;
+const ROWS: u64 = 20_000;
+/// The gate. Measured on the sandbox: a pass over these tables hits the pool 78.9% of
+/// the time when cold, 99.7% on the second pass and 99.95% when warm.
+const GATE: f64 = 99.0;
+
+/// Restarts the sandbox server with an empty buffer pool and checks that at most the
+/// tables' root pages are in it (seen: InnoDB reads the clustered index's root page of
+/// freshly loaded tables at startup; a pass of the scans reads hundreds of pages).
+fn restart_cold(s: &TestSchema) {
+    s.sandbox
+        .admin()
+        .query_drop("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
+        .unwrap();
+    let r = Command::new("bash")
+        .arg(sandbox_script())
+        .arg("restart")
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "sandbox restart failed: {}", stderr(&r));
+    let pages = pages_in_pool(s);
+    assert!(
+        pages <= u64::from(TABLES),
+        "the pool is cold after the restart: {pages} pages of the tables in it"
+    );
+}
+
+/// Pages of the schema's tables now in the buffer pool.
+fn pages_in_pool(s: &TestSchema) -> u64 {
+    s.sandbox
+        .admin()
+        .query_first(format!(
+            "SELECT COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE WHERE TABLE_NAME LIKE '`{}`.%'",
+            s.name
+        ))
+        .unwrap()
+        .unwrap()
+}
+
+fn workload_args() -> [String; 2] {
+    [format!("--tables={TABLES}"), format!("--table-size={ROWS}")]
+}
+
+#[test]
+fn prewarm_waits_for_the_hit_rate_on_a_cold_pool_and_records_it() {
+    let _g = exclusive_server();
+    let s = TestSchema::new("prewarm");
+    let [tables, size] = workload_args();
+    ok(&s.dbdyno(&["oltp_read_only", &tables, &size, "prepare"]));
+
+    // A gate not reached within the maximum wait: one pass allowed, on a cold pool.
+    restart_cold(&s);
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let report = dbdyno_engine::phases::prewarm(
+        &s.connect_options(),
+        &WorkloadOptions {
+            tables: TABLES,
+            table_size: ROWS,
+            ..Default::default()
+        },
+        &PrewarmOptions {
+            threads: 2,
+            until_hit_rate: Some(GATE),
+            max_wait_s: 0,
+        },
+        &EventSink::new(tx),
+        &CancelToken::new(),
+    )
+    .unwrap();
+    let warnings: Vec<String> = rx
+        .try_iter()
+        .filter_map(|e| match e {
+            EngineEvent::Warning { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(report.reached_threshold, Some(false), "{report:?}");
+    assert_eq!(report.passes, 1, "{report:?}");
+    assert!(report.window_hit_rate_pct.unwrap() < GATE, "{report:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("gave up waiting")
+            && w.contains("the maximum wait is 0s")
+            && w.contains(&format!("below the {GATE}% asked for"))),
+        "{warnings:?}"
+    );
+
+    // The sysbench form: the first pass misses, the gate opens on a later one.
+    restart_cold(&s);
+    let gate = format!("--prewarm-until-hit-rate={GATE}");
+    let out = s.dbdyno(&["oltp_read_only", &tables, &size, &gate, "prewarm"]);
+    let text = format!("{}{}", ok(&out), stderr(&out));
+    assert!(
+        text.contains(&format!("(waiting for {GATE}%)")),
+        "the cold first pass was below the gate: {text}"
+    );
+    let reached = text
+        .lines()
+        .find(|l| l.contains(&format!("reached the {GATE}% asked for after")))
+        .unwrap_or_else(|| panic!("the gate opened: {text}"));
+    assert!(!reached.contains("after 1 pass "), "{reached}");
+    let warm = pages_in_pool(&s);
+    assert!(
+        warm > 100 * u64::from(TABLES),
+        "prewarm read the tables: {warm} pages"
+    );
+
+    // The ladder with the gate: the figures in --json and in the history.
+    restart_cold(&s);
+    let data = tempfile::tempdir().unwrap();
+    let json = data.path().join("out.json");
+    let out = ok(&s.dbdyno(&[
+        "ladder",
+        "--scenarios=oltp_read_only",
+        "--ladder=1",
+        "--time=1",
+        &tables,
+        &size,
+        "--prewarm",
+        &gate,
+        "--env=it-prewarm",
+        &format!("--json={}", json.display()),
+        &format!("--data-dir={}", data.path().display()),
+    ]));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let prewarm = &doc["outcome"]["prewarm"];
+    assert_eq!(prewarm["reached_threshold"], true, "{prewarm}");
+    assert!(
+        prewarm["window_hit_rate_pct"].as_f64().unwrap() >= GATE,
+        "{prewarm}"
+    );
+    assert!(prewarm["passes"].as_u64().unwrap() >= 2, "{prewarm}");
+    assert!(prewarm["seconds"].as_f64().unwrap() > 0.0, "{prewarm}");
+    let plan_gate = doc["plan"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["phase"] == "prewarm")
+        .map(|p| p["until_hit_rate"].clone());
+    assert_eq!(
+        plan_gate,
+        Some(Value::from(GATE)),
+        "the plan holds the gate"
+    );
+    assert!(out.contains("asked for after"), "{out}");
+
+    let id = out
+        .lines()
+        .find_map(|l| l.strip_prefix("Run id: "))
+        .and_then(|l| l.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no run id: {out}"))
+        .to_string();
+    let shown = ok(&dbdyno_cmd()
+        .args([
+            "runs",
+            "show",
+            &id,
+            "--json",
+            &format!("--data-dir={}", data.path().display()),
+        ])
+        .output()
+        .unwrap());
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(
+        &shown["prewarm"], prewarm,
+        "the history holds what --json said"
+    );
+}
