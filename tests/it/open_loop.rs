@@ -27,17 +27,7 @@ const RATE_RETRY: f64 = 20.0;
 /// Runs one oltp_update_index step while another connection holds `FLUSH TABLES WITH
 /// READ LOCK` for [`STALL`], starting [`STALL_AFTER`] into the measured part.
 fn step_under_stall(schema: &TestSchema, threads: u32, rate: f64) -> StepResult {
-    let step = StepPlan {
-        scenario: Scenario::OltpUpdateIndex,
-        threads,
-        settings: RunSettings {
-            time_s: STEP_S,
-            report_interval_s: 1,
-            rate,
-            ..Default::default()
-        },
-        repeat: Default::default(),
-    };
+    let step = update_index_step(threads, rate);
     let workload = WorkloadOptions {
         tables: 1,
         table_size: 1000,
@@ -233,17 +223,7 @@ fn an_arrival_retried_after_an_ignored_error_keeps_its_intended_start() {
         .query_drop("SET GLOBAL innodb_lock_wait_timeout = 1")
         .unwrap();
     let mut holder = schema.conn();
-    let step = StepPlan {
-        scenario: Scenario::OltpUpdateIndex,
-        threads: 4,
-        settings: RunSettings {
-            time_s: STEP_S,
-            report_interval_s: 1,
-            rate: RATE_RETRY,
-            ..Default::default()
-        },
-        repeat: Default::default(),
-    };
+    let step = update_index_step(4, RATE_RETRY);
     let workload = WorkloadOptions {
         tables: 1,
         table_size: 1,
@@ -298,4 +278,20 @@ fn an_arrival_retried_after_an_ignored_error_keeps_its_intended_start() {
     );
     // The arrivals waiting on the lock waited through it, timeouts included.
     assert!(r.latency.max_ms >= 2500.0, "{report}");
+}
+
+/// One measured oltp_update_index step of STEP_S seconds with per-second records, paced
+/// at `rate` (0: closed loop).
+fn update_index_step(threads: u32, rate: f64) -> StepPlan {
+    StepPlan {
+        scenario: Scenario::OltpUpdateIndex,
+        threads,
+        settings: RunSettings {
+            time_s: STEP_S,
+            report_interval_s: 1,
+            rate,
+            ..Default::default()
+        },
+        repeat: Default::default(),
+    }
 }

@@ -322,6 +322,31 @@ fn the_database_is_in_wal_mode() {
     assert_eq!(mode, "wal");
 }
 
+/// A history database in `dir` as a build before migration `version` left it: every
+/// earlier migration applied, none from `version` on.
+async fn database_before(dir: &std::path::Path, version: i64) -> sqlx::SqlitePool {
+    let opts = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(dir.join(crate::DB_FILE_NAME))
+        .create_if_missing(true)
+        .foreign_keys(true);
+    let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
+    let mut old = sqlx::migrate::Migrator::new(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/migrations"
+    )))
+    .await
+    .unwrap();
+    old.migrations = std::borrow::Cow::Owned(
+        old.migrations
+            .iter()
+            .filter(|m| m.version < version)
+            .cloned()
+            .collect(),
+    );
+    old.run(&pool).await.unwrap();
+    pool
+}
+
 /// A history written by the previous schema (figures NOT NULL, 0 for "not printed")
 /// migrates without losing a step or an interval: rebuilding `steps` must not cascade
 /// into `intervals`.
@@ -331,26 +356,7 @@ fn version_2_database_migrates_keeping_every_step_and_interval() {
     let rt = rt();
     let s = step("intervals", Scenario::OltpReadWrite);
     rt.block_on(async {
-        let path = dir.path().join(crate::DB_FILE_NAME);
-        let opts = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .foreign_keys(true);
-        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
-        let mut old = sqlx::migrate::Migrator::new(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/migrations"
-        )))
-        .await
-        .unwrap();
-        old.migrations = std::borrow::Cow::Owned(
-            old.migrations
-                .iter()
-                .filter(|m| m.version < 20261201000000)
-                .cloned()
-                .collect(),
-        );
-        old.run(&pool).await.unwrap();
+        let pool = database_before(dir.path(), 20261201000000).await;
         sqlx::query("INSERT INTO runs (env, source, command, state, started_at_ms, tool_version) VALUES ('old', 'import', 'import sysbench', 'complete', 5, '0.1.0')")
             .execute(&pool).await.unwrap();
         let mut stored = s.clone();
@@ -443,26 +449,7 @@ fn steps_stored_before_confidence_get_it_from_their_intervals_once() {
     let bare = step("histogram", Scenario::OltpPointSelect);
     assert!(bare.intervals.is_empty());
     rt.block_on(async {
-        let path = dir.path().join(crate::DB_FILE_NAME);
-        let opts = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .foreign_keys(true);
-        let pool = sqlx::SqlitePool::connect_with(opts).await.unwrap();
-        let mut old = sqlx::migrate::Migrator::new(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/migrations"
-        )))
-        .await
-        .unwrap();
-        old.migrations = std::borrow::Cow::Owned(
-            old.migrations
-                .iter()
-                .filter(|m| m.version < 20261202000000)
-                .cloned()
-                .collect(),
-        );
-        old.run(&pool).await.unwrap();
+        let pool = database_before(dir.path(), 20261202000000).await;
         sqlx::query("INSERT INTO runs (env, source, command, state, started_at_ms, tool_version) VALUES ('old', 'dbdyno', 'ladder', 'complete', 5, '0.1.0')")
             .execute(&pool).await.unwrap();
         for (index, r) in [(0, &s), (1, &bare)] {
