@@ -7,7 +7,8 @@
 #   bash scripts/package.sh --release   the release .deb (a full optimised build: many minutes)
 #
 # The debug .deb re-uses the app that tests/e2e/run.sh builds (same features, same
-# ui/dist), so in CI only the bundling is new work. Logs and the package's control file go
+# ui/dist) and the `dbdyno` that CI's `cargo build --workspace --bins` builds, shipped
+# beside the app, so in CI only the bundling is new work. Logs and the package's control file go
 # to test-output/package/. DBDYNO_PACKAGE_KEEP=1 keeps the throwaway root (its path is
 # printed). Needs no root: the package is unpacked into a temporary directory, never
 # installed on the machine.
@@ -52,22 +53,57 @@ trap stop_all EXIT
 # A value from src-tauri/tauri.conf.json: $1 is a JS expression on it, named `c`.
 conf() { node -p "const c = require('./src-tauri/tauri.conf.json'); $1"; }
 
-# tauri build --bundles deb; prints the path of the one .deb it made.
+# The `dbdyno` command line, built as CI's `cargo build --workspace --bins` builds it (the
+# same packages, so the same features: in CI this finds it fresh), staged under the name
+# Tauri's bundler wants for an external binary: <name>-<target triple>. Prints the stem
+# to give `bundle.externalBin`.
+stage_cli() {
+    local profile_flag=() triple stem
+    [ "$PROFILE" = release ] && profile_flag=(--release)
+    step "cargo build ${profile_flag[*]} --workspace --bin dbdyno (log: $OUT/build-cli.log)"
+    if ! cargo build "${profile_flag[@]}" --workspace --bin dbdyno >"$OUT/build-cli.log" 2>&1; then
+        tail -n 40 "$OUT/build-cli.log" >&2
+        fail "cargo build of dbdyno failed (log: $OUT/build-cli.log)"
+    fi
+    triple="$(rustc -vV | sed -n 's/^host: //p')"
+    [ -n "$triple" ] || fail "rustc -vV names no host triple"
+    # In the throwaway directory, not src-tauri/: nothing to keep out of git, no stale copy.
+    stem="$TMP/sidecar/dbdyno"
+    mkdir -p "$TMP/sidecar"
+    cp "$TARGET_DIR/$PROFILE/dbdyno" "$stem-$triple" || fail "cannot stage $TARGET_DIR/$PROFILE/dbdyno"
+    printf '%s\n' "$stem"
+}
+
+# tauri build, then tauri bundle --bundles deb with `dbdyno` as an external binary; prints
+# the path of the one .deb it made.
+#
+# The external binary is given to `tauri bundle` alone. `--config` on `tauri build` would
+# reach cargo as TAURI_CONFIG, which tauri-build watches (rerun-if-env-changed) and
+# generate_context! embeds: the app crate would compile again here and again in the next
+# E2E build, and a plain `cargo build` would never need the file anyway.
 build_deb() {
-    local bundle_dir="$TARGET_DIR/$PROFILE/bundle/deb" debug_flag=() debs
+    local cli_stem=$1 bundle_dir="$TARGET_DIR/$PROFILE/bundle/deb" debug_flag=() debs
     [ "$PROFILE" = debug ] && debug_flag=(--debug)
     [ -x ui/node_modules/.bin/tauri ] || fail "no tauri CLI in ui/node_modules/.bin (npm ci in ui/ failed?)"
     # Stale packages would hide a build that made none.
     rm -rf "$bundle_dir"
     # --features custom-protocol: the feature set tests/e2e/run.sh builds with (tauri
     # adds tauri/custom-protocol itself), so cargo finds the e2e build fresh.
-    step "tauri build ${debug_flag[*]} --bundles deb (log: $OUT/build.log)"
-    if ! ui/node_modules/.bin/tauri build "${debug_flag[@]}" --bundles deb \
+    step "tauri build ${debug_flag[*]} --no-bundle (log: $OUT/build.log)"
+    if ! ui/node_modules/.bin/tauri build "${debug_flag[@]}" --no-bundle \
         --features custom-protocol --ci >"$OUT/build.log" 2>&1; then
         tail -n 40 "$OUT/build.log" >&2
         fail "tauri build failed (log: $OUT/build.log)"
     fi
     grep -E '^\s+(Compiling |Finished `)' "$OUT/build.log" | sed 's/^ */    cargo: /' >&2 || true
+    step "tauri bundle ${debug_flag[*]} --bundles deb, with dbdyno (log: $OUT/bundle.log)"
+    if ! ui/node_modules/.bin/tauri bundle "${debug_flag[@]}" --bundles deb \
+        --features custom-protocol --ci \
+        --config "$(node -p 'JSON.stringify({ bundle: { externalBin: [process.argv[1]] } })' "$cli_stem")" \
+        >"$OUT/bundle.log" 2>&1; then
+        tail -n 40 "$OUT/bundle.log" >&2
+        fail "tauri bundle failed (log: $OUT/bundle.log)"
+    fi
     mapfile -t debs < <(find "$bundle_dir" -maxdepth 1 -name '*.deb')
     [ ${#debs[@]} -eq 1 ] || fail "expected one .deb in $bundle_dir, found ${#debs[@]}"
     printf '%s\n' "${debs[0]}"
@@ -167,6 +203,27 @@ check_desktop_entry() {
     printf '%s\n' "$bin"
 }
 
+# The `dbdyno` command the package ships for the load clients and the hardware tests,
+# which copy it to other hosts: beside the app, where dbdyno_remote::local_agent_binary()
+# looks after $DBDYNO_AGENT_BINARY (crates/remote/src/agent_binary.rs: a file named
+# `dbdyno` in the running executable's directory), the very file staged for it, and of the
+# app's version (a load client answering with another version is refused before a run).
+check_cli() {
+    local app_bin=$1 staged=$2 cli version printed
+    cli="$(dirname "$app_bin")/dbdyno"
+    if [ ! -f "$cli" ] || [ -L "$cli" ]; then
+        fail "no dbdyno file beside the app's ${app_bin#"$TMP/root"}: the load clients and Measure the server would not find one"
+    fi
+    [ -x "$cli" ] || fail "${cli#"$TMP/root"} is not executable"
+    # The staged copy, not target/: another build may have replaced that one since.
+    cmp -s "$cli" "$staged" || fail "${cli#"$TMP/root"} is not the dbdyno that was staged ($staged)"
+    version="$(conf 'c.version')"
+    printed="$("$cli" --version 2>&1)" || fail "${cli#"$TMP/root"} --version failed: $printed"
+    [ "$printed" = "dbdyno $version" ] ||
+        fail "${cli#"$TMP/root"} --version prints '$printed', the app is $version"
+    step "dbdyno ok: ${cli#"$TMP/root"} beside the app, '$printed' ($(du -h "$cli" | cut -f1))"
+}
+
 # Starts the installed binary on a private X server, waits for its window by title,
 # then asks it to close and expects a clean exit.
 launch_and_close() {
@@ -241,7 +298,7 @@ launch_and_close() {
 }
 
 main() {
-    local arg t0 deb bin
+    local arg t0 cli_stem deb bin
     for arg in "$@"; do
         case "$arg" in
             --release) PROFILE=release ;;
@@ -263,11 +320,13 @@ main() {
     ensure_node
     ensure_cargo
     ensure_ui_dist "$OUT/npm-ui.log"
-    deb="$(build_deb)"
+    cli_stem="$(stage_cli)"
+    deb="$(build_deb "$cli_stem")"
     step "built $(basename "$deb") ($(du -h "$deb" | cut -f1)) in $(fmt_duration $(($(now_s) - t0)))"
     check_metadata "$deb"
     install_into "$deb" "$TMP/root"
     bin="$(check_desktop_entry "$TMP/root")"
+    check_cli "$bin" "$cli_stem"-*
     launch_and_close "$bin"
     step "all checks passed in $(fmt_duration $(($(now_s) - t0)))"
 }

@@ -108,6 +108,21 @@ ui_tests() {
     npm test
 }
 
+# Reference implementations the tests compare with (Percona's sysbench-tpcc for the
+# tpcc workload) are kept unchanged beside the project, not in it, and no registry
+# offers them. Found: their comparison tests must run (a vanished reference fails
+# them). Not found: those comparisons are skipped, and said so here and in the log.
+find_references() {
+    local tpcc="${DBDYNO_SYSBENCH_TPCC_DIR:-$DBDYNO_ROOT/../shared/reference/sysbench-tpcc}"
+    if [ -f "$tpcc/tpcc.lua" ]; then
+        DBDYNO_SYSBENCH_TPCC_DIR="$(cd "$tpcc" && pwd)"
+        export DBDYNO_SYSBENCH_TPCC_DIR DBDYNO_REQUIRE_REFERENCE=1
+        info "[references] sysbench-tpcc: $DBDYNO_SYSBENCH_TPCC_DIR"
+    else
+        warn "[references] sysbench-tpcc not found beside the project: the tpcc comparisons with it are skipped (set DBDYNO_SYSBENCH_TPCC_DIR)"
+    fi
+}
+
 main() {
     if [ "${DBDYNO_SKIP_DEPS:-0}" = 1 ]; then
         info "[system packages] skipped (DBDYNO_SKIP_DEPS=1)"
@@ -139,6 +154,7 @@ main() {
         start_sandbox "sandbox sshd" scripts/sshd-sandbox.sh
     fi
 
+    find_references
     check_stage "cargo fmt" cargo fmt --all --check
     check_stage "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
     # `cargo test` only builds a package's binaries for that package's own integration

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use dbdyno_engine::ConnectOptions;
 use dbdyno_monitor::{HostAccess, SshTarget};
-use dbdyno_profile::Profile;
+use dbdyno_profile::{LoadClient, Profile};
 use dbdyno_session::resolve::{self, KnownHosts, PasswordRequest, ResolveError, SshLogin};
 
 use crate::error::{AppError, AppResult};
@@ -69,6 +69,73 @@ pub fn ssh_target(p: &Profile, known_hosts: &Path) -> AppResult<Option<SshTarget
         t.pinned_fingerprint = None;
         t
     }))
+}
+
+/// The SSH target of load client `url` of the profile and the host key pinned for it:
+/// its login from its `[[clients]]` entry, else the server's `[ssh]`, its secrets from
+/// the client's own keyring entries when it has some, else the environment's
+/// (`dbdyno_profile::clients::client_keyring_name`).
+/// None when `url` is no SSH client. The caller compares the pinned key, as Test SSH does.
+pub fn client_ssh_target(
+    p: &Profile,
+    url: &str,
+    known_hosts: &Path,
+) -> AppResult<Option<(SshTarget, Option<String>)>> {
+    let wanted = url.trim();
+    let Some(ssh) = p.load_clients().into_iter().find_map(|c| match c {
+        LoadClient::Ssh { url, ssh } if url == wanted => Some(ssh),
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let host = ssh.host.clone().unwrap_or_default();
+    let pinned = ssh.host_key_fingerprint.clone();
+    let scope = dbdyno_profile::clients::client_keyring_name(
+        &p.name,
+        &host,
+        &dbdyno_profile::SecretStore::new(),
+    );
+    // The session resolves a profile's `[ssh]`: the client's login stands in for it.
+    let mut as_server = p.clone();
+    as_server.ssh = Some(ssh);
+    let login = SshLogin {
+        keyring_name: Some(&scope),
+        ..Default::default()
+    };
+    let known = KnownHosts {
+        file: known_hosts.to_path_buf(),
+        user_file_too: false,
+    };
+    let target = resolve::ssh_target(&as_server, &login, &known).map_err(app_error)?;
+    Ok(target.map(|mut t| {
+        t.pinned_fingerprint = None;
+        (t, pinned)
+    }))
+}
+
+/// The load clients a run of `p` drives its load from (its `[[clients]]` and
+/// `plan.clients`, the Plan form laid over it), resolved as the CLI's `--clients` are;
+/// None: this machine alone. Each SSH client logs in with its own keyring secrets when
+/// it has some, else the environment's; nothing is asked.
+pub fn clients_plan(
+    p: &Profile,
+    known_hosts: &Path,
+) -> AppResult<Option<dbdyno_clients::ClientsPlan>> {
+    let login = SshLogin {
+        keyring_name: Some(&p.name),
+        ..Default::default()
+    };
+    let known = KnownHosts {
+        file: known_hosts.to_path_buf(),
+        user_file_too: false,
+    };
+    resolve::clients_plan(p, &login, &known).map_err(|e| match e {
+        resolve::ClientsResolveError::Login { url, source } => {
+            let e = app_error(*source);
+            AppError::new(e.code, format!("load client {url}: {}", e.message))
+        }
+        other => AppError::invalid(other.to_string()),
+    })
 }
 
 /// How the server's OS is reached: SSH when the profile says, this machine's /proc

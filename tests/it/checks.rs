@@ -574,3 +574,69 @@ fn ssh_checks_for_unknown_accepted_changed_keys_and_wrong_credentials() {
     assert_eq!(status_of(&out, "ssh.auth"), "FAIL");
     assert!(out.contains("the server refused the key"), "{out}");
 }
+
+/// A TPC-C dataset (scale 1) is the benchmark's own: the foreign-tables check passes on
+/// it and names only a table that is not one of its nine; the buffer-pool figure counts
+/// warehouses; tpcc prepares no statements and the check says why.
+#[test]
+fn check_knows_a_tpcc_dataset_and_its_needs() {
+    let _g = shared_server();
+    let s = TestSchema::new("chk_tpcc");
+    let prepared = s.dbdyno(&["tpcc", "--scale=1", "--threads=2", "prepare"]);
+    assert!(prepared.status.success(), "{}", stderr(&prepared));
+    let check = || {
+        let o = s.dbdyno(&[
+            "check",
+            "--scenarios=tpcc",
+            "--ladder=2",
+            "--scale=1",
+            "--json",
+        ]);
+        let doc: Value = serde_json::from_str(&stdout(&o))
+            .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&o), stderr(&o)));
+        move |id: &str| {
+            doc["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["id"] == id)
+                .unwrap_or_else(|| panic!("no {id}"))
+                .clone()
+        }
+    };
+    let by_id = check();
+    let foreign = by_id("mysql.foreign_tables");
+    assert_eq!(foreign["status"], "pass", "{foreign}");
+    assert!(
+        foreign["seen"]
+            .as_str()
+            .unwrap()
+            .contains("9 benchmark table(s)"),
+        "{foreign}"
+    );
+    let bp = by_id("dataset.buffer_pool");
+    assert!(
+        bp["seen"].as_str().unwrap().contains("tpcc 1 warehouse(s)"),
+        "{bp}"
+    );
+    let ps = by_id("mysql.max_prepared_stmt_count");
+    assert!(
+        ps["seen"]
+            .as_str()
+            .unwrap()
+            .contains("tpcc sends plain text queries"),
+        "{ps}"
+    );
+    assert_eq!(by_id("dataset.tables")["status"], "pass");
+
+    s.conn()
+        .query_drop("CREATE TABLE invoices (id INT PRIMARY KEY)")
+        .unwrap();
+    let foreign = check()("mysql.foreign_tables");
+    assert_eq!(foreign["status"], "warn", "{foreign}");
+    let seen = foreign["seen"].as_str().unwrap();
+    assert!(
+        seen.contains("1 table(s)") && seen.contains("invoices"),
+        "{foreign}"
+    );
+}

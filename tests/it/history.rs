@@ -10,10 +10,6 @@ use dbdyno_history::{BlockingHistory, NewRun, RunState};
 use dbdyno_tests::*;
 use serde_json::Value;
 
-fn dd(dir: &Path) -> String {
-    format!("--data-dir={}", dir.display())
-}
-
 fn json_of(o: &std::process::Output) -> Value {
     let text = ok(o);
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
@@ -22,22 +18,9 @@ fn json_of(o: &std::process::Output) -> Value {
 fn runs(dir: &Path, args: &[&str]) -> Value {
     let mut all = vec!["runs"];
     all.extend_from_slice(args);
-    let d = dd(dir);
+    let d = data_dir_arg(dir);
     all.push(&d);
     json_of(&dbdyno_cmd().args(&all).output().unwrap())
-}
-
-fn run_id(stdout: &str) -> i64 {
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with("Run id: "))
-        .unwrap_or_else(|| panic!("no run id: {stdout}"));
-    line["Run id: ".len()..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
 }
 
 #[test]
@@ -57,7 +40,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
         "--cleanup",
         "--env=it-history",
         &format!("--json={}", json.display()),
-        &dd(data.path()),
+        &data_dir_arg(data.path()),
     ]));
     let id = run_id(&out);
     assert!(
@@ -88,7 +71,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
         "{r}"
     );
     let text = dbdyno_cmd()
-        .args(["runs", "list", &dd(data.path())])
+        .args(["runs", "list", &data_dir_arg(data.path())])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
@@ -148,7 +131,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
     assert!(shown["environment"]["client"]["cores"].as_u64().unwrap() >= 1);
 
     let text = ok(&dbdyno_cmd()
-        .args(["runs", "show", &id.to_string(), &dd(data.path())])
+        .args(["runs", "show", &id.to_string(), &data_dir_arg(data.path())])
         .output()
         .unwrap());
     assert!(
@@ -179,7 +162,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
             "--json",
             "-o",
             export.to_str().unwrap(),
-            &dd(data.path()),
+            &data_dir_arg(data.path()),
         ])
         .output()
         .unwrap());
@@ -188,12 +171,17 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
     assert_eq!(exported["run"], shown);
 
     ok(&dbdyno_cmd()
-        .args(["runs", "delete", &id.to_string(), &dd(data.path())])
+        .args([
+            "runs",
+            "delete",
+            &id.to_string(),
+            &data_dir_arg(data.path()),
+        ])
         .output()
         .unwrap());
     assert_eq!(runs(data.path(), &["list", "--json"]), Value::Array(vec![]));
     let o = dbdyno_cmd()
-        .args(["runs", "show", &id.to_string(), &dd(data.path())])
+        .args(["runs", "show", &id.to_string(), &data_dir_arg(data.path())])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
@@ -221,7 +209,7 @@ fn no_history_records_nothing() {
         "--ladder=1",
         "--time=1",
         "--no-history",
-        &dd(data.path()),
+        &data_dir_arg(data.path()),
     ]));
     assert!(!out.contains("Run id"), "{out}");
     assert!(!data.path().join(dbdyno_history::DB_FILE_NAME).exists());
@@ -231,7 +219,7 @@ fn no_history_records_nothing() {
         "--tables=1",
         "--table-size=100",
         "--time=1",
-        &dd(data.path()),
+        &data_dir_arg(data.path()),
         "run",
     ]);
     assert!(!stdout(&o).contains("Run id"), "stdout stays sysbench's");
@@ -269,7 +257,7 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
     .map(|a| a.to_string())
     .collect();
     args.extend(s.mysql_args());
-    args.push(dd(data.path()));
+    args.push(data_dir_arg(data.path()));
     let mut child = dbdyno_cmd()
         .args(&args)
         .env("MYSQL_PWD", &s.sandbox.password)
@@ -383,7 +371,7 @@ fn concurrent_writers_lose_no_write() {
         .collect();
         args.push(format!("--env={env}"));
         args.extend(s.mysql_args());
-        args.push(dd(data.path()));
+        args.push(data_dir_arg(data.path()));
         dbdyno_cmd()
             .args(&args)
             .env("MYSQL_PWD", &s.sandbox.password)
@@ -397,7 +385,7 @@ fn concurrent_writers_lose_no_write() {
     // ... while an imports process and this test write runs as fast as they can.
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sysbench");
     let importer = std::thread::spawn({
-        let d = dd(data.path());
+        let d = data_dir_arg(data.path());
         let f = fixtures.join("shell_loop_read_only_1_4.log");
         move || {
             for _ in 0..10 {
@@ -490,7 +478,7 @@ fn monitoring_findings_are_run_warnings() {
         "--ladder=1",
         "--time=1",
         "--no-monitor",
-        &dd(data.path()),
+        &data_dir_arg(data.path()),
     ]));
     let id = run_id(&out);
     let shown = runs(data.path(), &["show", &id.to_string(), "--json"]);
@@ -512,7 +500,7 @@ fn monitoring_findings_are_run_warnings() {
         );
     }
     let text = ok(&dbdyno_cmd()
-        .args(["runs", "show", &id.to_string(), &dd(data.path())])
+        .args(["runs", "show", &id.to_string(), &data_dir_arg(data.path())])
         .output()
         .unwrap());
     assert!(
@@ -531,7 +519,7 @@ fn data_dir_before_the_command_chooses_the_history() {
         let before: Vec<String> = if spaced {
             vec!["--data-dir".into(), dir.clone()]
         } else {
-            vec![dd(data.path())]
+            vec![data_dir_arg(data.path())]
         };
         let o = dbdyno_cmd()
             .args(&before)
@@ -612,7 +600,7 @@ fn every_step_of_a_ladder_carries_its_confidence_into_json_the_text_and_the_hist
         "--cleanup",
         "--env=it-confidence",
         &format!("--json={}", json.display()),
-        &dd(data.path()),
+        &data_dir_arg(data.path()),
     ]));
     let id = run_id(&out);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -679,7 +667,7 @@ fn every_step_of_a_ladder_carries_its_confidence_into_json_the_text_and_the_hist
         );
     }
     let text = ok(&dbdyno_cmd()
-        .args(["runs", "show", &id.to_string(), &dd(data.path())])
+        .args(["runs", "show", &id.to_string(), &data_dir_arg(data.path())])
         .output()
         .unwrap());
     assert_eq!(text.matches("Confidence (95%, ").count(), 2, "{text}");

@@ -3,37 +3,11 @@
 //! --report` renders the recorded run, and `--baseline` names a run id with exit codes
 //! that agree with the verdicts.
 
-use std::path::Path;
 use std::process::Command;
 
 use dbdyno_tests::*;
 use mysql::prelude::Queryable;
 use serde_json::Value;
-
-fn dd(dir: &Path) -> String {
-    format!("--data-dir={}", dir.display())
-}
-
-fn run_id(stdout: &str) -> i64 {
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with("Run id: "))
-        .unwrap_or_else(|| panic!("no run id: {stdout}"));
-    line["Run id: ".len()..]
-        .split(|c: char| !c.is_ascii_digit())
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
-fn show(dir: &Path, id: i64) -> Value {
-    let text = ok(&dbdyno_cmd()
-        .args(["runs", "show", &id.to_string(), "--json", &dd(dir)])
-        .output()
-        .unwrap());
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
-}
 
 /// The Markdown performance rows of one environment: (threads, TPS, CPU %).
 fn md_rows(md: &str, env: &str) -> Vec<(u32, f64, String)> {
@@ -64,7 +38,7 @@ fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
             "--table-size=1000",
         ];
         let env_arg = format!("--env={env}");
-        let d = dd(data.path());
+        let d = data_dir_arg(data.path());
         args.extend([env_arg.as_str(), d.as_str()]);
         args.extend_from_slice(extra);
         let out = ok(&s.dbdyno(&args));
@@ -74,7 +48,7 @@ fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
     // A ladder against the sandbox on this machine is monitored from /proc by default.
     let (a, out) = ladder("it-report-a", &["--prepare"]);
     assert!(out.contains("  server: cpu "), "monitored: {out}");
-    let run = show(data.path(), a);
+    let run = runs_show(data.path(), a);
     let m = &run["monitoring"];
     assert_eq!(m["steps"].as_array().map(Vec::len), Some(2), "{m}");
     for step in m["steps"].as_array().unwrap() {
@@ -102,7 +76,7 @@ fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
             format!("--html={}", f("a.html").display()),
             format!("--md={}", f("a.md").display()),
             format!("--pdf={}", f("a.pdf").display()),
-            dd(data.path()),
+            data_dir_arg(data.path()),
         ])
         .output()
         .unwrap());
@@ -147,7 +121,7 @@ fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
             format!("--baseline={a}"),
             format!("--json={}", f("ab.json").display()),
             format!("--md={}", f("ab.md").display()),
-            dd(data.path()),
+            data_dir_arg(data.path()),
         ])
         .output()
         .unwrap();
@@ -178,7 +152,7 @@ fn monitored_ladder_in_the_history_makes_reports_and_baselines() {
             "report",
             "--runs=999999",
             "--md=/dev/null",
-            &dd(data.path()),
+            &data_dir_arg(data.path()),
         ])
         .output()
         .unwrap();
@@ -233,7 +207,7 @@ fn the_recorded_command_line_reaches_the_report_without_its_secret() {
             format!("--mysql-user={user}"),
             format!("--mysql-password={secret}"),
             format!("--json={}", json.display()),
-            dd(data.path()),
+            data_dir_arg(data.path()),
         ])
         .output()
         .unwrap();
@@ -243,7 +217,7 @@ fn the_recorded_command_line_reaches_the_report_without_its_secret() {
         let _ = admin.query_drop(format!("DROP USER IF EXISTS '{user}'@'{host}'"));
     }
 
-    let run = show(data.path(), id);
+    let run = runs_show(data.path(), id);
     let command = run["command"].as_str().unwrap();
     assert!(
         command.starts_with("dbdyno ladder ")
@@ -277,7 +251,7 @@ fn the_recorded_command_line_reaches_the_report_without_its_secret() {
             format!("--md={}", f("r.md").display()),
             format!("--json={}", f("r.json").display()),
             format!("--pdf={}", f("r.pdf").display()),
-            dd(data.path()),
+            data_dir_arg(data.path()),
         ])
         .output()
         .unwrap());
@@ -340,7 +314,7 @@ fn a_cjk_environment_name_survives_import_history_and_pdf() {
             file.display().to_string(),
             "--env=华为云".into(),
             "--json".into(),
-            dd(data.path()),
+            data_dir_arg(data.path()),
         ])
         .output()
         .unwrap());
@@ -355,7 +329,7 @@ fn a_cjk_environment_name_survives_import_history_and_pdf() {
             format!("--runs={id}"),
             format!("--pdf={}", pdf.display()),
             format!("--md={}", md.display()),
-            dd(data.path()),
+            data_dir_arg(data.path()),
         ])
         .output()
         .unwrap());

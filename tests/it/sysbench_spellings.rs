@@ -118,15 +118,15 @@ fn an_old_sysbench_line_runs_with_its_values_and_sysbenchs_warnings() {
 fn non_database_tests_and_their_options_are_refused_with_a_reason() {
     for (args, says) in [
         (
-            &["fileio", "--file-total-size=1G", "--file-test-mode=rndrw", "prepare"][..],
-            "FATAL: --file-total-size: an option of sysbench's fileio test, and fileio is not a database workload: use fio",
+            &["threads", "--thread-yields=10", "run"][..],
+            "FATAL: --thread-yields: an option of sysbench's threads test, and threads is not a database workload: use sysbench threads",
         ),
         (
-            &["--test=cpu", "--cpu-max-prime=20000", "run"],
-            "FATAL: --cpu-max-prime: an option of sysbench's cpu test, and cpu is not a database workload",
+            &["--test=mutex", "--mutex-num=8", "run"],
+            "FATAL: --mutex-num: an option of sysbench's mutex test, and mutex is not a database workload",
         ),
-        (&["--test=fileio", "run"], "FATAL: fileio is not a database workload: use fio"),
-        (&["memory", "run"], "FATAL: memory is not a database workload: use sysbench memory"),
+        (&["--test=threads", "run"], "FATAL: threads is not a database workload: use sysbench threads"),
+        (&["mutex", "run"], "FATAL: mutex is not a database workload: use sysbench mutex"),
         (
             &["oltp_read_write", "--mysql-dry-run", "run"],
             "FATAL: --mysql-dry-run: a dry run sends nothing to the server",
@@ -164,4 +164,61 @@ fn a_ladder_prints_the_warnings_on_stderr() {
         ],
         "{err}"
     );
+}
+
+/// sysbench takes an option's value only after '=': `sysbench --threads 8
+/// oltp_read_write run` stops at "Unrecognized command line argument: run". dbdyno
+/// refuses it too, before connecting, with one line that names the fix (it took `8` for
+/// the workload's place before).
+#[test]
+fn a_value_spaced_apart_from_its_option_is_refused_as_sysbench_does_naming_the_fix() {
+    for (args, given) in [
+        (
+            &["--threads", "8", "oltp_read_write", "run"][..],
+            "--threads 8",
+        ),
+        (&["--time", "5", "oltp_point_select", "run"], "--time 5"),
+        (
+            &["oltp_read_write", "--table_size", "100", "run"],
+            "--table-size 100",
+        ),
+        (
+            &["--skip-trx", "on", "oltp_read_write", "run"],
+            "--skip-trx on",
+        ),
+    ] {
+        if let Ok(o) = Command::new("sysbench").args(args).output() {
+            assert_ne!(o.status.code(), Some(0), "sysbench took {args:?}");
+        }
+        let o = dbdyno_cmd()
+            .args(args)
+            .args(["--mysql-host=127.0.0.1", "--mysql-port=1"])
+            .output()
+            .unwrap();
+        let fix = given.replacen(' ', "=", 1);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "FATAL: {given}: write {fix} (as in sysbench, an option's value follows '=')\n"
+            ),
+            "{args:?}"
+        );
+    }
+}
+
+/// A bare switch means on, as in sysbench, and leaves the next word to the workload.
+#[test]
+fn a_bare_switch_before_the_workload_leaves_it_the_workload() {
+    let _g = shared_server();
+    let s = TestSchema::new("bare_switch");
+    let out = ok(&s.dbdyno(&[
+        "--skip-trx",
+        "oltp_point_select",
+        "--tables=1",
+        "--table-size=100",
+        "prepare",
+    ]));
+    assert_eq!(s.tables(), ["sbtest1"], "{out}");
+    assert_eq!(s.count("sbtest1"), 100);
 }

@@ -270,6 +270,61 @@ pub fn ok(o: &Output) -> String {
     stdout(o)
 }
 
+/// `--data-dir=<dir>`: a test's own run history.
+pub fn data_dir_arg(dir: &std::path::Path) -> String {
+    format!("--data-dir={}", dir.display())
+}
+
+/// The id in a recording command's `Run id: N` line.
+pub fn run_id(output: &str) -> i64 {
+    let line = output
+        .lines()
+        .find(|l| l.starts_with("Run id: "))
+        .unwrap_or_else(|| panic!("no run id: {output}"));
+    line["Run id: ".len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// A recorded run as `runs show --json` gives it, from the history in `dir`.
+pub fn runs_show(dir: &std::path::Path, id: i64) -> serde_json::Value {
+    let text = ok(&dbdyno_cmd()
+        .args([
+            "runs",
+            "show",
+            &id.to_string(),
+            "--json",
+            &data_dir_arg(dir),
+        ])
+        .output()
+        .unwrap());
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// Renders run `id` of the history in `data_dir` in every report format, as `r.html`,
+/// `r.md`, `r.pdf`, `r.csv` and `r.json` in the directory returned.
+pub fn report_every_format(id: i64, data_dir: &std::path::Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let f = |name: &str| dir.path().join(name);
+    ok(&dbdyno_cmd()
+        .args([
+            "report".to_string(),
+            format!("--runs={id}"),
+            format!("--html={}", f("r.html").display()),
+            format!("--md={}", f("r.md").display()),
+            format!("--pdf={}", f("r.pdf").display()),
+            format!("--csv={}", f("r.csv").display()),
+            format!("--json={}", f("r.json").display()),
+            data_dir_arg(data_dir),
+        ])
+        .output()
+        .unwrap());
+    dir
+}
+
 /// `SHOW GLOBAL STATUS` as numbers.
 pub fn global_status(c: &mut Conn) -> std::collections::HashMap<String, f64> {
     let rows: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS").unwrap();
@@ -350,4 +405,31 @@ impl Drop for PrivateSandbox {
         let _ = self.script().arg("reset").output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Percona's sysbench-tpcc, the yardstick the `tpcc` workload is compared with: from
+/// `DBDYNO_SYSBENCH_TPCC_DIR`, or `shared/reference/sysbench-tpcc` beside the project's
+/// directory (where the team keeps its reference implementations, unchanged; it is not
+/// part of this repository and no registry offers it). `None`, said on stderr, when it
+/// is not there: the comparison is then skipped, unless `DBDYNO_REQUIRE_REFERENCE=1`
+/// (set by scripts/test.sh when it found the reference) makes its absence a failure.
+pub fn sysbench_tpcc_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("DBDYNO_SYSBENCH_TPCC_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/sysbench-tpcc")
+        });
+    if dir.join("tpcc.lua").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("DBDYNO_REQUIRE_REFERENCE").as_deref() != Ok("1"),
+        "sysbench-tpcc is not in {}: set DBDYNO_SYSBENCH_TPCC_DIR to its directory",
+        dir.display()
+    );
+    eprintln!(
+        "SKIPPED: the comparison with sysbench-tpcc (not found in {}; set DBDYNO_SYSBENCH_TPCC_DIR)",
+        dir.display()
+    );
+    None
 }

@@ -33,6 +33,16 @@ export const commands = {
 	 */
 	acceptHostKey: (name: string, fingerprint: string) => typedError<SshTest, AppError>(__TAURI_INVOKE("accept_host_key", { name, fingerprint })),
 	/**
+	 *  Logs in to load client `url` of the saved environment `name`, as a run would (its
+	 *  own login, else the server's), and shows its host key to compare.
+	 */
+	testClientSsh: (name: string, url: string) => typedError<SshTest, AppError>(__TAURI_INVOKE("test_client_ssh", { name, url })),
+	/**
+	 *  Stores load client `url`'s own SSH password or key passphrase in the OS keyring (an
+	 *  empty value removes it). It never comes back to the page.
+	 */
+	setClientSecret: (name: string, url: string, slot: SecretSlot, value: string) => typedError<null, AppError>(__TAURI_INVOKE("set_client_secret", { name, url, slot, value })),
+	/**
 	 *  Imports a seed toolkit `benchmark_config.conf` chosen in a file dialog (opened by
 	 *  the app, so the page never names a file): a new user profile, and the password, if
 	 *  the file had one, into the keyring. The name is checked before the dialog opens, so
@@ -49,6 +59,15 @@ export const commands = {
 	 *  sent by the page), as the benchmark account or `admin`, then checks again.
 	 */
 	applyFix: (env: string, checkId: string, form: PlanForm, admin: AdminLogin | null) => typedError<FixResult, AppError>(__TAURI_INVOKE("apply_fix", { env, checkId, form, admin })),
+	/**  Reads the server's data directory and load, and proposes a directory on its disk. */
+	proposeMeasurement: (env: string) => typedError<MeasureProposal, AppError>(__TAURI_INVOKE("propose_measurement", { env })),
+	/**
+	 *  Measures the server in `dir` (confirmed by the user), streaming progress lines;
+	 *  files the result as the environment's hardware record.
+	 */
+	measureServer: (env: string, dir: string, settings: MeasureSettings, onProgress: Channel<MeasureProgress>) => typedError<MeasureResult, AppError>(__TAURI_INVOKE("measure_server", { env, dir, settings, onProgress })),
+	/**  Stops a measurement in progress; its files are removed on the host. */
+	cancelMeasurement: () => __TAURI_INVOKE<boolean>("cancel_measurement"),
 	planDefaults: (env: string) => typedError<PlanSetup, AppError>(__TAURI_INVOKE("plan_defaults", { env })),
 	planPreview: (env: string, form: PlanForm) => typedError<PlanPreview, AppError>(__TAURI_INVOKE("plan_preview", { env, form })),
 	startRun: (env: string, form: PlanForm, onProgress: Channel<RunSnapshot>) => typedError<StartedRun, AppError>(__TAURI_INVOKE("start_run", { env, form, onProgress })),
@@ -158,6 +177,23 @@ export type ClientPoint = {
 	cpu_pct: number | null,
 };
 
+/**
+ *  Which SSH secrets a load client has of its own in the keyring (without them it
+ *  uses the environment's).
+ */
+export type ClientSecretsStored = {
+	url: string,
+	has_ssh_password: boolean,
+	has_ssh_passphrase: boolean,
+};
+
+/**  The clients of a run and the split of every thread count of its ladder. */
+export type ClientSplit = {
+	/**  `local` and `ssh://` URLs, in the order the threads are handed out. */
+	clients: string[],
+	steps: ThreadSplit[],
+};
+
 /**  Which runs to report on, against what. */
 export type CompareRequest = {
 	/**  History ids, in the order picked: one for a run's own report, two or more to compare. */
@@ -234,6 +270,15 @@ export type DatasetEstimate = {
 	fits_disk: boolean | null,
 };
 
+/**
+ *  Which of the Data panel's fields the chosen scenarios read: sbtest's tables × rows,
+ *  TPC-C's warehouses (with its sets of tables), or both in a mixed ladder.
+ */
+export type DatasetFields = {
+	tables_and_rows: boolean,
+	warehouses: boolean,
+};
+
 /**  The 95% interval of a Δ, in percent of the baseline's figure. */
 export type DeltaRange = {
 	lower_pct: number | null,
@@ -301,6 +346,8 @@ export type EnvironmentDetail = {
 	has_mysql_password: boolean,
 	has_ssh_password: boolean,
 	has_ssh_passphrase: boolean,
+	/**  Each SSH load client's own secrets, stored or not. */
+	client_secrets: ClientSecretsStored[],
 };
 
 export type EnvironmentEntry = {
@@ -343,6 +390,8 @@ export type EnvironmentForm = {
 	ssh_host_key_fingerprint: string | null,
 	/**  Block device of the data directory, when the automatic resolver must be overridden. */
 	data_disk: string | null,
+	/**  Machines that can drive load besides this one (the profile's `[[clients]]`). */
+	load_clients: LoadClientForm[],
 };
 
 /**  The ends of a figure's 95% interval, in the figure's unit. */
@@ -393,6 +442,20 @@ export type LivePoint = {
 	reconnects_ps: number | null,
 };
 
+/**
+ *  One load client machine: its URL and, when it differs from the server's, its SSH
+ *  login. Its password or key passphrase is never here (the keyring holds it).
+ */
+export type LoadClientForm = {
+	/**  `ssh://user@host:port`. */
+	url: string,
+	/**  None: log in as to the server (its `[ssh]` auth and key). */
+	login: SshLogin | null,
+	key_path: string | null,
+	/**  The client's accepted host key ("SHA256:…"). */
+	host_key_fingerprint: string | null,
+};
+
 /**  The latency target and the rate ladder as the form edits them. */
 export type LoadKnobs = {
 	/**  The latency target as typed ("p95<=20ms"); empty: none. */
@@ -419,6 +482,52 @@ export type LogLine = {
 export type LogProblem = {
 	file: string,
 	message: string,
+};
+
+/**  One progress line. */
+export type MeasureProgress = {
+	text: string,
+};
+
+/**  Where the files would go, for the user to confirm before anything is written. */
+export type MeasureProposal = {
+	/**  `user@host:port`. */
+	host: string,
+	datadir: string,
+	/**
+	 *  `None`: no directory on the data disk's filesystem outside the data directory;
+	 *  the user types one.
+	 */
+	dir: string | null,
+	why: string,
+	/**  "MySQL is busy (…)": shown, not a refusal. */
+	busy_warning: string | null,
+	settings: MeasureSettings,
+};
+
+export type MeasureResult = {
+	host: string,
+	dir: string,
+	figures: MeasuredFigure[],
+	/**  The hardware record in the history. */
+	record_id: number | null,
+};
+
+/**  The sizes and times of a measurement, with the library's defaults. */
+export type MeasureSettings = {
+	file_total_size: string,
+	/**  "direct", or "" for none (tmpfs). */
+	file_extra_flags: string,
+	threads: number,
+	fileio_time_s: number,
+	cpu_time_s: number,
+	memory_time_s: number,
+};
+
+/**  One test's headline, as the page lists it. */
+export type MeasuredFigure = {
+	label: string,
+	value: string,
 };
 
 /**
@@ -484,6 +593,11 @@ export type PlanForm = {
 	workload: WorkloadKnobs,
 	/**  The latency target and its capacity search; the rate ladder. */
 	load: LoadKnobs,
+	/**
+	 *  The load clients that take part (`local`, `ssh://` URLs), in the order the
+	 *  threads are handed out.
+	 */
+	clients: string[],
 };
 
 export type PlanPreview = {
@@ -503,6 +617,10 @@ export type PlanPreview = {
 	peak_connections: number,
 	peak_prepared_statements: number | null,
 	dataset: DatasetEstimate,
+	/**  The Data panel's fields the chosen scenarios read (tables × rows, warehouses). */
+	dataset_fields: DatasetFields,
+	/**  Each thread count's share per load client; None when this machine runs alone. */
+	client_split: ClientSplit | null,
 };
 
 /**  One line of a run's stored plan ("rand_type": "zipfian"). */
@@ -517,6 +635,8 @@ export type PlanSetup = {
 	scenarios_available: string[],
 	/**  Every row distribution, with the parameters each one reads. */
 	rand_types: RandChoice[],
+	/**  Every load client of the environment: `local`, then its `[[clients]]`. */
+	clients_available: string[],
 };
 
 export type PrepareProgress = {
@@ -619,13 +739,19 @@ export type RunSnapshot = {
 	errors_total: number | null,
 	reconnects_total: number | null,
 	failure: string | null,
+	/**  "1 step failed and was not measured; the others ran", once a step has failed. */
+	failed_steps_note: string | null,
 	/**  What happened to the history record, when it is worth saying. */
 	history_note: string | null,
 };
 
-export type RunStateName = "running" | "complete" | "cancelled" | "failed" | "interrupted";
+export type RunStateName = "running" | "complete" | 
+/**  Ran to its end past failed steps (`--on-step-error=continue`). */
+"partial" | "cancelled" | "failed" | "interrupted";
 
-export type RunStatus = "running" | "cooling_down" | "cancelling" | "complete" | "cancelled" | "failed";
+export type RunStatus = "running" | "cooling_down" | "cancelling" | "complete" | 
+/**  Ran to its end past steps that failed (`--on-step-error=continue`). */
+"partial" | "cancelled" | "failed";
 
 export type ScenarioView = {
 	scenario: string,
@@ -723,13 +849,20 @@ export type StepRow = {
 	sla_search: boolean,
 	/**  A finished step's intervals, steadiness, latency-target mark and kept rate. */
 	noise: StepNoise | null,
+	/**  Why a failed step failed: "8 of 16 connections opened: ...". */
+	failure: string | null,
 };
 
 export type StepStatus = "pending" | "running" | "done" | 
 /**  Cut short by Cancel: kept, and flagged. */
 "cancelled" | 
 /**  Never started (the run was cancelled or failed before it). */
-"skipped";
+"skipped" | 
+/**
+ *  Failed and not measured while the ladder went on (`--on-step-error=continue`):
+ *  [`StepRow::failure`] says why.
+ */
+"failed";
 
 export type SysbenchImportRequest = {
 	/**  The environment the runs are filed under; empty: "imported". */
@@ -748,6 +881,13 @@ export type SysbenchImportResult = {
 	notes: string[],
 };
 
+/**  One thread count of the ladder and each taking-part client's share of it. */
+export type ThreadSplit = {
+	threads: number,
+	/**  In the order of [`ClientSplit::clients`]. */
+	per_client: number[],
+};
+
 /**  The profile's `ssl_mode`, as the form's list offers it. */
 export type TlsSetting = 
 /**  No TLS (sysbench's default). */
@@ -758,6 +898,26 @@ export type TlsSetting =
 "verify_ca" | 
 /**  Encrypt, check the chain and that the certificate names the host. */
 "verify_identity";
+
+/**  `--trx_level`: the isolation level of tpcc's connections. */
+export type TpccIsolation = "read_committed" | "repeatable_read" | "serializable";
+
+/**
+ *  The tpcc scenario's knobs. `tables` of the form counts its sets of tables, as
+ *  `--tables` does for sysbench-tpcc.
+ */
+export type TpccKnobs = {
+	/**  `--scale`: warehouses per set of tables. */
+	warehouses: number,
+	use_fk: boolean,
+	force_pk: boolean,
+	trx_level: TpccIsolation,
+	enable_purge: boolean,
+	/**  `--mysql_storage_engine`, shared with the OLTP tables. */
+	storage_engine: string,
+	/**  `--mysql_table_options`: appended to every CREATE TABLE. */
+	table_options: string,
+};
 
 export type Verdict = "skipped" | "pass" | "warn" | "fail";
 
@@ -811,6 +971,8 @@ export type WorkloadKnobs = {
 	range_size: number,
 	/**  Run the queries without BEGIN/COMMIT (autocommit). */
 	skip_trx: boolean,
+	/**  sysbench-tpcc's options, for `tpcc` steps. */
+	tpcc: TpccKnobs,
 };
 
 /* Tauri Specta runtime */

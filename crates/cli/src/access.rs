@@ -98,22 +98,15 @@ pub fn known_hosts(ssh: &SshArgs, data_dir: Option<&std::path::Path>) -> Result<
     })
 }
 
-/// The SSH target of the profile (with the command line's `--ssh-*`), or `None`.
-pub fn ssh_target(
-    applied: &Applied,
+/// The SSH login the command line gives (`--ssh-*`, the password asked with
+/// `question` when `--ssh-password` says so), for the server's host or the load clients.
+pub fn ssh_login<'a>(
+    applied: &'a Applied,
     ssh: &SshArgs,
-    data_dir: Option<&std::path::Path>,
-) -> Result<Option<SshTarget>> {
-    if applied.profile.ssh.is_none() {
-        return Ok(None);
-    }
-    let password = flag_secret(ssh.ssh_password.as_deref(), "the SSH password", || {
-        let s = applied.profile.ssh.as_ref();
-        let user = s.and_then(|s| s.user.clone()).unwrap_or_default();
-        let host = s.and_then(|s| s.host.clone()).unwrap_or_default();
-        format!("SSH password for {user}@{host}: ")
-    })?;
-    let login = SshLogin {
+    question: impl FnOnce() -> String,
+) -> Result<SshLogin<'a>> {
+    let password = flag_secret(ssh.ssh_password.as_deref(), "the SSH password", question)?;
+    Ok(SshLogin {
         key: ssh.ssh_key.clone(),
         password,
         agent: ssh.ssh_agent,
@@ -125,7 +118,24 @@ pub fn ssh_target(
             None
         },
         ask: Some(&Terminal),
-    };
+    })
+}
+
+/// The SSH target of the profile (with the command line's `--ssh-*`), or `None`.
+pub fn ssh_target(
+    applied: &Applied,
+    ssh: &SshArgs,
+    data_dir: Option<&std::path::Path>,
+) -> Result<Option<SshTarget>> {
+    if applied.profile.ssh.is_none() {
+        return Ok(None);
+    }
+    let login = ssh_login(applied, ssh, || {
+        let s = applied.profile.ssh.as_ref();
+        let user = s.and_then(|s| s.user.clone()).unwrap_or_default();
+        let host = s.and_then(|s| s.host.clone()).unwrap_or_default();
+        format!("SSH password for {user}@{host}: ")
+    })?;
     Ok(resolve::ssh_target(
         &applied.profile,
         &login,

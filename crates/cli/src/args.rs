@@ -22,12 +22,12 @@ pub const ABOUT: &str =
     // appends `--threads=1` to a shared option list must not be refused.
     args_override_self = true,
     override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno ladder [options]\n       dbdyno help",
-    after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name, and the last of an option given twice wins; --table_size and --table-size are the same option.\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
+    after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name, and the last of an option given twice wins; --table_size and --table-size are the same option; as in sysbench, a value follows '=' (--threads=8).\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
 )]
 pub struct WorkloadCli {
     /// Workload name (oltp_read_write, ...) or a sysbench script path.
     pub workload: String,
-    /// prepare, prewarm, run or cleanup.
+    /// prepare, prewarm, run or cleanup (and check, tpcc's consistency checks).
     pub command: WorkloadCommand,
     #[command(flatten)]
     pub conn: ConnArgs,
@@ -63,6 +63,8 @@ pub enum WorkloadCommand {
     Prewarm,
     Run,
     Cleanup,
+    /// tpcc only: tpcc_check.lua's consistency checks (`cmd::tpcc_check`).
+    Check,
 }
 
 /// Top-level subcommands other than the sysbench form.
@@ -106,6 +108,10 @@ pub enum ToolCommand {
     Monitor(MonitorArgs),
     /// Reports of one run or several environments: HTML, PDF, Markdown, CSV, JSON.
     Report(crate::cmd::report::ReportArgs),
+    /// The database host's disk, CPU and memory measured over SSH (fileio, cpu, memory),
+    /// in a directory on the data disk that you confirm; every file removed afterwards.
+    // Boxed: the connection and SSH options (clippy::large_enum_variant).
+    Hwtest(Box<crate::cmd::hwtest_remote::HwtestArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -264,6 +270,20 @@ pub struct WorkloadArgs {
     pub rand_pareto_h: f64,
     #[arg(long, default_value_t = WorkloadOptions::default().rand.zipfian_exp)]
     pub rand_zipfian_exp: f64,
+    // sysbench-tpcc's own options, in the profile's spelling that `cmd::tpcc` gives
+    // them after checking them in sysbench-tpcc's: hidden, since users type the latter.
+    #[arg(long, hide = true)]
+    pub scale: Option<u32>,
+    #[arg(long, hide = true)]
+    pub use_fk: Option<String>,
+    #[arg(long, hide = true)]
+    pub force_pk: Option<String>,
+    #[arg(long, hide = true)]
+    pub trx_level: Option<String>,
+    #[arg(long, hide = true)]
+    pub enable_purge: Option<String>,
+    #[arg(long, hide = true)]
+    pub mysql_table_options: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -302,6 +322,12 @@ pub struct RunArgs {
     /// Start even when a prerequisite check fails (the checks still run and print).
     #[arg(long)]
     pub skip_checks: bool,
+    /// Load clients that share every step, comma-separated: `local` (this machine) and
+    /// `ssh://[user@]host[:port]` (logged in to with the SSH options, DB Dyno copied
+    /// there). All start each step at one instant; the figures are merged exactly.
+    /// Default: this machine alone.
+    #[arg(long, value_name = "LIST")]
+    pub clients: Option<String>,
 }
 
 /// How to log in over SSH and what to sample: `run`, `ladder`, `check` and `monitor`.
@@ -438,14 +464,15 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 /// Which grammar argv uses: the first word that is not an option decides. The value of
-/// a top-level option spelled apart (`--data-dir X runs list`) is not that word.
+/// an option spelled apart (`--data-dir X runs list`, `--threads 8 oltp_read_write run`,
+/// which sysbench's grammar then refuses) is not that word.
 pub fn first_word(args: &[String]) -> Option<&str> {
     let mut words = args.iter().skip(1).map(String::as_str);
     while let Some(a) = words.next() {
         if !a.starts_with('-') {
             return Some(a);
         }
-        if SPACED_VALUE_OPTIONS.contains(&a) {
+        if SPACED_VALUE_OPTIONS.contains(&a) || crate::spaced_values::needs_a_value(a) {
             words.next();
         }
     }
@@ -611,8 +638,10 @@ mod tests {
             ToolCommand::Report(r) => r.data_dir,
             ToolCommand::Import(i) => match i.command {
                 ImportCommand::Sysbench { data_dir, .. } => data_dir,
+                ImportCommand::Hardware { data_dir, .. } => data_dir,
                 ImportCommand::Config { .. } => None,
             },
+            ToolCommand::Hwtest(h) => h.history.data_dir,
             ToolCommand::Profile(_) => None,
         }
     }
@@ -670,6 +699,22 @@ mod tests {
             Some("oltp_read_write")
         );
         assert_eq!(w(&["dbdyno", "--data-dir"]), None);
+        // Not `8`: the value of an option of sysbench's grammar spelled apart.
+        for line in [
+            &["dbdyno", "--threads", "8", "oltp_read_write", "run"][..],
+            &["dbdyno", "--mysql-db", "report", "oltp_read_write", "run"],
+        ] {
+            assert_eq!(w(line).as_deref(), Some("oltp_read_write"), "{line:?}");
+        }
+        assert_eq!(
+            w(&["dbdyno", "--time", "5", "ladder"]).as_deref(),
+            Some("ladder")
+        );
+        // A bare switch takes no value: the next word is the workload.
+        assert_eq!(
+            w(&["dbdyno", "--histogram", "oltp_read_write", "run"]).as_deref(),
+            Some("oltp_read_write")
+        );
     }
 }
 

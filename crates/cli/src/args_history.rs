@@ -82,6 +82,14 @@ pub enum RunsCommand {
     },
     /// Delete a run and everything stored with it.
     Delete { id: i64 },
+    /// The environments' hardware records (`dbdyno hwtest`, `dbdyno import hardware`),
+    /// newest first: random IOPS, fsyncs/s, sequential MiB/s, CPU and memory figures.
+    Hardware {
+        #[arg(long)]
+        env: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The whole run (intervals, histograms, samples, snapshots) as one JSON document.
     Export {
         id: i64,
@@ -119,6 +127,22 @@ pub enum ImportCommand {
         /// Replace the output file if it exists.
         #[arg(long)]
         force: bool,
+    },
+    /// sysbench fileio, cpu and memory logs → one hardware record of the environment.
+    Hardware {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Environment the record belongs to.
+        #[arg(long, required = true)]
+        env: String,
+        /// The host the logs were taken on, for the record.
+        #[arg(long)]
+        host: Option<String>,
+        #[arg(long, env = "DBDYNO_DATA_DIR")]
+        data_dir: Option<PathBuf>,
+        /// Print the record as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// sysbench text output → runs in the history, one run per file.
     Sysbench {

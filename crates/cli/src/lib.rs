@@ -6,12 +6,14 @@
 mod access;
 pub mod args;
 mod args_history;
+mod clients;
 mod cmd;
 mod exit;
 mod monitoring;
 pub mod overlay;
 mod print;
 mod record;
+mod spaced_values;
 pub mod sysbench_options;
 
 use std::process::ExitCode;
@@ -21,12 +23,28 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 use args::{ToolCli, ToolCommand, WorkloadCli};
 
 /// First words that name a DB Dyno command rather than a sysbench workload.
-const TOOL_WORDS: [&str; 7] = [
-    "ladder", "runs", "import", "profile", "check", "monitor", "report",
+const TOOL_WORDS: [&str; 8] = [
+    "ladder", "runs", "import", "profile", "check", "monitor", "report", "hwtest",
 ];
 
 /// Runs the command line `argv` (as the process got it).
 pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
+    let argv: Vec<String> = argv.into_iter().collect();
+    // The hidden agent of a load client (`--clients`): started by the coordinator,
+    // never typed by a user, so it stays out of the help and of sysbench's grammar.
+    if argv.len() == 2 && argv[1] == "agent" {
+        return cmd::agent::run();
+    }
+    // The hardware tests' agent on the database host (`dbdyno hwtest`): hidden the same way.
+    if argv.len() == 2 && argv[1] == dbdyno_hwremote::protocol::AGENT_COMMAND {
+        return ExitCode::from(dbdyno_hwremote::agent::serve() as u8);
+    }
+    // sysbench-tpcc's own options (--scale, --trx_level ...) leave first: the rest is
+    // the sysbench form every workload shares.
+    let argv = match cmd::tpcc::take_options(argv.into_iter().collect()) {
+        Ok(x) => x,
+        Err(e) => return exit::usage_error(e.into()),
+    };
     let argv = match sysbench_options::translate(args::normalize_args(argv)) {
         Ok(t) => {
             print_deprecation_notes(&t);
@@ -34,7 +52,15 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
         }
         Err(refusal) => return exit::usage_error(refusal.into()),
     };
+    // sysbench's grammar takes a value only after '=' (DB Dyno's own commands take both).
+    if !args::first_word(&argv).is_some_and(|w| TOOL_WORDS.contains(&w)) {
+        if let Err(spaced) = spaced_values::refuse(&argv) {
+            return exit::usage_error(spaced.into());
+        }
+    }
     match args::first_word(&argv) {
+        // fileio, cpu, memory: the native hardware tests, in sysbench's grammar.
+        Some(w) if cmd::hwtest::is_hardware_test(w) => cmd::hwtest::run(&argv),
         Some(w) if TOOL_WORDS.contains(&w) => {
             let matches = ToolCli::command()
                 .try_get_matches_from(&argv)
@@ -53,6 +79,7 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
                 ToolCommand::Check(a) => cmd::check::run(&a, &m),
                 ToolCommand::Monitor(a) => cmd::monitor::run(&a, &m),
                 ToolCommand::Report(a) => cmd::report::run(&a),
+                ToolCommand::Hwtest(a) => cmd::hwtest_remote::run(&a, &m),
             }
         }
         Some("help") | None => {
@@ -61,7 +88,7 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(_) => {
-            let matches = WorkloadCli::command()
+            let matches = spaced_values::workload_command()
                 .try_get_matches_from(&argv)
                 .unwrap_or_else(|e| e.exit());
             let cli = WorkloadCli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
@@ -73,12 +100,14 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
 /// The plan `dbdyno ladder <argv...>` runs, without its password: the command line's
 /// road to a plan, which tests hold against the app's.
 pub fn ladder_plan_of(argv: &[&str]) -> anyhow::Result<dbdyno_engine::Plan> {
-    let argv = args::normalize_args(
+    let argv = cmd::tpcc::take_options(
         ["dbdyno", "ladder"]
             .iter()
             .chain(argv)
-            .map(|s| s.to_string()),
-    );
+            .map(|s| s.to_string())
+            .collect(),
+    )?;
+    let argv = args::normalize_args(argv);
     let matches = ToolCli::command().try_get_matches_from(&argv)?;
     let ToolCommand::Ladder(a) = ToolCli::from_arg_matches(&matches)?.command else {
         anyhow::bail!("not a ladder");

@@ -48,6 +48,19 @@ pub fn print_problems(problems: &[Check]) {
 /// Why the run did not start, with what the user can do about it.
 pub fn not_started(e: NotStarted) -> anyhow::Error {
     match e {
+        // --skip-checks does not get past a hardware test on the host: only its end does.
+        NotStarted::Refused { problems }
+            if problems
+                .iter()
+                .any(|c| c.id == dbdyno_session::run::HARDWARE_TEST_RUNNING) =>
+        {
+            let why = problems
+                .iter()
+                .find(|c| c.id == dbdyno_session::run::HARDWARE_TEST_RUNNING)
+                .map(|c| c.seen.clone())
+                .unwrap_or_default();
+            anyhow::anyhow!("{why}; nothing was run. Run again when the hardware test has ended")
+        }
         e @ NotStarted::Refused { .. } => anyhow::anyhow!(
             "{e}. Fix them (`dbdyno check` with the same options explains, `--fix` applies \
              what it can), or add --skip-checks to run anyway"

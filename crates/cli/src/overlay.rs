@@ -52,6 +52,12 @@ impl Applied {
             WorkloadCommand::Prewarm => SingleCommand::Prewarm,
             WorkloadCommand::Run => SingleCommand::Run,
             WorkloadCommand::Cleanup => SingleCommand::Cleanup,
+            // The check reads the data: the plan it needs is cleanup's (a connection,
+            // no step), never run.
+            WorkloadCommand::Check if scenario.is_tpcc() => SingleCommand::Cleanup,
+            WorkloadCommand::Check => {
+                bail!("check: only tpcc has consistency checks (dbdyno tpcc ... check)")
+            }
         };
         self.profile
             .to_single_plan(scenario, command, threads)
@@ -202,6 +208,37 @@ mod tests {
         )?;
         let plan = applied.ladder_plan()?;
         Ok((applied, plan))
+    }
+
+    /// sysbench-tpcc's options go onto the profile like every workload option: the ones
+    /// the command line names win, the profile's other tpcc keys hold.
+    #[test]
+    fn tpcc_options_named_win_and_the_profiles_others_hold() {
+        let dir = std::env::temp_dir().join(format!("dbdyno-overlay-tpcc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("tpcc.toml");
+        std::fs::write(
+            &file,
+            "schema_version = 1\nname = \"tpcc\"\n[plan]\nscenarios = [\"tpcc\"]\n\
+             [workload]\nscale = 10\ntrx_level = \"SER\"\nuse_fk = false\n",
+        )
+        .unwrap();
+        let profile = format!("--profile={}", file.display());
+        let plan = crate::ladder_plan_of(&[
+            &profile,
+            "--scenarios=tpcc",
+            "--trx_level=RC",
+            "--tables",
+            "2",
+        ])
+        .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let o = &plan.workload.tpcc;
+        assert_eq!(
+            o.trx_level,
+            dbdyno_engine::tpcc::IsolationLevel::ReadCommitted
+        );
+        assert_eq!((o.scale, o.use_fk, o.tables), (10, false, 2));
     }
 
     #[test]

@@ -102,6 +102,8 @@ impl Printer {
             EngineEvent::Cooldown { seconds } => {
                 let _ = writeln!(out, "cool-down {seconds}s...");
             }
+            // Its warning was printed just before, and the closing line lists it again.
+            EngineEvent::StepFailed { .. } => {}
         }
     }
 
@@ -122,11 +124,18 @@ impl Printer {
                     "{}",
                     sysbench_text::format_summary(result, hist.as_ref())
                 );
+                // TPC-C's own figures come after everything sysbench prints.
+                if let Some(tpcc) = &result.tpcc {
+                    let _ = writeln!(out, "{}", tpcc.text());
+                }
             }
             Style::Ladder => {
                 let _ = writeln!(out, "{}", ladder_text::step_line(result));
                 if let Some(open_loop) = &result.open_loop {
                     let _ = writeln!(out, "{}", open_loop.line());
+                }
+                if let Some(tpcc) = &result.tpcc {
+                    let _ = writeln!(out, "  tpmC {:.0}, NOPM {:.0}", tpcc.tpmc, tpcc.nopm);
                 }
                 if let Some(target) = &self.sla {
                     let _ = writeln!(out, "{}", sla::text::step_mark(result, target));

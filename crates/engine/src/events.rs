@@ -54,6 +54,14 @@ pub enum EngineEvent {
     Cooldown {
         seconds: u64,
     },
+    /// A measured step failed and the ladder goes on (`--on-step-error=continue`): it
+    /// has no figures, and `error` says why (for connections that could not all open,
+    /// how many did). `step` is its number, as [`EngineEvent::StepStarted`] would give it.
+    StepFailed {
+        step: usize,
+        label: String,
+        error: String,
+    },
 }
 
 /// How far a step's connections got while they open.

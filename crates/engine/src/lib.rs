@@ -19,6 +19,7 @@
 //! Non-goals: scheduling several servers at once, PostgreSQL.
 
 pub mod cancel;
+pub mod clients;
 pub mod driver;
 pub mod error;
 pub mod events;
@@ -33,6 +34,7 @@ pub mod runner;
 pub mod sla;
 pub mod stats;
 pub mod sysbench_text;
+pub mod tpcc;
 pub mod workload;
 
 pub use cancel::CancelToken;
@@ -42,7 +44,9 @@ pub use plan::{
     ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepErrorPolicy, StepPlan,
 };
 pub use repeat::{Repeat, MAX_REPEATS};
-pub use results::{ConnectionsOpened, IntervalRecord, PrintedRates, StepResult};
-pub use runner::{run_plan, FailedStep, RunOutcome};
+pub use results::{
+    ClientLost, ClientStep, ConnectionsOpened, IntervalRecord, PrintedRates, StepResult,
+};
+pub use runner::{run_plan, run_plan_with, FailedStep, RunOutcome, StepRunner, ThisMachine};
 pub use sla::{SlaPhase, SlaTarget};
 pub use workload::{Scenario, StatementClass, WorkloadOptions};

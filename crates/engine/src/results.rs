@@ -248,6 +248,55 @@ pub struct StepResult {
     /// between a step within the latency target and one beyond it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sla_search: bool,
+    /// A step run from several load clients (`--clients`): each client's own share.
+    /// The step's other fields are the exact merge of these (sums per second on the
+    /// common clock, percentiles from the merged histogram). Empty for a step run from
+    /// this machine alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientStep>,
+    /// The tpcc scenario's figures (tpmC, NOPM, per transaction type); absent for the
+    /// OLTP scenarios and in runs recorded before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<crate::tpcc::TpccResult>,
+}
+
+/// One load client's share of a step run from several clients.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientStep {
+    /// The client as the user named it: `local`, or `ssh://user@host:port`.
+    pub client: String,
+    /// This client's share of the step's threads.
+    pub threads: u32,
+    pub transactions: u64,
+    pub queries: QueryCounts,
+    pub ignored_errors: u64,
+    pub reconnects: u64,
+    /// Over this client's measured time.
+    pub tps: f64,
+    pub qps: f64,
+    /// Latency at the step's percentile from this client's own histogram, in ms.
+    pub latency_pct_ms: f64,
+    /// The load generator's CPU on that client machine.
+    pub client_cpu: ClientCpu,
+    /// True when this client's CPU, not the server, likely limited its share.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub client_bound: bool,
+    /// That client's clock minus this machine's, measured before the step and
+    /// corrected for when the common start instant was given to it, in ms.
+    pub clock_offset_ms: f64,
+    /// Per-second records of this client alone, on the common clock.
+    pub intervals: Vec<IntervalRecord>,
+    /// Set when the client was lost during the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<ClientLost>,
+}
+
+/// A load client that stopped answering during a step: the step is partial.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientLost {
+    /// Seconds into the measured window when its last record arrived.
+    pub after_s: f64,
+    pub reason: String,
 }
 
 /// The time a step took to open its connections (connect, login, prepare) before its

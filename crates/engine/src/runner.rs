@@ -7,7 +7,7 @@ use crate::error::EngineError;
 use crate::events::{EngineEvent, EventSink};
 use crate::exec;
 use crate::phases::{self, PrepareReport, PrewarmReport};
-use crate::plan::{Phase, Plan, StepErrorPolicy};
+use crate::plan::{Phase, Plan, PrewarmOptions, StepErrorPolicy, StepPlan};
 use crate::results::StepResult;
 use crate::sla::{search, SlaPhase};
 
@@ -37,11 +37,74 @@ pub struct FailedStep {
     pub error: String,
 }
 
-/// Runs `plan`. Returns the outcome and, when a phase failed, the error that stopped it.
+/// Who runs the plan's measured steps and its prewarm: this machine ([`ThisMachine`]),
+/// or several load clients (the `dbdyno-clients` coordinator, `--clients`). Prepare and
+/// cleanup always run from this machine: one client loads and drops the tables.
+pub trait StepRunner: Sync {
+    /// Runs one measured step and returns its figures, as [`exec::run_step`] does.
+    fn run_step(
+        &self,
+        plan: &Plan,
+        step: &StepPlan,
+        step_index: usize,
+        server_seen: bool,
+        events: &EventSink,
+        cancel: &CancelToken,
+    ) -> Result<StepResult, EngineError>;
+
+    /// Warms the server's caches before the steps.
+    fn prewarm(
+        &self,
+        plan: &Plan,
+        options: &PrewarmOptions,
+        events: &EventSink,
+        cancel: &CancelToken,
+    ) -> Result<PrewarmReport, EngineError> {
+        phases::prewarm(&plan.connect, &plan.workload, options, events, cancel)
+    }
+}
+
+/// Every step on this machine's threads: the one-machine run.
+pub struct ThisMachine;
+
+impl StepRunner for ThisMachine {
+    fn run_step(
+        &self,
+        plan: &Plan,
+        step: &StepPlan,
+        step_index: usize,
+        server_seen: bool,
+        events: &EventSink,
+        cancel: &CancelToken,
+    ) -> Result<StepResult, EngineError> {
+        exec::run_step(
+            &plan.connect,
+            &plan.workload,
+            step,
+            step_index,
+            server_seen,
+            events,
+            cancel,
+        )
+    }
+}
+
+/// Runs `plan` on this machine. Returns the outcome and, when a phase failed, the error
+/// that stopped it.
 pub fn run_plan(
     plan: &Plan,
     events: &EventSink,
     cancel: &CancelToken,
+) -> (RunOutcome, Option<EngineError>) {
+    run_plan_with(plan, events, cancel, &ThisMachine)
+}
+
+/// Runs `plan` with its steps run by `runner`.
+pub fn run_plan_with(
+    plan: &Plan,
+    events: &EventSink,
+    cancel: &CancelToken,
+    runner: &dyn StepRunner,
 ) -> (RunOutcome, Option<EngineError>) {
     let mut out = RunOutcome::default();
     if let Err(e) = plan.validate() {
@@ -72,6 +135,7 @@ pub fn run_plan(
             &mut out,
             events,
             cancel,
+            runner,
         );
         if let Err(e) = r {
             if cancel.is_cancelled() {
@@ -89,6 +153,11 @@ pub fn run_plan(
                     "step failed, the ladder goes on (--on-step-error=continue): {}: {}",
                     failed.label, failed.error
                 ));
+                events.send(EngineEvent::StepFailed {
+                    step: step_index,
+                    label: failed.label.clone(),
+                    error: failed.error.clone(),
+                });
                 out.failed_steps.push(failed);
                 // The failed step keeps its number, so that its warning is not filed
                 // under the next step and the app's list of steps stays aligned.
@@ -104,6 +173,7 @@ pub fn run_plan(
     (out, None)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_phase(
     plan: &Plan,
     phase: &Phase,
@@ -112,6 +182,7 @@ fn run_phase(
     out: &mut RunOutcome,
     events: &EventSink,
     cancel: &CancelToken,
+    runner: &dyn StepRunner,
 ) -> Result<(), EngineError> {
     let (c, w) = (&plan.connect, &plan.workload);
     match phase {
@@ -121,12 +192,12 @@ fn run_phase(
             out.prepare = Some(r);
         }
         Phase::Prewarm(p) => {
-            let r = phases::prewarm(c, w, p, events, cancel)?;
+            let r = runner.prewarm(plan, p, events, cancel)?;
             events.send(EngineEvent::PrewarmFinished(r.clone()));
             out.prewarm = Some(r);
         }
         Phase::Step(step) => {
-            let r = exec::run_step(c, w, step, *step_index, server_seen, events, cancel)?;
+            let r = runner.run_step(plan, step, *step_index, server_seen, events, cancel)?;
             events.send(EngineEvent::StepFinished {
                 step: *step_index,
                 result: Box::new(r.clone()),
@@ -141,7 +212,7 @@ fn run_phase(
         Phase::Cleanup { scenario, threads } => {
             out.dropped_tables = phases::cleanup(c, w, *scenario, *threads, events)?;
         }
-        Phase::Sla(sla) => capacity_search(plan, sla, step_index, out, events, cancel)?,
+        Phase::Sla(sla) => capacity_search(plan, sla, step_index, out, events, cancel, runner)?,
     }
     Ok(())
 }
@@ -156,6 +227,7 @@ fn capacity_search(
     out: &mut RunOutcome,
     events: &EventSink,
     cancel: &CancelToken,
+    runner: &dyn StepRunner,
 ) -> Result<(), EngineError> {
     let target = &sla.target;
     for scenario in search::scenarios_in_order(plan) {
@@ -182,15 +254,7 @@ fn capacity_search(
                 target.compact(),
                 step.threads
             ));
-            let mut r = exec::run_step(
-                &plan.connect,
-                &plan.workload,
-                &step,
-                *step_index,
-                true,
-                events,
-                cancel,
-            )?;
+            let mut r = runner.run_step(plan, &step, *step_index, true, events, cancel)?;
             r.sla_search = true;
             events.send(EngineEvent::StepFinished {
                 step: *step_index,

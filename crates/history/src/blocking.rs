@@ -28,6 +28,16 @@ impl BlockingHistory {
         &self.history
     }
 
+    /// Runs `f` (a query on [`Self::history`]'s pool) on this history's runtime. Not on
+    /// another one: the pool hands a used connection back through a task spawned where
+    /// it was used, and this current-thread runtime polls such tasks only inside its own
+    /// `block_on`, so a query awaited elsewhere may find every connection still on its
+    /// way back and time out (seen on a loaded machine: `PoolTimedOut` after 30 s).
+    #[cfg(test)]
+    pub(crate) fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.rt.block_on(f)
+    }
+
     pub fn list_runs(&self, env: Option<&str>) -> Result<Vec<RunSummary>, HistoryError> {
         self.rt.block_on(self.history.list_runs(env))
     }
@@ -55,6 +65,23 @@ impl BlockingHistory {
             self.history
                 .insert_finished_run(new, steps, state, ended_at_ms),
         )
+    }
+}
+
+/// The environments' hardware records (hardware.rs).
+impl BlockingHistory {
+    pub fn insert_hardware(
+        &self,
+        new: &crate::hardware::NewHardwareRecord,
+    ) -> Result<i64, HistoryError> {
+        self.rt.block_on(self.history.insert_hardware(new))
+    }
+
+    pub fn list_hardware(
+        &self,
+        env: Option<&str>,
+    ) -> Result<Vec<crate::hardware::HardwareRecord>, HistoryError> {
+        self.rt.block_on(self.history.list_hardware(env))
     }
 }
 

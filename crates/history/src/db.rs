@@ -52,12 +52,23 @@ impl History {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
+        // Migrations run on a connection of their own without foreign keys: a migration
+        // that rebuilds a table others point at (SQLite cannot change a constraint in
+        // place) would otherwise cascade its DROP into them, and sqlx runs each
+        // migration inside a transaction, where the pragma cannot be switched off.
+        let migrating = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone().foreign_keys(false))
+            .await
+            .map_err(open_err)?;
+        let migrated = migrate(&migrating, &path).await;
+        migrating.close().await;
+        migrated?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options)
             .await
             .map_err(open_err)?;
-        migrate(&pool, &path).await?;
         // Steps stored before steps carried their confidence get it once (SQL cannot
         // do batch means, so this is not a migration).
         crate::confidence::backfill(&pool).await?;

@@ -18,11 +18,14 @@
 //! stored here skip them; see docs/history.md), remote databases.
 
 pub mod blocking;
+pub mod clients;
 pub mod command_line;
 mod confidence;
 mod db;
 pub mod environment;
 mod error;
+pub mod hardware;
+pub mod host_lock;
 pub mod import_sysbench;
 pub mod model;
 pub mod paths;
@@ -37,6 +40,7 @@ mod writer;
 mod tests;
 
 pub use blocking::BlockingHistory;
+pub use clients::ClientRow;
 pub use db::{History, DB_FILE_NAME};
 pub use error::HistoryError;
 pub use model::{

@@ -8,12 +8,14 @@ use crate::HistoryError;
 
 /// Life cycle of a run. `running` becomes one of the others; `interrupted` is set when
 /// the history is opened and the process that wrote a `running` run is gone (a crash,
-/// kill -9, a power cut).
+/// kill -9, a power cut). `partial`: the run went to its end past steps that failed
+/// (`--on-step-error=continue`); its failure names them, one line each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunState {
     Running,
     Complete,
+    Partial,
     Cancelled,
     Failed,
     Interrupted,
@@ -24,6 +26,7 @@ impl RunState {
         match self {
             RunState::Running => "running",
             RunState::Complete => "complete",
+            RunState::Partial => "partial",
             RunState::Cancelled => "cancelled",
             RunState::Failed => "failed",
             RunState::Interrupted => "interrupted",
@@ -34,6 +37,7 @@ impl RunState {
         Ok(match s {
             "running" => RunState::Running,
             "complete" => RunState::Complete,
+            "partial" => RunState::Partial,
             "cancelled" => RunState::Cancelled,
             "failed" => RunState::Failed,
             "interrupted" => RunState::Interrupted,

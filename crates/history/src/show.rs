@@ -71,14 +71,22 @@ pub fn run_text(run: &StoredRun) -> String {
     if !run.labels.is_empty() {
         s.push_str(&format!("  labels:   {}\n", run.labels.join(", ")));
     }
-    if let Some(f) = &run.failure {
-        s.push_str(&format!("  failure:  {f}\n"));
+    match (&run.failure, run.state) {
+        // A partial run's failure is its failed steps, one line each.
+        (Some(f), crate::RunState::Partial) => {
+            s.push_str("  failed steps (not measured; the others ran):\n");
+            for line in f.lines() {
+                s.push_str(&format!("    {line}\n"));
+            }
+        }
+        (Some(f), _) => s.push_str(&format!("  failure:  {f}\n")),
+        (None, _) => {}
     }
     s.push_str(&format!("  steps:    {}\n", run.steps.len()));
     for step in &run.steps {
         let r = &step.result;
         s.push_str(&format!(
-            "\n=== step {}: {} @ {} threads{}{} ===\n",
+            "\n=== step {}: {} @ {} threads{}{}{} ===\n",
             step.index + 1,
             r.scenario,
             r.threads,
@@ -86,7 +94,8 @@ pub fn run_text(run: &StoredRun) -> String {
                 .label()
                 .map(|l| format!(", {l}"))
                 .unwrap_or_default(),
-            if r.cancelled { " (cancelled)" } else { "" }
+            if r.cancelled { " (cancelled)" } else { "" },
+            crate::clients::partial_mark(r)
         ));
         if let Some(open_loop) = &r.open_loop {
             s.push_str(&open_loop.line());
@@ -117,6 +126,7 @@ pub fn run_text(run: &StoredRun) -> String {
         if r.confidence_or_computed().is_none() {
             s.push_str(NO_CONFIDENCE);
         }
+        s.push_str(&crate::clients::clients_text(r));
         s.push_str(&server_figures(run, step.index));
     }
     if !run.warnings.is_empty() {

@@ -16,6 +16,66 @@ fn step(fixture: &str, scenario: Scenario) -> StepResult {
     parse_sysbench_output(text).unwrap()[0].to_step_result(scenario)
 }
 
+/// A measured step with intervals, for tests elsewhere in the crate.
+pub(crate) fn step_for_tests() -> StepResult {
+    step("intervals", Scenario::OltpReadWrite)
+}
+
+/// A step run from two clients is stored with one `step_clients` row per client,
+/// queryable in SQL, and comes back with its clients; `runs show` prints them.
+#[test]
+fn a_step_from_several_clients_keeps_a_row_per_client() {
+    let dir = tempfile::tempdir().unwrap();
+    rt().block_on(async {
+        let h = History::open(dir.path()).await.unwrap();
+        let id = h.create_run(&NewRun::new("env-a", "ladder")).await.unwrap();
+        let shared = crate::clients::tests::with_two_clients(step_for_tests());
+        h.record_step(id, 0, &step_for_tests()).await.unwrap();
+        h.record_step(id, 1, &shared).await.unwrap();
+        let run = h.load_run(id).await.unwrap();
+        assert!(run.steps[0].result.clients.is_empty());
+        assert_eq!(run.steps[1].result, shared, "clients come back whole");
+        let rows = h.client_rows(id).await.unwrap();
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert!(rows.iter().all(|r| r.step_index == 1));
+        let lost = rows
+            .iter()
+            .find(|r| r.client == "ssh://bench@c2:22")
+            .unwrap();
+        assert_eq!(
+            (
+                lost.threads,
+                lost.tps,
+                lost.client_cpu_pct,
+                lost.client_bound
+            ),
+            (3, 400.0, 92.0, true)
+        );
+        assert_eq!(lost.lost_after_s, Some(12.5));
+        assert_eq!(
+            lost.lost_reason.as_deref(),
+            Some("the SSH connection closed")
+        );
+        let local = rows.iter().find(|r| r.client == "local").unwrap();
+        assert_eq!(
+            (local.transactions, local.errors, local.lost_after_s),
+            (6000, 1, None)
+        );
+        // Storing the step again replaces its rows; deleting the run removes them.
+        h.record_step(id, 1, &shared).await.unwrap();
+        assert_eq!(h.client_rows(id).await.unwrap().len(), 2);
+        let text = crate::show::run_text(&run);
+        assert!(text.contains("Load clients (2, merged above):"), "{text}");
+        assert!(text.contains("Partial step: ssh://bench@c2:22"), "{text}");
+        assert!(
+            text.contains("@ 2 threads (partial: a load client was lost) ==="),
+            "{text}"
+        );
+        h.delete_run(id).await.unwrap();
+        assert!(h.client_rows(id).await.unwrap().is_empty());
+    });
+}
+
 fn rt() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -129,6 +189,38 @@ fn an_open_loop_step_comes_back_with_its_queue() {
             back.intervals, s.intervals,
             "NULL columns read as a closed loop"
         );
+    });
+}
+
+/// A run that went on past a failed step (`--on-step-error=continue`) ends `partial`:
+/// its failure names the failed step, `runs show` lists it, the list says `partial`.
+#[test]
+fn a_partial_run_keeps_its_state_and_failed_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    rt().block_on(async {
+        let h = History::open(dir.path()).await.unwrap();
+        let id = h.create_run(&NewRun::new("env-a", "ladder")).await.unwrap();
+        h.record_step(id, 0, &step("intervals", Scenario::OltpReadWrite))
+            .await
+            .unwrap();
+        let failure =
+            "oltp_read_write @ 16 threads: 8 of 16 connections opened: Too many connections";
+        h.finish_run(id, RunState::Partial, Some(failure))
+            .await
+            .unwrap();
+        let run = h.load_run(id).await.unwrap();
+        assert_eq!(run.state, RunState::Partial);
+        assert_eq!(run.failure.as_deref(), Some(failure));
+        assert_eq!(run.steps.len(), 1, "the measured step is kept");
+        let text = crate::show::run_text(&run);
+        assert!(
+            text.contains(
+                "  failed steps (not measured; the others ran):\n    oltp_read_write @ 16 threads: 8 of 16 connections opened"
+            ),
+            "{text}"
+        );
+        let listed = h.list_runs(None).await.unwrap();
+        assert_eq!(listed[0].state.as_str(), "partial");
     });
 }
 
@@ -297,8 +389,8 @@ fn list_filters_and_orders_and_delete_removes_everything() {
         h.delete_run(ids[0]),
         Err(crate::HistoryError::NoSuchRun(_))
     ));
-    let rt = rt();
-    let left: i64 = rt
+    // On the history's own runtime: see BlockingHistory::block_on.
+    let left: i64 = h
         .block_on(
             sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM intervals")
                 .fetch_one(&h.history().pool),
@@ -315,8 +407,7 @@ fn list_filters_and_orders_and_delete_removes_everything() {
 fn the_database_is_in_wal_mode() {
     let dir = tempfile::tempdir().unwrap();
     let h = BlockingHistory::open(dir.path()).unwrap();
-    let rt = rt();
-    let mode: String = rt
+    let mode: String = h
         .block_on(sqlx::query_scalar("PRAGMA journal_mode").fetch_one(&h.history().pool))
         .unwrap();
     assert_eq!(mode, "wal");
@@ -345,6 +436,63 @@ async fn database_before(dir: &std::path::Path, version: i64) -> sqlx::SqlitePoo
     );
     old.run(&pool).await.unwrap();
     pool
+}
+
+/// The `partial` state's migration rebuilds `runs`: every run, its steps and warnings
+/// survive it (migrations run without foreign keys, so nothing cascades), the old
+/// schema refused `partial` and the new one takes it, and deleting a run still removes
+/// its steps (the references point at the new table).
+#[test]
+fn the_partial_state_migration_keeps_every_run_and_its_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    rt().block_on(async {
+        let pool = database_before(dir.path(), 20261211000000).await;
+        sqlx::query(
+            "INSERT INTO runs (env, source, command, state, started_at_ms, tool_version) VALUES ('old', 'dbdyno', 'ladder', 'complete', 5, '0.1.0')",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        let json = serde_json::to_string(&step("intervals", Scenario::OltpReadWrite)).unwrap();
+        sqlx::query(
+            "INSERT INTO steps (run_id, step_index, scenario, threads, started_unix_ms, ended_unix_ms, result_json, histogram) VALUES (1, 0, 'oltp_read_write', 2, 0, 0, ?, '')",
+        )
+        .bind(json)
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO warnings (run_id, step_index, at_ms, text) VALUES (1, 0, 5, 'w')")
+            .execute(&pool)
+            .await
+            .unwrap();
+        assert!(
+            sqlx::query("UPDATE runs SET state = 'partial'")
+                .execute(&pool)
+                .await
+                .is_err(),
+            "the old schema has no 'partial'"
+        );
+        pool.close().await;
+
+        let h = History::open(dir.path()).await.unwrap();
+        let run = h.load_run(1).await.unwrap();
+        assert_eq!(run.steps.len(), 1, "the step survived the rebuild");
+        assert_eq!(run.warnings.len(), 1);
+        sqlx::query("UPDATE runs SET state = 'partial'")
+            .execute(&h.pool)
+            .await
+            .unwrap();
+        assert_eq!(h.load_run(1).await.unwrap().state, RunState::Partial);
+        sqlx::query("DELETE FROM runs WHERE id = 1")
+            .execute(&h.pool)
+            .await
+            .unwrap();
+        let steps: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM steps")
+            .fetch_one(&h.pool)
+            .await
+            .unwrap();
+        assert_eq!(steps, 0, "the steps went with their run");
+    });
 }
 
 /// A history written by the previous schema (figures NOT NULL, 0 for "not printed")

@@ -326,6 +326,41 @@ async fn insert_step(
         .execute(&mut **tx)
         .await?;
     }
+    insert_client_rows(tx, run_id, step_index, result).await
+}
+
+/// One `step_clients` row per load client of a step run from several clients.
+async fn insert_client_rows(
+    tx: &mut Transaction<'_, Sqlite>,
+    run_id: i64,
+    step_index: u32,
+    result: &StepResult,
+) -> Result<(), HistoryError> {
+    for c in &result.clients {
+        sqlx::query(
+            "INSERT INTO step_clients (run_id, step_index, client, threads, tps, qps, latency_pct_ms,
+                                       transactions, errors, reconnects, client_cpu_pct, client_bound,
+                                       lost_after_s, lost_reason)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(run_id)
+        .bind(step_index)
+        .bind(&c.client)
+        .bind(c.threads)
+        .bind(c.tps)
+        .bind(c.qps)
+        .bind(c.latency_pct_ms)
+        // SQLite integers are signed 64-bit; counts never come near the limit.
+        .bind(c.transactions as i64)
+        .bind(c.ignored_errors as i64)
+        .bind(c.reconnects as i64)
+        .bind(c.client_cpu.percent_of_machine)
+        .bind(c.client_bound)
+        .bind(c.lost.as_ref().map(|l| l.after_s))
+        .bind(c.lost.as_ref().map(|l| l.reason.as_str()))
+        .execute(&mut **tx)
+        .await?;
+    }
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! profile that leaves a field out means what the command line means without the option.
 
 use dbdyno_engine::plan::PrewarmOptions;
+use dbdyno_engine::tpcc::{IsolationLevel, TpccOptions};
 use dbdyno_engine::workload::{IgnoreErrors, RandType};
 use dbdyno_engine::{
     ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, Scenario, SlaTarget, StepPlan,
@@ -147,8 +148,39 @@ impl Profile {
             },
             ps_mode: w.db_ps_mode.unwrap_or(d.ps_mode),
             ignore_errors,
+            tpcc: self.tpcc_options(&mut problems),
         };
         (options, problems)
+    }
+
+    /// sysbench-tpcc's options: its own keys, with `tables` and `mysql_storage_engine`
+    /// shared with the OLTP workloads as on sysbench-tpcc's command line.
+    fn tpcc_options(&self, problems: &mut Vec<Problem>) -> TpccOptions {
+        let w = &self.workload;
+        let d = TpccOptions::default();
+        let trx_level = match &w.trx_level {
+            Some(s) => IsolationLevel::parse(s).unwrap_or_else(|| {
+                problems.push(problem(
+                    "workload.trx_level",
+                    format!("'{s}': expected RC, RR or SER"),
+                ));
+                d.trx_level
+            }),
+            None => d.trx_level,
+        };
+        if w.scale == Some(0) {
+            problems.push(problem("workload.scale", "must be at least 1 (warehouses)"));
+        }
+        TpccOptions {
+            scale: w.scale.filter(|n| *n > 0).unwrap_or(d.scale),
+            tables: w.tables.unwrap_or(d.tables),
+            use_fk: w.use_fk.unwrap_or(d.use_fk),
+            force_pk: w.force_pk.unwrap_or(d.force_pk),
+            trx_level,
+            enable_purge: w.enable_purge.unwrap_or(d.enable_purge),
+            storage_engine: w.mysql_storage_engine.clone().unwrap_or(d.storage_engine),
+            table_options: w.mysql_table_options.clone().unwrap_or(d.table_options),
+        }
     }
 
     /// The thread ladder with the engine's defaults (30 s steps, one-second records).
@@ -381,6 +413,48 @@ fn plan_problem(e: &PlanError) -> Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// sysbench-tpcc's keys reach the plan's TPC-C options; `tables` and
+    /// `mysql_storage_engine` serve them too, as on sysbench-tpcc's command line.
+    #[test]
+    fn tpcc_keys_reach_the_plan() {
+        let toml = "schema_version = 1\nname = \"x\"\n[plan]\nscenarios = [\"tpcc\"]\n\
+                    [workload]\ntables = 2\nmysql_storage_engine = \"myisam\"\nscale = 4\n\
+                    use_fk = false\nforce_pk = true\ntrx_level = \"RC\"\nenable_purge = true\n\
+                    mysql_table_options = \"COMPRESSION='lz4'\"\n";
+        let p: Profile = toml::from_str(toml).unwrap();
+        let t = p.to_plan().unwrap().workload.tpcc;
+        assert_eq!(
+            t,
+            TpccOptions {
+                scale: 4,
+                tables: 2,
+                use_fk: false,
+                force_pk: true,
+                trx_level: IsolationLevel::ReadCommitted,
+                enable_purge: true,
+                storage_engine: "myisam".into(),
+                table_options: "COMPRESSION='lz4'".into(),
+            }
+        );
+        // The same keys set as options (the CLI's and the app's road) give the same plan.
+        let mut q = Profile::named("x");
+        for (option, value) in p.to_options() {
+            q.set_option(option, &value).unwrap();
+        }
+        assert_eq!(q.to_plan().unwrap().workload.tpcc, t);
+    }
+
+    #[test]
+    fn a_bad_trx_level_and_scale_are_refused_on_their_lines() {
+        let text = "schema_version = 1\nname = \"x\"\n[plan]\nscenarios = [\"tpcc\"]\n\
+                    [workload]\nscale = 0\ntrx_level = \"XX\"\n";
+        let err = crate::load::load_str(text, "t", "t").unwrap_err();
+        let problems = err.problems();
+        let at = |field: &str| problems.iter().find(|p| p.field == field).map(|p| p.line);
+        assert_eq!(at("workload.scale"), Some(Some(6)), "{problems:?}");
+        assert_eq!(at("workload.trx_level"), Some(Some(7)), "{problems:?}");
+    }
 
     #[test]
     fn empty_profile_means_engine_defaults() {

@@ -130,6 +130,12 @@ pub const FIELDS: &[Field] = &[
         "scenarios, run in this order",
     ),
     f("plan.threads", "threads", IntList, "the thread ladder"),
+    f(
+        "plan.clients",
+        "clients",
+        StrList,
+        "load clients that take part: local, ssh://[user@]host[:port] (default: local and every [[clients]] entry)",
+    ),
     f("plan.time", "time", Int, "seconds per measured step"),
     f(
         "plan.events",
@@ -391,6 +397,42 @@ pub const FIELDS: &[Field] = &[
         "db-ps-mode",
         Str,
         "auto (server-side prepared statements) or disable",
+    ),
+    f(
+        "workload.scale",
+        "scale",
+        Int,
+        "tpcc: warehouses per set of tables",
+    ),
+    f(
+        "workload.use_fk",
+        "use-fk",
+        Bool,
+        "tpcc: create the foreign keys",
+    ),
+    f(
+        "workload.force_pk",
+        "force-pk",
+        Bool,
+        "tpcc: give the history table a primary key",
+    ),
+    f(
+        "workload.trx_level",
+        "trx-level",
+        Str,
+        "tpcc: isolation level, RC, RR or SER",
+    ),
+    f(
+        "workload.enable_purge",
+        "enable-purge",
+        Bool,
+        "tpcc: add the purge transaction to the mix",
+    ),
+    f(
+        "workload.mysql_table_options",
+        "mysql-table-options",
+        Str,
+        "tpcc: text appended to every CREATE TABLE",
     ),
 ];
 

@@ -13,6 +13,7 @@
 //! holding a secret in any file.
 
 pub mod catalog;
+pub mod clients;
 pub mod convert;
 mod error;
 pub mod fields;
@@ -29,11 +30,12 @@ mod user_keyring;
 pub mod validate;
 
 pub use catalog::{list_profiles, resolve_profile, ProfileEntry, ProfileOrigin};
+pub use clients::{ClientUrl, ClientUrlError, LoadClient};
 pub use convert::SingleCommand;
 pub use error::{Problem, ProfileError};
 pub use load::{load_file, load_str, Loaded};
 pub use model::{
-    MysqlSection, PasswordFrom, PlanSection, Profile, SshAuth, SshSection, WorkloadSection,
-    SCHEMA_VERSION,
+    ClientEntry, MysqlSection, PasswordFrom, PlanSection, Profile, SshAuth, SshSection,
+    WorkloadSection, SCHEMA_VERSION,
 };
 pub use secrets::{SecretError, SecretKind, SecretStore};

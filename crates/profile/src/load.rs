@@ -227,6 +227,12 @@ fn shape_problems(table: &toml::Table) -> (Vec<Problem>, toml::Table) {
             cleaned.insert(key.clone(), toml::Value::Table(kept));
             continue;
         }
+        if key == "clients" {
+            if let Some(kept) = clients_shape(value, &mut problems) {
+                cleaned.insert(key.clone(), kept);
+            }
+            continue;
+        }
         match check_value(key, value) {
             Ok(()) => {
                 cleaned.insert(key.clone(), value.clone());
@@ -235,6 +241,65 @@ fn shape_problems(table: &toml::Table) -> (Vec<Problem>, toml::Table) {
         }
     }
     (problems, cleaned)
+}
+
+/// `[[clients]]`: a list of tables, each with `url` and the server's `[ssh]` keys
+/// (checked against that section's fields). Returns what can still be read.
+fn clients_shape(value: &toml::Value, problems: &mut Vec<Problem>) -> Option<toml::Value> {
+    let toml::Value::Array(entries) = value else {
+        problems.push(problem(
+            "clients",
+            None,
+            "give each load client as a [[clients]] table",
+        ));
+        return None;
+    };
+    let mut kept_entries = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let toml::Value::Table(t) = entry else {
+            problems.push(problem(
+                &format!("clients[{i}]"),
+                None,
+                "give each load client as a [[clients]] table",
+            ));
+            continue;
+        };
+        let mut kept = toml::Table::new();
+        for (k, v) in t {
+            let dotted = format!("clients[{i}].{k}");
+            let verdict = match k.as_str() {
+                "url" if v.is_str() => Ok(()),
+                "url" => Err(format!("expected text in quotes, found {}", kind_word(v))),
+                // Checked here: serde names no field inside a flattened section.
+                "auth" => check_value("ssh.auth", v).and_then(|()| {
+                    v.clone()
+                        .try_into::<crate::SshAuth>()
+                        .map(drop)
+                        .map_err(|_| {
+                            format!(
+                                "unknown value `{}` (expected one of `agent`, `key`, `password`)",
+                                v.as_str().unwrap_or_default()
+                            )
+                        })
+                }),
+                _ if k.contains("password") || k.contains("passphrase") || k == "secret" => Err(
+                    "secrets never go in profiles: delete this line and keep the client's \
+                     password in the keyring or DBDYNO_SSH_PASSWORD / DBDYNO_SSH_PASSPHRASE"
+                        .to_string(),
+                ),
+                _ => check_value(&format!("ssh.{k}"), v)
+                    .map_err(|m| m.replace("known here: ", "known here: url, ")),
+            };
+            match verdict {
+                Ok(()) => {
+                    kept.insert(k.clone(), v.clone());
+                }
+                Err(message) => problems.push(problem(&dotted, None, &message)),
+            }
+        }
+        kept_entries.push(toml::Value::Table(kept));
+    }
+    Some(toml::Value::Array(kept_entries))
 }
 
 /// Whether `value` fits the field `dotted`: known key, right kind. Never quotes the

@@ -34,6 +34,10 @@ pub struct Profile {
     pub plan: PlanSection,
     #[serde(default)]
     pub workload: WorkloadSection,
+    /// `[[clients]]`: machines that can drive load besides this one, each with its SSH
+    /// login. None: this machine alone. Which of them take part is `plan.clients`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientEntry>,
 }
 
 impl Profile {
@@ -49,6 +53,7 @@ impl Profile {
             data_disk: None,
             plan: PlanSection::default(),
             workload: WorkloadSection::default(),
+            clients: Vec::new(),
         }
     }
 }
@@ -126,6 +131,20 @@ pub struct SshSection {
     pub host_key_fingerprint: Option<String>,
 }
 
+/// One `[[clients]]` entry: a load client machine and how to log in to it. The login
+/// options are the server's `[ssh]` keys (`auth`, `key_path`, `host_key_fingerprint`),
+/// read into the same type; host, port and user come from `url` and are refused here.
+/// A password or key passphrase lives in the keyring under
+/// [`crate::clients::client_secret_scope`], never in the file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientEntry {
+    /// `ssh://[user@]host[:port]`, or `local` for this machine.
+    pub url: String,
+    /// The SSH login options; an option left out takes the server's `[ssh]` one.
+    #[serde(flatten)]
+    pub ssh: SshSection,
+}
+
 /// `[plan]`: the thread ladder and its phases; key `X` is the option `--X`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -183,6 +202,12 @@ pub struct PlanSection {
     /// "stop" (the default) or "continue".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub on_step_error: Option<dbdyno_engine::StepErrorPolicy>,
+    /// The load clients that take part (`--clients`): `local` and `ssh://` URLs, each
+    /// step's threads split across them. Not set: this machine followed by every
+    /// `[[clients]]` entry (none: this machine alone). Leave `local` out to drive the
+    /// load from the other machines only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clients: Option<Vec<String>>,
 }
 
 /// `[workload]`: sysbench's script options; key `X` is the option `--X`.
@@ -245,4 +270,20 @@ pub struct WorkloadSection {
     pub rand_zipfian_exp: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub db_ps_mode: Option<PsMode>,
+    // sysbench-tpcc's options, read by `tpcc` steps only (`tables` and
+    // `mysql_storage_engine` above serve them too, as on sysbench-tpcc's command line).
+    /// `--scale`: warehouses per set of tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub use_fk: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub force_pk: Option<bool>,
+    /// RC, RR or SER, sysbench-tpcc's spelling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trx_level: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enable_purge: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mysql_table_options: Option<String>,
 }

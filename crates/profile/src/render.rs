@@ -40,6 +40,27 @@ pub fn to_toml(p: &Profile, comments: &Comments) -> String {
         }
         out.push('\n');
     }
+    for c in &p.clients {
+        out.push_str(&client_table(c));
+    }
+    out
+}
+
+/// One `[[clients]]` table: its URL, then the `[ssh]` keys it sets, in the table's order.
+fn client_table(c: &crate::ClientEntry) -> String {
+    let mut out = format!(
+        "\n[[clients]]\nurl = {}\n",
+        toml::Value::String(c.url.clone())
+    );
+    let v = serde_json::to_value(&c.ssh).unwrap_or(Value::Null);
+    for f in FIELDS {
+        let Some(key) = f.key.strip_prefix("ssh.") else {
+            continue;
+        };
+        if let Some(value) = v.get(key).filter(|x| !x.is_null()) {
+            out.push_str(&format!("{key} = {}\n", toml_value(value)));
+        }
+    }
     out
 }
 

@@ -3,7 +3,7 @@
 //! describes would run.
 
 use crate::model::{MysqlSection, PlanSection, SshAuth, SshSection, WorkloadSection};
-use crate::{Problem, Profile, SCHEMA_VERSION};
+use crate::{ClientUrl, Problem, Profile, SCHEMA_VERSION};
 
 fn push(out: &mut Vec<Problem>, field: impl Into<String>, message: impl Into<String>) {
     out.push(Problem {
@@ -38,6 +38,7 @@ pub fn check(p: &Profile) -> Vec<Problem> {
     }
     check_plan(&p.plan, &mut out);
     check_workload(&p.workload, &mut out);
+    check_clients(p, &mut out);
     add_plan_problems(p, &mut out);
     out
 }
@@ -94,10 +95,16 @@ fn check_ssh(ssh: &SshSection, out: &mut Vec<Problem>) {
     if ssh.port == Some(0) {
         push(out, "ssh.port", "must be between 1 and 65535");
     }
+    check_ssh_login(ssh, "ssh", out);
+}
+
+/// The login options shared by the server's `[ssh]` and each `[[clients]]` entry;
+/// `at` is the dotted place of the section.
+fn check_ssh_login(ssh: &SshSection, at: &str, out: &mut Vec<Problem>) {
     if ssh.auth == Some(SshAuth::Key) && ssh.key_path.is_none() {
         push(
             out,
-            "ssh.key_path",
+            format!("{at}.key_path"),
             "missing: auth = \"key\" needs key_path",
         );
     }
@@ -105,9 +112,76 @@ fn check_ssh(ssh: &SshSection, out: &mut Vec<Problem>) {
         if !(fp.starts_with("SHA256:") || fp.starts_with("MD5:")) {
             push(
                 out,
-                "ssh.host_key_fingerprint",
+                format!("{at}.host_key_fingerprint"),
                 "give it as `ssh-keygen -lf` prints it: SHA256:...",
             );
+        }
+    }
+}
+
+/// Each `[[clients]]` entry: a URL that parses, said once, with login options only
+/// where there is something to log in to; and each name `plan.clients` chooses.
+fn check_clients(p: &Profile, out: &mut Vec<Problem>) {
+    let mut seen: Vec<ClientUrl> = Vec::new();
+    for (i, c) in p.clients.iter().enumerate() {
+        let at = format!("clients[{i}]");
+        let url = match ClientUrl::parse(&c.url) {
+            Ok(u) => u,
+            Err(e) => {
+                push(out, format!("{at}.url"), e.to_string());
+                continue;
+            }
+        };
+        if seen.contains(&url) {
+            push(out, format!("{at}.url"), "this client is listed twice");
+        }
+        let in_url = [
+            ("host", c.ssh.host.is_some()),
+            ("port", c.ssh.port.is_some()),
+            ("user", c.ssh.user.is_some()),
+        ];
+        for (key, set) in in_url {
+            if set {
+                push(
+                    out,
+                    format!("{at}.{key}"),
+                    "give host, port and user in url (ssh://user@host:port)",
+                );
+            }
+        }
+        let has_login = c.ssh.auth.is_some()
+            || c.ssh.key_path.is_some()
+            || c.ssh.host_key_fingerprint.is_some();
+        if url == ClientUrl::Local && has_login {
+            push(
+                out,
+                format!("{at}.url"),
+                "`local` is this machine: it takes no SSH options",
+            );
+        }
+        check_ssh_login(&c.ssh, &at, out);
+        seen.push(url);
+    }
+    let Some(chosen) = &p.plan.clients else {
+        return;
+    };
+    if chosen.is_empty() {
+        push(
+            out,
+            "plan.clients",
+            "give at least one client (`local` for this machine)",
+        );
+    }
+    let mut chosen_seen: Vec<ClientUrl> = Vec::new();
+    for (i, c) in chosen.iter().enumerate() {
+        match ClientUrl::parse(c) {
+            Ok(u) if chosen_seen.contains(&u) => push(
+                out,
+                format!("plan.clients[{i}]"),
+                format!("`{c}` is listed twice"),
+            ),
+            Ok(u) => chosen_seen.push(u),
+            Err(e) => push(out, format!("plan.clients[{i}]"), e.to_string()),
         }
     }
 }
@@ -264,6 +338,55 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(fields(&p), ["ssh.host", "ssh.key_path"]);
+    }
+
+    #[test]
+    fn clients_are_checked_each_on_its_own_entry() {
+        let mut p = Profile::named("x");
+        let entry = |url: &str| crate::ClientEntry {
+            url: url.into(),
+            ssh: Default::default(),
+        };
+        p.clients = vec![
+            entry("ssh://bench@c1"),
+            entry("c2"),
+            entry("ssh://bench@c1/"),
+            crate::ClientEntry {
+                url: "ssh://c3".into(),
+                ssh: crate::SshSection {
+                    host: Some("c3".into()),
+                    auth: Some(SshAuth::Key),
+                    ..Default::default()
+                },
+            },
+            crate::ClientEntry {
+                url: "local".into(),
+                ssh: crate::SshSection {
+                    auth: Some(SshAuth::Agent),
+                    ..Default::default()
+                },
+            },
+        ];
+        p.plan.clients = Some(vec!["local".into(), "ssh://c3:x".into(), "local".into()]);
+        assert_eq!(
+            fields(&p),
+            [
+                "clients[1].url",
+                "clients[2].url",
+                "clients[3].host",
+                "clients[3].key_path",
+                "clients[4].url",
+                "plan.clients[1]",
+                "plan.clients[2]",
+            ]
+        );
+        let twice = &check(&p)[1];
+        assert!(twice.message.contains("twice"), "{twice:?}");
+        p.clients.truncate(1);
+        p.plan.clients = Some(vec!["ssh://bench@c1".into(), "ssh://other".into()]);
+        assert!(fields(&p).is_empty(), "{:?}", check(&p));
+        p.plan.clients = Some(vec![]);
+        assert_eq!(fields(&p), ["plan.clients"]);
     }
 
     #[test]

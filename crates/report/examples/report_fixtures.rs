@@ -9,6 +9,13 @@
 //!   counts, shaped so that each bottleneck class, a regression and the seed's headline
 //!   ("35% more write TPS at 52% lower CPU") appear.
 //!
+//! - `tpcc_two_envs.json`: a tpcc ladder (1, 4, 8, 16 threads) on `before` and `after`
+//!   (a larger buffer pool), with tpmC, NOPM and the five transaction types, so that the
+//!   tpmC curve, the per-transaction table and Δ tpmC appear.
+//!
+//! - `three_envs_hardware.json`: hardware records of `three_envs`'s environments (idc,
+//!   华为云; none for ali_cloud), for the hardware table and its ratios.
+//!
 //! The fixtures are committed; the golden tests read them, never this generator, so a
 //! change here shows up as a fixture diff in review. Deterministic: no clock, no RNG crate.
 
@@ -16,9 +23,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use dbdyno_engine::results::{
-    ClientCpu, Fairness, IntervalRecord, LatencySummary, PrintedRates, QueryCounts, StepResult,
+    ClientCpu, ClientLost, ClientStep, Fairness, IntervalRecord, LatencySummary, PrintedRates,
+    QueryCounts, StepResult,
 };
 use dbdyno_engine::stats::{find_steady_window, LatencyHistogram};
+use dbdyno_engine::tpcc::{TpccResult, TpccTxnResult, TxnKind};
 use dbdyno_engine::{ConnectOptions, LadderSpec, Plan, Scenario, WorkloadOptions};
 use dbdyno_report::{
     EnvironmentFacts, MysqlFigures, ReportRun, ReportStep, ServerFigures, ServerSecond,
@@ -110,6 +119,8 @@ fn mix(s: Scenario) -> (f64, f64, f64) {
         Scenario::OltpReadOnly => (14.0, 0.0, 2.0),
         Scenario::OltpReadWrite => (14.0, 4.0, 2.0),
         Scenario::OltpWriteOnly => (0.0, 4.0, 2.0),
+        // sysbench-tpcc's statements per transaction over its mix (a real scale-1 log).
+        Scenario::Tpcc => (13.4, 14.0, 2.0),
         _ => (1.0, 0.0, 0.0),
     }
 }
@@ -235,6 +246,8 @@ fn make_step(s: &StepSpec) -> ReportStep {
             confidence: None,
             repeat: Default::default(),
             sla_search: false,
+            clients: Vec::new(),
+            tpcc: None,
         },
         server: Some(ServerFigures {
             cpu_pct_avg: avg(|p| p.cpu_pct),
@@ -790,6 +803,8 @@ fn seed_003() -> Vec<ReportRun> {
         confidence: None,
         repeat: Default::default(),
         sla_search: false,
+        clients: Vec::new(),
+        tpcc: None,
     };
     vec![ReportRun {
         id: "seed_003".into(),
@@ -814,6 +829,230 @@ fn seed_003() -> Vec<ReportRun> {
     }]
 }
 
+/// Seed 000's matrix driven from two load clients (`local` and a second machine over
+/// SSH): each step's threads split with the remainder to the first, its figures split
+/// 52/48; at 128 threads the second client is client-bound, and in the last step it is
+/// lost 21.5 s in, which makes that step partial.
+fn two_clients() -> Vec<ReportRun> {
+    let mut run = seed_000().remove(0);
+    run.id = "two_clients".into();
+    run.env_name = "two load clients".into();
+    run.command_line =
+        Some("dbdyno ladder --profile=idc --clients=local,ssh://bench@client2:22".into());
+    let last = run.steps.len() - 1;
+    for (i, step) in run.steps.iter_mut().enumerate() {
+        let r = &mut step.result;
+        let share = |client: &str, threads: u32, part: f64, cpu: f64| ClientStep {
+            client: client.into(),
+            threads,
+            transactions: (r.transactions as f64 * part).round() as u64,
+            tps: r.known_tps().unwrap_or_default() * part,
+            qps: r.known_qps().unwrap_or_default() * part,
+            latency_pct_ms: r.latency_pct_ms,
+            client_cpu: ClientCpu {
+                percent_of_machine: cpu,
+                cores: 8,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let busy = if r.threads >= 128 { 91.0 } else { 22.0 };
+        let mut second = share("ssh://bench@client2:22", r.threads / 2, 0.48, busy);
+        second.client_bound = busy >= 85.0;
+        if i == last {
+            second.lost = Some(ClientLost {
+                after_s: 21.5,
+                reason: "the SSH connection closed".into(),
+            });
+        }
+        let first = share("local", r.threads - r.threads / 2, 0.52, 30.0);
+        r.clients = vec![first, second];
+    }
+    vec![run]
+}
+
+/// tpcc.lua's mix: each type's share of the transactions and its latency against the
+/// step's p95 (Delivery and Stock-Level are the long ones).
+const TPCC_MIX: [(TxnKind, f64, f64); 5] = [
+    (TxnKind::NewOrder, 0.45, 1.2),
+    (TxnKind::Payment, 0.43, 0.6),
+    (TxnKind::OrderStatus, 0.04, 0.4),
+    (TxnKind::Delivery, 0.04, 3.0),
+    (TxnKind::StockLevel, 0.04, 2.0),
+];
+
+/// A step's TPC-C figures from its transactions: 1% of New-Orders rolled back by design,
+/// a few deadlocks past 8 threads.
+fn tpcc_result(r: &StepResult) -> TpccResult {
+    let minutes = r.total_time_s / 60.0;
+    let p95 = r.latency.p95_ms.unwrap_or(r.latency_pct_ms);
+    let transactions: Vec<TpccTxnResult> = TPCC_MIX
+        .iter()
+        .map(|&(kind, share, lat)| {
+            let count = (r.transactions as f64 * share).round() as u64;
+            let deadlocks = if r.threads > 8 && kind != TxnKind::OrderStatus {
+                count / 400
+            } else {
+                0
+            };
+            TpccTxnResult {
+                kind,
+                count,
+                rolled_back: if kind == TxnKind::NewOrder {
+                    count / 100
+                } else {
+                    0
+                },
+                deadlocks,
+                lock_wait_timeouts: 0,
+                other_errors: 0,
+                per_s: count as f64 / r.total_time_s,
+                latency: Some(LatencySummary {
+                    count,
+                    min_ms: p95 * lat * 0.1,
+                    avg_ms: p95 * lat * 0.5,
+                    max_ms: p95 * lat * 4.0,
+                    p50_ms: Some(p95 * lat * 0.45),
+                    p90_ms: Some(p95 * lat * 0.85),
+                    p95_ms: Some(p95 * lat),
+                    p99_ms: Some(p95 * lat * 1.6),
+                    p999_ms: Some(p95 * lat * 3.0),
+                    sum_ms: count as f64 * p95 * lat * 0.5,
+                }),
+            }
+        })
+        .collect();
+    let new_order = &transactions[0];
+    TpccResult {
+        tpmc: new_order.count as f64 / minutes,
+        nopm: (new_order.count - new_order.rolled_back) as f64 / minutes,
+        rollbacks: new_order.rolled_back,
+        deadlocks: transactions.iter().map(|t| t.deadlocks).sum(),
+        lock_wait_timeouts: 0,
+        transactions,
+    }
+}
+
+/// A tpcc ladder on two environments: `after` has the larger buffer pool and about 30%
+/// more tpmC from 8 threads up.
+fn tpcc_two_envs() -> Vec<ReportRun> {
+    let threads = [1, 4, 8, 16];
+    let run = |id: &str, cap: f64, bp: f64, start: i64, seed: u64| {
+        let m = Model {
+            base: 180.0,
+            cap,
+            cpu_at_cap: 70.0,
+            disk_at_cap: 40.0,
+            client_at_cap: 6.0,
+            explode_from: Some(8),
+            decline_from: None,
+            base_p95: 6.0,
+        };
+        let steps = threads
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                let (tps, p95, cpu, disk, client) = cell(&m, t);
+                let mut step = make_step(&StepSpec {
+                    scenario: Scenario::Tpcc,
+                    threads: t,
+                    tps,
+                    p95_ms: p95,
+                    p99_ms: Some(p95 * 1.5),
+                    cpu,
+                    disk,
+                    client_pct: client,
+                    cold: Vec::new(),
+                    samples: STEP_S as u32,
+                    errors: if t > 8 { 3 } else { 0 },
+                    row_lock_waits: Some(t as u64 * 40),
+                    noise_pct: 2.0,
+                    start_ms: start + i as i64 * 35_000,
+                    seed: seed + i as u64,
+                });
+                step.result.tpcc = Some(tpcc_result(&step.result));
+                step
+            })
+            .collect();
+        ReportRun {
+            id: id.into(),
+            env_name: id.into(),
+            labels: BTreeMap::new(),
+            started_at: Some(start),
+            finished_at: Some(start + threads.len() as i64 * 35_000),
+            state: Some("finished".into()),
+            command_line: Some(format!(
+                "dbdyno ladder --profile={id} --scenarios=tpcc --scale=4 --threads=1,4,8,16"
+            )),
+            tool_version: Some("0.1.0".into()),
+            plan: plan("10.0.0.5", &[Scenario::Tpcc], &threads, true),
+            environment: facts(
+                "Intel Xeon Gold 6248",
+                16,
+                "nvme0n1 (NVMe SSD)",
+                bp,
+                true,
+                "MariaDB",
+                "10.11.6-MariaDB",
+            ),
+            steps,
+            warnings: Vec::new(),
+        }
+    };
+    vec![
+        run("before", 1_000.0, 1.0, 1_764_547_200_000, 900),
+        run("after", 1_300.0, 4.0, 1_764_550_800_000, 950),
+    ]
+}
+
+/// Hardware records of `three_envs`: idc measured (seed 002's fileio log, seed 004's
+/// cpu log), 华为云 with a third of idc's random write IOPS and more CPU, ali_cloud
+/// without one (its column reads "—").
+fn three_envs_hardware() -> Vec<dbdyno_history::hardware::HardwareRecord> {
+    use dbdyno_history::hardware::{HardwareRecord, HardwareSource, Headline, NewHardwareRecord};
+    use dbdyno_hwtest::{parse_sysbench_hwtest, TestFigures};
+    let log = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../hwtest/fixtures")
+            .join(name);
+        parse_sysbench_hwtest(&std::fs::read_to_string(&path).expect("hwtest fixture"))
+            .expect("a sysbench log")
+    };
+    let idc = vec![
+        log("seed_002_fileio_rndrw_one_line.txt"),
+        log("seed_004_cpu_commented.txt"),
+    ];
+    let mut hw = idc.clone();
+    if let TestFigures::FileIo(f) = &mut hw[0].test {
+        f.reads_per_s = 5320.0;
+        f.writes_per_s = 3331.66;
+        f.fsyncs_per_s = 10662.08;
+    }
+    if let TestFigures::Cpu(c) = &mut hw[1].test {
+        c.events_per_s = 410.96;
+    }
+    let record =
+        |id: i64, env: &str, host: &str, cpu: &str, disk: &str, results: Vec<_>| HardwareRecord {
+            id,
+            headline: Headline::of(&results),
+            record: NewHardwareRecord {
+                env: env.into(),
+                recorded_at_ms: 1_748_900_000_000 + id * 60_000,
+                source: HardwareSource::Measured,
+                host: Some(host.into()),
+                disk_device: Some(disk.into()),
+                disk_model: None,
+                cpu_model: Some(cpu.into()),
+                results,
+            },
+            tool_version: "0.1.0".into(),
+        };
+    vec![
+        record(1, "idc", "idc-db01", "Intel Xeon Gold 6248", "sdb", idc),
+        record(2, "华为云", "hw-db01", "Huawei Kunpeng 920", "nvme0n1", hw),
+    ]
+}
+
 fn write(dir: &Path, name: &str, runs: &[ReportRun]) {
     let text = serde_json::to_string(runs).expect("runs serialise") + "\n";
     let path = dir.join(name);
@@ -827,4 +1066,10 @@ fn main() {
     write(&dir, "seed_000.json", &seed_000());
     write(&dir, "seed_003_cold_start.json", &seed_003());
     write(&dir, "three_envs.json", &three_envs());
+    write(&dir, "two_clients.json", &two_clients());
+    write(&dir, "tpcc_two_envs.json", &tpcc_two_envs());
+    let path = dir.join("three_envs_hardware.json");
+    let text = serde_json::to_string_pretty(&three_envs_hardware()).expect("records serialise");
+    std::fs::write(&path, text + "\n").expect("writing the hardware fixture");
+    println!("wrote {}", path.display());
 }

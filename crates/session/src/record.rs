@@ -9,7 +9,8 @@ use dbdyno_history::{HistoryWriter, RunState, WriterReport};
 
 use crate::run_monitor::MonitoringReport;
 
-/// The state a run ended in, and the failure to store with it.
+/// The state a run ended in, and the failure to store with it: for a run that went on
+/// past failed steps, `partial` and one line per failed step, "label: why".
 pub fn final_state(
     outcome: &RunOutcome,
     error: Option<&EngineError>,
@@ -17,8 +18,21 @@ pub fn final_state(
     match (error, outcome.cancelled) {
         (Some(e), _) => (RunState::Failed, Some(e.to_string())),
         (None, true) => (RunState::Cancelled, None),
+        (None, false) if !outcome.failed_steps.is_empty() => {
+            (RunState::Partial, Some(failed_steps_lines(outcome)))
+        }
         (None, false) => (RunState::Complete, None),
     }
+}
+
+/// "oltp_point_select @ 16 threads: 8 of 16 connections opened: ...", one line each.
+fn failed_steps_lines(outcome: &RunOutcome) -> String {
+    let lines: Vec<String> = outcome
+        .failed_steps
+        .iter()
+        .map(|f| format!("{}: {}", f.label, f.error))
+        .collect();
+    lines.join("\n")
 }
 
 /// The environment stored with a run: the server snapshot taken before it started
@@ -139,5 +153,39 @@ mod tests {
             final_state(&RunOutcome::default(), None),
             (RunState::Complete, None)
         );
+    }
+
+    #[test]
+    fn a_run_past_failed_steps_is_partial_and_names_them() {
+        let failed = |label: &str, error: &str| dbdyno_engine::FailedStep {
+            label: label.into(),
+            error: error.into(),
+        };
+        let outcome = RunOutcome {
+            failed_steps: vec![
+                failed(
+                    "oltp_point_select @ 16 threads",
+                    "8 of 16 connections opened",
+                ),
+                failed("oltp_point_select @ 32 threads", "Too many connections"),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            final_state(&outcome, None),
+            (
+                RunState::Partial,
+                Some(
+                    "oltp_point_select @ 16 threads: 8 of 16 connections opened\noltp_point_select @ 32 threads: Too many connections"
+                        .into()
+                )
+            )
+        );
+        // Cancelled or failed later: that is what the run ended as.
+        let cancelled = RunOutcome {
+            cancelled: true,
+            ..outcome.clone()
+        };
+        assert_eq!(final_state(&cancelled, None).0, RunState::Cancelled);
     }
 }

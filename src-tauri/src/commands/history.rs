@@ -13,6 +13,8 @@ use crate::state::AppState;
 pub enum RunStateName {
     Running,
     Complete,
+    /// Ran to its end past failed steps (`--on-step-error=continue`).
+    Partial,
     Cancelled,
     Failed,
     Interrupted,
@@ -23,6 +25,7 @@ impl From<RunState> for RunStateName {
         match s {
             RunState::Running => RunStateName::Running,
             RunState::Complete => RunStateName::Complete,
+            RunState::Partial => RunStateName::Partial,
             RunState::Cancelled => RunStateName::Cancelled,
             RunState::Failed => RunStateName::Failed,
             RunState::Interrupted => RunStateName::Interrupted,

@@ -7,10 +7,12 @@ pub mod compare;
 mod compare_view;
 pub mod environments;
 pub mod export;
+pub mod hardware;
 pub mod history;
 pub mod import;
 pub mod load_form;
 pub mod plan;
+pub mod plan_clients;
 pub mod run;
 pub mod workload_form;
 

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use tauri::State;
 
 use super::load_form::{search_max_seconds, LoadKnobs};
-use super::workload_form::{RandChoice, RandDistribution, WorkloadKnobs};
+use super::plan_clients::{self, ClientSplit};
+use super::workload_form::{DatasetFields, RandChoice, RandDistribution, WorkloadKnobs};
 use crate::error::{blocking, problems, AppResult};
 use crate::resolve;
 use crate::state::AppState;
@@ -43,6 +44,9 @@ pub struct PlanForm {
     pub workload: WorkloadKnobs,
     /// The latency target and its capacity search; the rate ladder.
     pub load: LoadKnobs,
+    /// The load clients that take part (`local`, `ssh://` URLs), in the order the
+    /// threads are handed out.
+    pub clients: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -52,6 +56,8 @@ pub struct PlanSetup {
     pub scenarios_available: Vec<String>,
     /// Every row distribution, with the parameters each one reads.
     pub rand_types: Vec<RandChoice>,
+    /// Every load client of the environment: `local`, then its `[[clients]]`.
+    pub clients_available: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -93,6 +99,10 @@ pub struct PlanPreview {
     pub peak_connections: u32,
     pub peak_prepared_statements: f64,
     pub dataset: DatasetEstimate,
+    /// The Data panel's fields the chosen scenarios read (tables × rows, warehouses).
+    pub dataset_fields: DatasetFields,
+    /// Each thread count's share per load client; None when this machine runs alone.
+    pub client_split: Option<ClientSplit>,
 }
 
 impl PlanForm {
@@ -121,6 +131,7 @@ impl PlanForm {
             cleanup: spec.cleanup,
             workload: WorkloadKnobs::of(&w),
             load: LoadKnobs::of(p, &spec),
+            clients: plan_clients::taking_part(p),
         })
     }
 }
@@ -140,6 +151,7 @@ pub fn with_form(p: &dbdyno_profile::Profile, form: &PlanForm) -> dbdyno_profile
     p.plan.cleanup = Some(form.cleanup);
     form.workload.apply(&mut p);
     form.load.apply(&mut p);
+    plan_clients::apply(&mut p, &form.clients);
     p.workload.tables = Some(form.tables);
     p.workload.table_size = Some(form.table_size as u64);
     p
@@ -166,6 +178,7 @@ pub async fn plan_defaults(env: String) -> AppResult<PlanSetup> {
             form: PlanForm::from_profile(&p)?,
             scenarios_available: Scenario::ALL.iter().map(|s| s.name().to_string()).collect(),
             rand_types: RandDistribution::choices(),
+            clients_available: plan_clients::available(&p),
         })
     })
     .await
@@ -229,6 +242,8 @@ pub async fn plan_preview(
                 free_disk_human: free.map(human_bytes),
                 fits_disk: fits_disk(&plan, cached.as_ref()),
             },
+            dataset_fields: DatasetFields::of(&form.scenarios),
+            client_split: plan_clients::split(&with_form(&p, &form), &form.threads),
         })
     })
     .await

@@ -99,23 +99,43 @@ fn start(
 ) -> AppResult<Run> {
     let profile = resolve::load_profile(env)?;
     let plan = crate::commands::plan::plan(&profile, form)?;
-    let access = resolve::host_access(&profile, &plan.connect, known_hosts)?;
+    let request = run_request(&profile, form, plan, data_dir, known_hosts, checked_devices)?;
+    Run::start(request).map_err(not_started)
+}
+
+/// What [`start`] asks the session for: `plan` (the form laid over `profile`, its
+/// password resolved) with the profile's host access, data disk, history record and
+/// load clients, exactly as the CLI's ladder builds it.
+fn run_request(
+    profile: &dbdyno_profile::Profile,
+    form: &PlanForm,
+    plan: dbdyno_engine::Plan,
+    data_dir: std::path::PathBuf,
+    known_hosts: &std::path::Path,
+    checked_devices: Option<Vec<String>>,
+) -> AppResult<RunRequest> {
+    let access = resolve::host_access(profile, &plan.connect, known_hosts)?;
     let devices = checked_devices.unwrap_or_else(|| profile.data_disk_devices());
+    // The form's choice of clients is the profile's `plan.clients` for this run.
+    let clients = resolve::clients_plan(
+        &crate::commands::plan::with_form(profile, form),
+        known_hosts,
+    )?;
     // The prerequisite checks first, as the CLI's ladder runs them: a plan
     // whose checks fail (too few prepared statements or connections, a
     // missing schema...) is refused before anything is recorded. Then the
     // same samplers as the CLI's, on the facts the checks gathered.
     let history =
-        HistoryTarget::of_profile(&profile, true, &plan, "ladder (app)".into(), Some(data_dir));
-    let request = RunRequest {
+        HistoryTarget::of_profile(profile, true, &plan, "ladder (app)".into(), Some(data_dir));
+    Ok(RunRequest {
         access,
         devices,
         checks: Checks::Enforce,
         monitor: true,
         history: Some(history),
+        clients,
         ..RunRequest::new(plan)
-    };
-    Run::start(request).map_err(not_started)
+    })
 }
 
 /// Why the run did not start, in the app's words: what to do is on another screen.
@@ -166,4 +186,79 @@ pub fn running_env(state: State<'_, AppState>) -> Option<String> {
         .lock()
         .ok()
         .and_then(|r| r.as_ref().map(|a| a.env.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    const WITH_CLIENTS: &str = r#"schema_version = 1
+name = "g2-app-clients"
+
+[mysql]
+host = "127.0.0.1"
+port = 33306
+user = "sbtest"
+db = "sbtest"
+
+[[clients]]
+url = "ssh://bench@127.0.0.2:2222"
+auth = "key"
+key_path = "/nonexistent/id_ed25519"
+"#;
+
+    fn request_of(profile: &dbdyno_profile::Profile, form: &PlanForm) -> RunRequest {
+        // The agent binary the launcher will copy: any file stands in for `dbdyno`.
+        std::env::set_var(
+            dbdyno_remote::AGENT_BINARY_VAR,
+            std::env::current_exe().unwrap(),
+        );
+        let plan = crate::commands::plan::plan_without_secret(profile, form).unwrap();
+        let dir = std::env::temp_dir();
+        run_request(
+            profile,
+            form,
+            plan,
+            dir,
+            Path::new("/nonexistent/known_hosts"),
+            None,
+        )
+        .unwrap()
+    }
+
+    fn names(request: &RunRequest) -> Option<Vec<String>> {
+        let clients = request.clients.as_ref()?;
+        Some(clients.specs.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn a_profile_that_lists_clients_runs_on_them() {
+        let profile = dbdyno_profile::load_str(WITH_CLIENTS, "test", "g2-app-clients")
+            .unwrap()
+            .profile;
+        let form = PlanForm::from_profile(&profile).unwrap();
+        assert_eq!(
+            names(&request_of(&profile, &form)),
+            Some(vec![
+                "local".to_string(),
+                "ssh://bench@127.0.0.2:2222".to_string()
+            ])
+        );
+        // The Plan form's choice wins: this machine alone runs as without clients.
+        let alone = PlanForm {
+            clients: vec!["local".into()],
+            ..form.clone()
+        };
+        assert_eq!(names(&request_of(&profile, &alone)), None);
+        let remote_only = PlanForm {
+            clients: vec!["ssh://bench@127.0.0.2:2222".into()],
+            ..form
+        };
+        assert_eq!(
+            names(&request_of(&profile, &remote_only)),
+            Some(vec!["ssh://bench@127.0.0.2:2222".to_string()])
+        );
+    }
 }

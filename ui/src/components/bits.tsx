@@ -76,6 +76,11 @@ function StepNotes({ step: s }: { step: StepRow }) {
   const n = s.noise;
   return (
     <span className="notes">
+      {s.failure && (
+        <span className="tag fail" data-testid="step-failure">
+          {s.failure}
+        </span>
+      )}
       {s.repeat && <span className="tag" data-testid="step-repeat">{s.repeat}</span>}
       {s.sla_search && <span className="tag" data-testid="step-search">capacity search</span>}
       {s.mode && <span className="tag" data-testid="step-mode">{s.mode}</span>}

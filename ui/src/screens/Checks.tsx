@@ -4,6 +4,7 @@ import { useState } from "react";
 import { commands, type ChecksView, type CheckRow } from "../bindings";
 import { call, message } from "../api";
 import { Badge, ErrorNote } from "../components/bits";
+import { MeasureServer } from "../components/MeasureServer";
 import { useApp } from "../state/app";
 import { usePlanForm } from "../state/usePlanForm";
 
@@ -139,6 +140,7 @@ export function Checks() {
         </>
       )}
       {!view && !busy && <div className="panel sub">Run the checks to see what the server needs before this plan.</div>}
+      <MeasureServer env={env} />
     </div>
   );
 }

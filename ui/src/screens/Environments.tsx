@@ -15,6 +15,7 @@ import {
 import { call, message } from "../api";
 import { Badge, ErrorNote } from "../components/bits";
 import { NameForm } from "../components/NameForm";
+import { LoadClients } from "../components/LoadClients";
 import { useApp } from "../state/app";
 
 type Editing = { detail: EnvironmentDetail | null; form: EnvironmentForm; previous: string | null };
@@ -310,6 +311,14 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
           </div>
         )}
       </fieldset>
+      <LoadClients
+        form={f}
+        onChange={(c) => set("load_clients", c)}
+        readOnly={readOnly}
+        stored={stored}
+        secrets={d?.client_secrets ?? []}
+        onSecretStored={reload}
+      />
       <fieldset disabled={readOnly}>
         <legend>Data disk</legend>
         <div className="fields">

@@ -5,14 +5,15 @@
 // pool and free disk) is computed in Rust on every change.
 import { useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
-import { commands, type PlanForm, type PlanPreview, type RunSnapshot } from "../bindings";
+import { commands, type DatasetFields, type PlanForm, type PlanPreview, type RunSnapshot } from "../bindings";
 import { call, message } from "../api";
 import { ErrorNote } from "../components/bits";
 import { useApp } from "../state/app";
 import { duration, num } from "../state/format";
 import { usePlanForm } from "../state/usePlanForm";
-import { PrewarmGate, RowDistribution, TransactionMix } from "./PlanWorkload";
+import { PrewarmGate, RowDistribution, TpccData, TransactionMix } from "./PlanWorkload";
 import { LatencyTarget, RateLadder } from "./PlanLoad";
+import { ClientSplitTable, ClientsTakingPart } from "./PlanClients";
 
 export const DEFAULT_LADDER = [1, 8, 16, 32, 64, 128];
 
@@ -33,9 +34,12 @@ export function useStartRun() {
 }
 
 export function Plan() {
-  const { env, form, setForm, scenarios, randTypes, error: formError } = usePlanForm();
+  const { env, form, setForm, scenarios, randTypes, clientsAvailable, error: formError } = usePlanForm();
   const [preview, setPreview] = useState<PlanPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The Data panel's fields, as the last valid preview said: a form that is invalid
+  // for a moment keeps the fields being edited.
+  const [dataFields, setDataFields] = useState<DatasetFields>({ tables_and_rows: true, warehouses: false });
   const threadInput = useRef<HTMLInputElement>(null);
   const start = useStartRun();
 
@@ -44,7 +48,7 @@ export function Plan() {
     let live = true;
     const t = setTimeout(() => {
       call(commands.planPreview(env, form))
-        .then((p) => live && (setPreview(p), setError(null)))
+        .then((p) => live && (setPreview(p), setDataFields(p.dataset_fields), setError(null)))
         .catch((e) => live && (setPreview(null), setError(message(e))));
     }, 150);
     return () => {
@@ -142,6 +146,7 @@ export function Plan() {
             </div>
           </fieldset>
           <RateLadder form={form} update={update} />
+          <ClientsTakingPart form={form} update={update} available={clientsAvailable} />
           <fieldset className="panel">
             <legend>Timing</legend>
             <div className="fields">
@@ -164,9 +169,10 @@ export function Plan() {
           <fieldset className="panel">
             <legend>Data</legend>
             <div className="fields">
-              {numberField("Tables", "tables", "tables")}
-              {numberField("Rows per table", "table_size", "table-size")}
+              {numberField(dataFields.tables_and_rows ? "Tables" : "Sets of tables", "tables", "tables")}
+              {dataFields.tables_and_rows && numberField("Rows per table", "table_size", "table-size")}
             </div>
+            {dataFields.warehouses && <TpccData form={form} update={update} />}
             <div className="row" style={{ marginTop: 8 }}>
               {(["prepare", "prewarm", "cleanup"] as const).map((k) => (
                 <label className="check" key={k}>
@@ -234,6 +240,7 @@ function PreviewPanel({ preview }: { preview: PlanPreview | null }) {
         )}
         <div className="sub">Peak prepared statements: <span data-testid="peak-ps">{num(preview.peak_prepared_statements, 0)}</span></div>
       </div>
+      <ClientSplitTable split={preview.client_split ?? null} />
       <div>
         <h3>Phases</h3>
         <ol className="log" style={{ maxHeight: 260, paddingLeft: 22, margin: 0 }} data-testid="plan-phases">

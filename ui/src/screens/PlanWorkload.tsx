@@ -1,8 +1,8 @@
 // The Plan screen's workload knobs: the row distribution (its parameters shown only
 // for the distribution that reads them, as Rust lists them), the transaction mix
-// ("Advanced") and prewarm's hit-rate gate. Values are sent as typed; Rust validates them
+// ("Advanced"), prewarm's hit-rate gate and the tpcc scenario's warehouses and options. Values are sent as typed; Rust validates them
 // and the preview's error names the field.
-import type { PlanForm, RandChoice, RandParameter, WorkloadKnobs } from "../bindings";
+import type { PlanForm, RandChoice, RandParameter, TpccIsolation, TpccKnobs, WorkloadKnobs } from "../bindings";
 
 type Update = (f: (p: PlanForm) => PlanForm) => void;
 
@@ -131,5 +131,67 @@ export function PrewarmGate({ form, update }: { form: PlanForm; update: Update }
         data-testid="prewarm-until-hit-rate"
       />
     </label>
+  );
+}
+
+const ISOLATION_LABELS: Record<TpccIsolation, string> = {
+  read_committed: "READ COMMITTED (RC)",
+  repeatable_read: "REPEATABLE READ (RR, the default)",
+  serializable: "SERIALIZABLE (SER)",
+};
+
+/** The tpcc scenario's data and options, shown when Rust says the scenarios read
+ *  TPC-C's tables (`dataset_fields.warehouses`). The form's `tables` counts its sets of
+ *  tables, as sysbench-tpcc's `--tables` does. */
+export function TpccData({ form, update }: { form: PlanForm; update: Update }) {
+  const t = form.workload.tpcc;
+  const setT = <K extends keyof TpccKnobs>(k: K, v: TpccKnobs[K]) =>
+    update((p) => ({ ...p, workload: { ...p.workload, tpcc: { ...p.workload.tpcc, [k]: v } } }));
+  const flags: [keyof TpccKnobs & ("use_fk" | "force_pk" | "enable_purge"), string][] = [
+    ["use_fk", "Create the foreign keys"],
+    ["force_pk", "Give the history table a primary key"],
+    ["enable_purge", "Add the purge transaction to the mix"],
+  ];
+  return (
+    <div className="stack" data-testid="tpcc-data">
+      <div className="fields">
+        <label className="field">
+          <span>Warehouses</span>
+          <input
+            type="number"
+            min={1}
+            value={t.warehouses}
+            onChange={(e) => setT("warehouses", Math.floor(Number(e.target.value) || 0))}
+            data-testid="tpcc-warehouses"
+          />
+        </label>
+        <label className="field">
+          <span>Isolation level</span>
+          <select value={t.trx_level} onChange={(e) => setT("trx_level", e.target.value as TpccIsolation)} data-testid="tpcc-trx-level">
+            {(Object.keys(ISOLATION_LABELS) as TpccIsolation[]).map((k) => (
+              <option key={k} value={k}>
+                {ISOLATION_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span>Storage engine</span>
+          <input value={t.storage_engine} onChange={(e) => setT("storage_engine", e.target.value)} data-testid="tpcc-storage-engine" />
+        </label>
+        <label className="field">
+          <span>Table options</span>
+          <input value={t.table_options} onChange={(e) => setT("table_options", e.target.value)} data-testid="tpcc-table-options" />
+        </label>
+      </div>
+      <div className="row">
+        {flags.map(([k, label]) => (
+          <label className="check" key={k}>
+            <input type="checkbox" checked={t[k]} onChange={(e) => setT(k, e.target.checked)} data-testid={`tpcc-${testId(k)}`} />
+            {label}
+          </label>
+        ))}
+      </div>
+    </div>
   );
 }

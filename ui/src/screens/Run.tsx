@@ -72,6 +72,11 @@ export function Run() {
         {final && <button className="btn primary" onClick={() => go("plan")}>Plan another run</button>}
       </div>
       <ErrorNote error={error ?? s.failure} />
+      {s.failed_steps_note && (
+        <div className="notice warn" role="status" data-testid="run-failed-steps">
+          {s.failed_steps_note}
+        </div>
+      )}
       {s.history_note && <div className="notice warn">{s.history_note}</div>}
       <section className="panel stack" aria-label="Progress">
         <div className="row" data-testid="run-phase">

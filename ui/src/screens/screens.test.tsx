@@ -86,6 +86,31 @@ describe("Plan", () => {
     });
   });
 
+  it("asks for warehouses instead of rows when Rust says the scenarios read TPC-C's tables", async () => {
+    const user = userEvent.setup();
+    mount(<Plan />);
+    await screen.findByTestId("plan-preview");
+    expect(screen.getByTestId("table-size")).toBeInTheDocument();
+    expect(screen.queryByTestId("tpcc-warehouses")).toBeNull();
+    commands.planPreview.mockImplementation(() =>
+      ok({ ...preview, dataset_fields: { tables_and_rows: false, warehouses: true }, dataset: { ...preview.dataset, human: "94.1 MiB" } }),
+    );
+    await user.click(screen.getByTestId("repeat"));
+    await user.type(screen.getByTestId("repeat"), "2");
+    const warehouses = await screen.findByTestId("tpcc-warehouses");
+    expect(screen.queryByTestId("table-size")).toBeNull();
+    expect(screen.getByText("Sets of tables")).toBeInTheDocument();
+    expect(screen.getByTestId("dataset-size")).toHaveTextContent("94.1 MiB");
+    await user.clear(warehouses);
+    await user.type(warehouses, "4");
+    await user.selectOptions(screen.getByTestId("tpcc-trx-level"), "read_committed");
+    await user.click(screen.getByTestId("tpcc-use-fk"));
+    await waitFor(() => {
+      const sent = commands.planPreview.mock.calls.at(-1)?.[1].workload.tpcc;
+      expect(sent).toMatchObject({ warehouses: 4, trx_level: "read_committed", use_fk: false });
+    });
+  });
+
   it("every control has a label", async () => {
     mount(<Plan />);
     await screen.findByTestId("plan-preview");
@@ -141,6 +166,23 @@ describe("Run", () => {
       .slice(1)
       .map((r) => r.getAttribute("data-status"));
     expect(statuses).toEqual(["done", "cancelled", "skipped"]);
+  });
+
+  it("shows a failed step as failed with its reason, and the end banner says how many failed", async () => {
+    const reason = "512 of 1,024 connections opened: Too many connections";
+    const snap = snapshot({
+      status: "partial",
+      eta_s: null,
+      steps: [step(0, { status: "done", tps: 10 }), step(1, { status: "failed", failure: reason }), step(2, { status: "done", tps: 12 })],
+      failed_steps_note: "1 step failed and was not measured; the others ran",
+    });
+    mount(<Run />, snap);
+    const rows = within(await screen.findByTestId("step-table")).getAllByRole("row");
+    expect(rows[2]).toHaveAttribute("data-status", "failed");
+    expect(within(rows[2]).getByTestId("step-failure")).toHaveTextContent(reason);
+    expect(within(rows[1]).queryByTestId("step-failure")).toBeNull();
+    expect(screen.getByTestId("run-failed-steps")).toHaveTextContent("1 step failed");
+    expect(screen.queryByTestId("cancel-run")).toBeNull();
   });
 });
 

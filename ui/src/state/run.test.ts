@@ -67,6 +67,7 @@ describe("runReducer", () => {
 
   it("knows the final states", () => {
     expect(isFinal(snapshot({ status: "cancelled" }))).toBe(true);
+    expect(isFinal(snapshot({ status: "partial" }))).toBe(true);
     expect(isFinal(snapshot({ status: "cancelling" }))).toBe(false);
     expect(isFinal(null)).toBe(false);
   });

@@ -104,4 +104,4 @@ export function runReducer(view: RunView, action: RunAction): RunView {
 }
 
 export const isFinal = (s: RunSnapshot | null) =>
-  s !== null && (s.status === "complete" || s.status === "cancelled" || s.status === "failed");
+  s !== null && (s.status === "complete" || s.status === "partial" || s.status === "cancelled" || s.status === "failed");

@@ -9,6 +9,7 @@ export function usePlanForm() {
   const { env, form, setForm } = useApp();
   const [scenarios, setScenarios] = useState<string[]>([]);
   const [randTypes, setRandTypes] = useState<RandChoice[]>([]);
+  const [clientsAvailable, setClientsAvailable] = useState<string[]>([]);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!env) return;
@@ -18,6 +19,7 @@ export function usePlanForm() {
         if (!live) return;
         setScenarios(setup.scenarios_available);
         setRandTypes(setup.rand_types);
+        setClientsAvailable(setup.clients_available ?? []);
         if (!form) setForm(setup.form);
       })
       .catch((e) => live && setError(message(e)));
@@ -26,5 +28,5 @@ export function usePlanForm() {
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [env]);
-  return { env, form, setForm, scenarios, randTypes, error };
+  return { env, form, setForm, scenarios, randTypes, clientsAvailable, error };
 }

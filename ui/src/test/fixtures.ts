@@ -19,6 +19,7 @@ export const step = (index: number, over: Partial<StepRow> = {}): StepRow => ({
   mode: null,
   sla_search: false,
   noise: null,
+  failure: null,
   ...over,
 });
 
@@ -47,6 +48,7 @@ export const snapshot = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
   errors_total: 0,
   reconnects_total: 0,
   failure: null,
+  failed_steps_note: null,
   history_note: null,
   ...over,
 });
@@ -81,8 +83,18 @@ export const form: PlanForm = {
     delete_inserts: 1,
     range_size: 100,
     skip_trx: false,
+    tpcc: {
+      warehouses: 100,
+      use_fk: true,
+      force_pk: false,
+      trx_level: "repeatable_read",
+      enable_purge: false,
+      storage_engine: "innodb",
+      table_options: "",
+    },
   },
   load: { sla: "", sla_search: 0, rates: [], rate_dist: "fixed" },
+  clients: ["local"],
 };
 
 /** The distributions as `plan_defaults` lists them. */
@@ -117,6 +129,8 @@ export const preview: PlanPreview = {
     free_disk_human: null,
     fits_disk: null,
   },
+  dataset_fields: { tables_and_rows: true, warehouses: false },
+  client_split: null,
 };
 
 export const envEntry = (name: string, over: Partial<EnvironmentEntry> = {}): EnvironmentEntry => ({
@@ -150,10 +164,12 @@ export const envDetail = (name: string): EnvironmentDetail => ({
     ssh_key_path: null,
     ssh_host_key_fingerprint: null,
     data_disk: null,
+    load_clients: [],
   },
   example: false,
   path: `/profiles/${name}.toml`,
   has_mysql_password: true,
   has_ssh_password: false,
   has_ssh_passphrase: false,
+  client_secrets: [],
 });

@@ -68,11 +68,17 @@ fn prepared_statements(m: &MysqlFacts, plan: &Plan) -> Check {
     };
     let peak = plan.peak_prepared_statements();
     let Some((scenario, threads, per)) = peak_step(plan).filter(|_| peak > 0) else {
+        // Which of the reasons holds, so nobody raises the limit for nothing.
+        let why = if plan.steps().any(|s| s.scenario.is_tpcc()) {
+            "tpcc sends plain text queries, as sysbench-tpcc does; other steps: --db-ps-mode=disable or insert-only workloads"
+        } else {
+            "--db-ps-mode=disable or insert-only workloads"
+        };
         return Check::new(
             ID,
             TITLE,
             CheckStatus::Pass,
-            format!("max_prepared_stmt_count = {limit}; the plan prepares no statements (--db-ps-mode=disable or insert-only workloads)"),
+            format!("max_prepared_stmt_count = {limit}; the plan prepares no statements ({why})"),
             PS_WHY,
         );
     };
@@ -258,6 +264,24 @@ mod tests {
             find(&checks(&f, &p), "mysql.max_prepared_stmt_count").status,
             CheckStatus::Pass
         );
+    }
+
+    #[test]
+    fn tpcc_needs_no_prepared_statements_and_says_why() {
+        let mut f = facts();
+        set_var(&mut f, "max_prepared_stmt_count", "0");
+        let p = plan(&[Scenario::Tpcc], &[64], 1, 1000, false);
+        let ps = find(&checks(&f, &p), "mysql.max_prepared_stmt_count").clone();
+        assert_eq!(ps.status, CheckStatus::Pass, "{}", ps.seen);
+        assert!(
+            ps.seen.contains("tpcc sends plain text queries"),
+            "{}",
+            ps.seen
+        );
+        // Its connections still count: one per thread.
+        set_var(&mut f, "max_connections", "50");
+        let conn = find(&checks(&f, &p), "mysql.max_connections").clone();
+        assert_eq!(conn.status, CheckStatus::Fail, "{}", conn.seen);
     }
 
     #[test]

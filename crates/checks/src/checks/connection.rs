@@ -2,7 +2,6 @@
 //! and authenticated, a supported version, privileges on the schema, the schema itself,
 //! and whether the schema holds someone's real tables.
 
-use dbdyno_engine::phases::schema;
 use dbdyno_engine::{Phase, Plan};
 
 use super::unreachable;
@@ -282,7 +281,8 @@ fn foreign_tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
             FOREIGN_WHY,
         );
     }
-    let foreign = schema::foreign_tables(&m.tables);
+    // sbtest and TPC-C tables (by name and columns) are the benchmark's own.
+    let foreign = dbdyno_engine::tpcc::foreign_tables(&m.tables);
     if foreign.is_empty() {
         let n = m.tables.len();
         return Check::new(
@@ -470,5 +470,42 @@ mod tests {
         );
         let c = checks(&f, &rw_plan(false));
         assert_eq!(find(&c, "mysql.foreign_tables").status, CheckStatus::Warn);
+    }
+
+    /// A schema holding a TPC-C dataset (the nine tables with our columns) holds
+    /// benchmark tables; a table that only borrows a TPC-C name is someone's data.
+    #[test]
+    fn tpcc_tables_are_benchmark_tables() {
+        use dbdyno_engine::tpcc::schema::{column_names, TABLES};
+        let mut f = facts();
+        let tpcc_table = |name: String, columns: Vec<&str>| TableInfo {
+            name,
+            shape: TableShape::Other,
+            columns: columns
+                .iter()
+                .map(|c| (c.to_string(), "int".into()))
+                .collect(),
+        };
+        mysql(&mut f).tables = TABLES
+            .iter()
+            .map(|t| {
+                let name = format!("{}1", t.name);
+                (name.clone(), tpcc_table(name, column_names(t, false)))
+            })
+            .collect();
+        let tpcc = plan(&[Scenario::Tpcc], &[8], 1, 1000, true);
+        let t = find(&checks(&f, &tpcc), "mysql.foreign_tables").clone();
+        assert_eq!(t.status, CheckStatus::Pass, "{}", t.seen);
+        assert!(t.seen.contains("holds 9 benchmark table(s)"), "{}", t.seen);
+        mysql(&mut f)
+            .tables
+            .insert("stock2".into(), tpcc_table("stock2".into(), vec!["id"]));
+        let t = find(&checks(&f, &tpcc), "mysql.foreign_tables").clone();
+        assert_eq!(t.status, CheckStatus::Fail, "{}", t.seen);
+        assert!(
+            t.seen.contains("1 table(s)") && t.seen.contains("stock2"),
+            "{}",
+            t.seen
+        );
     }
 }

@@ -26,6 +26,19 @@ pub fn run(a: &ImportArgs) -> ExitCode {
             no_keyring,
             force,
         } => config(file, output, name.as_deref(), *no_keyring, *force),
+        ImportCommand::Hardware {
+            files,
+            env,
+            host,
+            data_dir,
+            json,
+        } => crate::cmd::hardware_records::import(
+            files,
+            env,
+            host.as_deref(),
+            data_dir.as_deref(),
+            *json,
+        ),
         ImportCommand::Sysbench {
             files,
             env,
@@ -223,5 +236,6 @@ fn note(n: &ImportNote) -> String {
         ImportNote::NoIntervals { .. } => {
             format!("{n} (sysbench prints them with --report-interval=1)")
         }
+        ImportNote::TpmcUnknown { .. } => n.to_string(),
     }
 }

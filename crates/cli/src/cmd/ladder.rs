@@ -50,9 +50,18 @@ pub fn run(a: &LadderArgs, m: &clap::ArgMatches) -> ExitCode {
         true,
         a.history.data_dir.as_deref(),
     );
-    let request = match reach {
-        Ok(r) => execute::request(r, a.run.skip_checks, history, json),
-        Err(e) => return failed(e),
+    let clients = crate::clients::plan(
+        a.run.clients.as_deref(),
+        &applied,
+        &a.ssh,
+        a.history.data_dir.as_deref(),
+    );
+    let request = match (reach, clients) {
+        (Ok(r), Ok(clients)) => dbdyno_session::RunRequest {
+            clients,
+            ..execute::request(r, a.run.skip_checks, history, json)
+        },
+        (Err(e), _) | (_, Err(e)) => return failed(e),
     };
     // The checks run before anything is created or recorded: a failing one stops here.
     let run = match execute::start(request, Out::Stdout) {

@@ -128,7 +128,7 @@ pub fn run(a: &ReportArgs) -> ExitCode {
         sla: a.sla,
         ..ReportOptions::default()
     };
-    render(&runs, &opts, &outputs)
+    render(&runs, &opts, &outputs, a.data_dir.as_deref())
 }
 
 /// The runs of `--runs` (from the history), then those of each input file.
@@ -201,11 +201,17 @@ fn outputs(a: &ReportArgs, page_size: PageSize) -> Result<Outputs, ExitCode> {
 }
 
 /// Builds the model, writes the files, prints the verdict; shared with `ladder --report`.
-pub fn render(runs: &[ReportRun], opts: &ReportOptions, outputs: &Outputs) -> ExitCode {
-    let report = match build(runs, opts) {
+pub fn render(
+    runs: &[ReportRun],
+    opts: &ReportOptions,
+    outputs: &Outputs,
+    data_dir: Option<&Path>,
+) -> ExitCode {
+    let mut report = match build(runs, opts) {
         Ok(r) => r,
         Err(e) => return usage(e),
     };
+    crate::cmd::hardware_records::attach_to_report(&mut report, data_dir);
     match write_all(&report, outputs) {
         Ok(files) => {
             for f in files {
@@ -283,6 +289,7 @@ pub fn after_ladder_from_history(dir: &Path, run_id: i64, data_dir: Option<&Path
             &runs,
             &ReportOptions::default(),
             &Outputs::all_in(dir, PageSize::A4),
+            data_dir,
         ),
         Err(code) => code,
     }
@@ -330,6 +337,7 @@ pub fn after_ladder(dir: &Path, results_json: &Path) -> ExitCode {
         &runs,
         &ReportOptions::default(),
         &Outputs::all_in(dir, PageSize::A4),
+        None,
     )
 }
 

@@ -55,6 +55,9 @@ fn run_inner(a: &RunsArgs) -> Result<()> {
                 write!(out, "{}", show::run_text(&run))?;
             }
         }
+        RunsCommand::Hardware { env, json } => {
+            crate::cmd::hardware_records::list(&h, env.as_deref(), *json, &mut out)?;
+        }
         RunsCommand::Delete { id } => {
             h.delete_run(*id)?;
             writeln!(out, "Deleted run {id}.")?;

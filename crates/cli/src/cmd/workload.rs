@@ -37,6 +37,9 @@ pub fn run(cli: &WorkloadCli, m: &clap::ArgMatches) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
+    if cli.command == WorkloadCommand::Check {
+        return crate::cmd::tpcc_check::run(plan, cli, &applied);
+    }
     if let Err(e) = access::fill_mysql_password(&mut plan, &cli.conn, &applied) {
         return usage_error(e);
     }
@@ -57,9 +60,18 @@ pub fn run(cli: &WorkloadCli, m: &clap::ArgMatches) -> ExitCode {
             false,
             cli.history.data_dir.as_deref(),
         );
-        match reach {
-            Ok(r) => execute::request(r, cli.run.skip_checks, history, json),
-            Err(e) => return failed(e),
+        let clients = crate::clients::plan(
+            cli.run.clients.as_deref(),
+            &applied,
+            &cli.ssh,
+            cli.history.data_dir.as_deref(),
+        );
+        match (reach, clients) {
+            (Ok(r), Ok(clients)) => RunRequest {
+                clients,
+                ..execute::request(r, cli.run.skip_checks, history, json)
+            },
+            (Err(e), _) | (_, Err(e)) => return failed(e),
         }
     } else {
         RunRequest::new(plan)

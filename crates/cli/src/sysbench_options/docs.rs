@@ -1,7 +1,9 @@
 //! The table as docs/cli.md shows it ("Every sysbench option"). A test checks the
 //! docs hold exactly this text, so the list cannot drift from the parser.
 
-use super::{ListedBy, NewName, SysbenchOption, Verdict, NON_DATABASE_TESTS, OPTIONS};
+use super::{
+    ListedBy, NewName, SysbenchOption, Verdict, HARDWARE_TESTS, NON_DATABASE_TESTS, OPTIONS,
+};
 
 /// The lines around the generated table in docs/cli.md.
 pub const BEGIN: &str = "<!-- every-sysbench-option: generated from crates/cli/src/sysbench_options; `DBDYNO_WRITE_DOCS=1 cargo test -p dbdyno-cli sysbench_options` rewrites it -->";
@@ -16,6 +18,11 @@ pub fn markdown() -> String {
             o.name,
             listed_by(o.listed_by),
             verdict(o)
+        ));
+    }
+    for test in HARDWARE_TESTS {
+        out.push_str(&format!(
+            "| `{test}` (as the workload) | `sysbench --help` (Compiled-in tests) | implemented: `dbdyno {test}`, DB Dyno's native test (docs/hardware.md) |\n"
         ));
     }
     for (test, _) in NON_DATABASE_TESTS {
@@ -39,6 +46,10 @@ fn listed_by(l: ListedBy) -> String {
 fn verdict(o: &SysbenchOption) -> String {
     match o.verdict {
         Verdict::Implemented => "implemented".into(),
+        Verdict::HardwareTest => match o.listed_by {
+            ListedBy::TestHelp(test) => format!("implemented by `dbdyno {test}`"),
+            _ => "implemented".into(),
+        },
         Verdict::Renamed {
             to: NewName::Option(to),
         } => format!("renamed to `--{to}`, with sysbench's warning"),

@@ -46,6 +46,8 @@ pub enum Verdict {
     /// An option of a non-database test: refused with the test's own reason
     /// ([`NON_DATABASE_TESTS`]), so that reason lives in one place.
     RefusedWithItsTest,
+    /// An option of a hardware test ([`HARDWARE_TESTS`]): taken by `dbdyno <test>`.
+    HardwareTest,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,18 +58,13 @@ pub enum NewName {
     Workload,
 }
 
+/// sysbench's compiled-in tests that DB Dyno runs itself (`dbdyno fileio|cpu|memory`,
+/// crates/hwtest), with sysbench's options and output.
+pub const HARDWARE_TESTS: [&str; 3] = ["fileio", "cpu", "memory"];
+
 /// sysbench's compiled-in tests that measure no database, and what to use instead.
 /// The one place their refusal is written (a test's options are refused with it too).
-pub const NON_DATABASE_TESTS: [(&str, &str); 5] = [
-    (
-        "fileio",
-        "use fio or sysbench fileio; a monitored run shows the server's data disk",
-    ),
-    (
-        "cpu",
-        "use sysbench cpu; a monitored run shows the server's CPU",
-    ),
-    ("memory", "use sysbench memory"),
+pub const NON_DATABASE_TESTS: [(&str, &str); 2] = [
     ("threads", "use sysbench threads"),
     ("mutex", "use sysbench mutex"),
 ];
@@ -103,7 +100,7 @@ impl SysbenchOption {
                 let why = not_a_database_workload(test).expect("a test of NON_DATABASE_TESTS");
                 Some(format!("an option of sysbench's {test} test, and {why}"))
             }
-            Verdict::Implemented | Verdict::Renamed { .. } => None,
+            Verdict::Implemented | Verdict::Renamed { .. } | Verdict::HardwareTest => None,
         }
     }
 }
@@ -270,17 +267,38 @@ mod tests {
             e.to_string(),
             "--mysql-dry-run: a dry run sends nothing to the server, and the server is what dbdyno measures"
         );
-        let e =
-            translated(&["dbdyno", "--file_total_size=1G", "oltp_read_write", "run"]).unwrap_err();
+        let e = translated(&["dbdyno", "--thread_yields=1", "oltp_read_write", "run"]).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "--file-total-size: an option of sysbench's fileio test, and fileio is not a database workload: use fio or sysbench fileio; a monitored run shows the server's data disk"
+            "--thread-yields: an option of sysbench's threads test, and threads is not a database workload: use sysbench threads"
         );
     }
 
     #[test]
+    fn hardware_tests_and_their_options_pass_to_their_command() {
+        for test in HARDWARE_TESTS {
+            let t = translated(&[
+                "dbdyno",
+                &format!("--test={test}"),
+                "--num-threads=2",
+                "run",
+            ])
+            .unwrap();
+            assert_eq!(t.args, ["dbdyno", test, "--threads=2", "run"]);
+        }
+        let a = [
+            "dbdyno",
+            "fileio",
+            "--file-total-size=8G",
+            "--file-test-mode=rndrw",
+            "run",
+        ];
+        assert_eq!(translated(&a).unwrap().args, a);
+    }
+
+    #[test]
     fn non_database_tests_are_refused_as_workloads() {
-        for test in ["fileio", "cpu", "memory", "threads", "mutex"] {
+        for test in ["threads", "mutex"] {
             for argv in [
                 vec!["dbdyno", test, "run"],
                 vec!["dbdyno", "--time=1", &format!("--test={test}"), "run"],

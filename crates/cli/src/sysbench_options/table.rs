@@ -6,7 +6,7 @@
 
 use super::ListedBy::{Help, Older, ScriptHelp, TestHelp};
 use super::NewName::{Option as To, Workload};
-use super::Verdict::{Implemented, Refused, RefusedWithItsTest, Renamed};
+use super::Verdict::{HardwareTest, Implemented, Refused, RefusedWithItsTest, Renamed};
 use super::{ListedBy, SysbenchOption, Verdict};
 
 const fn o(name: &'static str, listed_by: ListedBy, verdict: Verdict) -> SysbenchOption {
@@ -35,7 +35,7 @@ pub const OPTIONS: &[SysbenchOption] = &[
     o("report-interval", Help, Implemented),
     o("report-checkpoints", Help, Refused { reason: "not implemented: use --report-interval, or a ladder whose steps are measured apart" }),
     o("debug", Help, Refused { reason: NO_TRACE }),
-    o("validate", Help, Refused { reason: "only sysbench's fileio test validates anything; its OLTP scripts ignore the option" }),
+    o("validate", Help, Refused { reason: "the OLTP scripts ignore it, and dbdyno fileio does not checksum its blocks" }),
     o("help", Help, Implemented),
     o("version", Help, Implemented),
     o("config-file", Help, Refused { reason: "use --profile=FILE: a profile holds the options of a plan" }),
@@ -101,27 +101,28 @@ pub const OPTIONS: &[SysbenchOption] = &[
     o("sum-ranges", ScriptHelp, Implemented),
     o("table-size", ScriptHelp, Implemented),
     o("tables", ScriptHelp, Implemented),
-    // sysbench <test> help: the compiled-in tests that are not database workloads.
-    o("file-num", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-block-size", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-total-size", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-test-mode", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-io-mode", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-async-backlog", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-extra-flags", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-fsync-freq", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-fsync-all", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-fsync-end", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-fsync-mode", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-merged-requests", TestHelp("fileio"), RefusedWithItsTest),
-    o("file-rw-ratio", TestHelp("fileio"), RefusedWithItsTest),
-    o("cpu-max-prime", TestHelp("cpu"), RefusedWithItsTest),
-    o("memory-block-size", TestHelp("memory"), RefusedWithItsTest),
-    o("memory-total-size", TestHelp("memory"), RefusedWithItsTest),
-    o("memory-scope", TestHelp("memory"), RefusedWithItsTest),
-    o("memory-hugetlb", TestHelp("memory"), RefusedWithItsTest),
-    o("memory-oper", TestHelp("memory"), RefusedWithItsTest),
-    o("memory-access-mode", TestHelp("memory"), RefusedWithItsTest),
+    // sysbench <test> help: the compiled-in tests. fileio, cpu and memory are DB Dyno's
+    // native hardware tests (crates/hwtest); threads and mutex are refused.
+    o("file-num", TestHelp("fileio"), HardwareTest),
+    o("file-block-size", TestHelp("fileio"), HardwareTest),
+    o("file-total-size", TestHelp("fileio"), HardwareTest),
+    o("file-test-mode", TestHelp("fileio"), HardwareTest),
+    o("file-io-mode", TestHelp("fileio"), HardwareTest),
+    o("file-async-backlog", TestHelp("fileio"), HardwareTest),
+    o("file-extra-flags", TestHelp("fileio"), HardwareTest),
+    o("file-fsync-freq", TestHelp("fileio"), HardwareTest),
+    o("file-fsync-all", TestHelp("fileio"), HardwareTest),
+    o("file-fsync-end", TestHelp("fileio"), HardwareTest),
+    o("file-fsync-mode", TestHelp("fileio"), HardwareTest),
+    o("file-merged-requests", TestHelp("fileio"), HardwareTest),
+    o("file-rw-ratio", TestHelp("fileio"), HardwareTest),
+    o("cpu-max-prime", TestHelp("cpu"), HardwareTest),
+    o("memory-block-size", TestHelp("memory"), HardwareTest),
+    o("memory-total-size", TestHelp("memory"), HardwareTest),
+    o("memory-scope", TestHelp("memory"), HardwareTest),
+    o("memory-hugetlb", TestHelp("memory"), HardwareTest),
+    o("memory-oper", TestHelp("memory"), HardwareTest),
+    o("memory-access-mode", TestHelp("memory"), HardwareTest),
     o("thread-yields", TestHelp("threads"), RefusedWithItsTest),
     o("thread-locks", TestHelp("threads"), RefusedWithItsTest),
     o("mutex-num", TestHelp("mutex"), RefusedWithItsTest),

@@ -70,13 +70,34 @@ fn the_verdicts_agree_with_the_parser() {
             Verdict::Refused { .. } | Verdict::RefusedWithItsTest => {
                 assert!(!every_command.contains(o.name), "--{} is taken", o.name)
             }
+            Verdict::HardwareTest => {
+                let ListedBy::TestHelp(test) = o.listed_by else {
+                    panic!(
+                        "--{}: a hardware test's option is listed by its test",
+                        o.name
+                    )
+                };
+                let kind = dbdyno_hwtest::TestKind::from_name(test).expect("a hardware test");
+                let taken = dbdyno_hwtest::HwTestOptions::from_pairs(
+                    kind,
+                    &[(o.name.to_string(), String::new())],
+                );
+                assert!(
+                    !matches!(taken, Err(dbdyno_hwtest::OptionError::Unknown { .. })),
+                    "--{} is called a {test} option but `dbdyno {test}` does not know it",
+                    o.name
+                );
+            }
         }
+        let of_a_test = matches!(o.listed_by, ListedBy::TestHelp(_));
+        let hardware = matches!(o.listed_by, ListedBy::TestHelp(t) if HARDWARE_TESTS.contains(&t));
         assert_eq!(
             o.verdict == Verdict::RefusedWithItsTest,
-            matches!(o.listed_by, ListedBy::TestHelp(_)),
-            "--{}: a test's options, and only they, are refused with their test",
+            of_a_test && !hardware,
+            "--{}: a non-database test's options, and only they, are refused with their test",
             o.name
         );
+        assert_eq!(o.verdict == Verdict::HardwareTest, hardware, "--{}", o.name);
     }
 }
 
@@ -92,7 +113,7 @@ fn each_row_through_the_parser() {
             .collect::<Vec<_>>();
         let t = translate(argv);
         match o.verdict {
-            Verdict::Implemented => {
+            Verdict::Implemented | Verdict::HardwareTest => {
                 let t = t.unwrap();
                 assert_eq!(t.args[2], format!("--{}=1", o.name));
                 assert!(t.notes.is_empty());
@@ -195,8 +216,12 @@ fn every_option_sysbench_prints_has_its_row() {
         }
     }
     let tests = compiled_in_tests(&help);
-    assert_eq!(tests, NON_DATABASE_TESTS.map(|(t, _)| t), "{help}");
-    for test in NON_DATABASE_TESTS.map(|(t, _)| t) {
+    let compiled_in: Vec<&str> = HARDWARE_TESTS
+        .into_iter()
+        .chain(NON_DATABASE_TESTS.map(|(t, _)| t))
+        .collect();
+    assert_eq!(tests, compiled_in, "{help}");
+    for test in compiled_in {
         let test_help = sysbench(&[test, "help"]).unwrap();
         for name in options_in(&test_help) {
             printed.insert(name, ListedBy::TestHelp(test));

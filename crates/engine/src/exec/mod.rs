@@ -12,6 +12,7 @@ mod fd_limit;
 mod interval_latency;
 mod opening;
 mod pacing;
+mod rendezvous;
 mod shared;
 mod statements;
 mod worker;
@@ -25,6 +26,7 @@ pub use client_cpu::client_cores;
 use client_cpu::CpuClock;
 use interval_latency::IntervalLatency;
 use opening::{Opening, OpeningProgress};
+pub use rendezvous::StepRendezvous;
 use shared::{IntervalCell, Shared, Timeline};
 use worker::{NotOpened, Worker, WorkerTotals};
 
@@ -57,6 +59,33 @@ pub fn run_step(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<StepResult, EngineError> {
+    run_step_on_cue(
+        connect,
+        workload,
+        step,
+        step_index,
+        server_seen,
+        events,
+        cancel,
+        None,
+    )
+}
+
+/// [`run_step`] with an optional [`StepRendezvous`]: once every connection is ready
+/// the step waits for the start instant it gives, and hands it every interval with its
+/// latency histogram (one share of a step run from several load clients). None is the
+/// one-machine path: the clock starts as soon as the connections are ready.
+#[allow(clippy::too_many_arguments)]
+pub fn run_step_on_cue(
+    connect: &ConnectOptions,
+    workload: &WorkloadOptions,
+    step: &StepPlan,
+    step_index: usize,
+    server_seen: bool,
+    events: &EventSink,
+    cancel: &CancelToken,
+    rendezvous: Option<&dyn StepRendezvous>,
+) -> Result<StepResult, EngineError> {
     let threads = step.threads;
     let shared = shared_state(connect, workload, step);
     let cells: Vec<Mutex<IntervalCell>> = (0..threads)
@@ -70,6 +99,7 @@ pub fn run_step(
         step_index,
         events,
         cancel,
+        rendezvous,
     };
     // Phase 1: connect and prepare on every worker thread, paced by `opening`.
     let (ready_tx, ready_rx) = crossbeam_channel::unbounded::<(u32, Result<(), NotOpened>)>();
@@ -86,10 +116,11 @@ pub fn run_step(
         if first_error.is_none() {
             warn_if_retried(&ctx, &opened);
         }
+        let first_error = first_error.or_else(|| await_cue(&ctx));
         if first_error.is_some() || cancel.is_cancelled() {
             gate.abort.store(true, Ordering::SeqCst);
         }
-        // Phase 2: the clock starts when every connection is ready.
+        // Phase 2: the clock starts when every connection is ready (or on cue).
         let measure_start = start_clock(&shared, &gate, step.settings.warmup_s);
         let not_started = first_error.or_else(|| {
             cancel
@@ -139,6 +170,25 @@ struct StepContext<'a> {
     step_index: usize,
     events: &'a EventSink,
     cancel: &'a CancelToken,
+    rendezvous: Option<&'a dyn StepRendezvous>,
+}
+
+/// On cue only: says "ready" and waits for the start instant. Returns the error that
+/// calls the step off (the coordinator's abort); a cancel is seen by the caller.
+fn await_cue(ctx: &StepContext) -> Option<EngineError> {
+    let rendezvous = ctx.rendezvous?;
+    if ctx.cancel.is_cancelled() {
+        return None;
+    }
+    match rendezvous.ready() {
+        Some(at) => {
+            rendezvous::wait_for_start(rendezvous::instant_of(at), ctx.cancel);
+            None
+        }
+        None => Some(EngineError::Internal(
+            "the step was called off before it started".into(),
+        )),
+    }
 }
 
 /// Where the workers and the controller meet before the clock starts: every worker
@@ -280,6 +330,7 @@ fn await_ready(
         step_index,
         events,
         cancel,
+        ..
     } = *ctx;
     let threads = step.threads;
     let mut failed: Option<(EngineError, bool)> = None;
@@ -355,6 +406,7 @@ fn control(
         step_index,
         events,
         cancel,
+        rendezvous,
     } = *ctx;
     let settings = &step.settings;
     let mut cpu = CpuClock::new();
@@ -389,7 +441,7 @@ fn control(
         // A short tail (cancel, --events) would draw a misleading spike; keep it only
         // when it covers at least half an interval.
         if !interrupted || duration >= interval.as_secs_f64() / 2.0 {
-            let record = collect_interval(
+            let (record, latency) = collect_interval(
                 cells,
                 &mut step_latency,
                 shared,
@@ -397,6 +449,9 @@ fn control(
                 (now - measure_start).as_secs_f64(),
                 duration,
             );
+            if let Some(r) = rendezvous {
+                r.interval(&record, &latency);
+            }
             events.send(EngineEvent::Interval {
                 step: step_index,
                 record: record.clone(),
@@ -447,7 +502,7 @@ fn collect_interval(
     step: &StepPlan,
     elapsed_s: f64,
     duration_s: f64,
-) -> IntervalRecord {
+) -> (IntervalRecord, LatencyHistogram) {
     let IntervalCell {
         transactions: txns,
         queries,
@@ -467,7 +522,7 @@ fn collect_interval(
             0.0
         }
     };
-    IntervalRecord {
+    let record = IntervalRecord {
         elapsed_s,
         duration_s,
         end_unix_ms: unix_ms(),
@@ -484,7 +539,8 @@ fn collect_interval(
         errors_ps: ps(errors),
         reconnects_ps: ps(reconnects),
         open_loop,
-    }
+    };
+    (record, latency)
 }
 
 /// The workers' own figures, added up.
@@ -599,12 +655,23 @@ fn finish(
         confidence: None,
         repeat: step.repeat,
         sla_search: false,
+        clients: Vec::new(),
         open_loop: None,
+        tpcc: tpcc_result(&totals, total_time_s),
     };
     // Every measured step carries its intervals, even when they only say why there are
     // none (a step shorter than one interval).
     result.confidence = Some(stats::StepConfidence::of_step(&result));
     result
+}
+
+/// The tpcc scenario's figures, from every worker's per-type totals.
+fn tpcc_result(totals: &[WorkerTotals], seconds: f64) -> Option<crate::tpcc::TpccResult> {
+    let mut all: Option<crate::tpcc::run::TpccTotals> = None;
+    for t in totals.iter().filter_map(|t| t.tpcc.as_ref()) {
+        all.get_or_insert_with(Default::default).merge(t);
+    }
+    all.map(|a| a.result(seconds))
 }
 
 pub(crate) fn unix_ms() -> i64 {

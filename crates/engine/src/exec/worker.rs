@@ -16,6 +16,8 @@ use crate::driver::{self, ErrorKind};
 use crate::error::EngineError;
 use crate::results::QueryCounts;
 use crate::stats::LatencyHistogram;
+use crate::tpcc::run::{Retried, TpccTotals};
+use crate::tpcc::txn::{Outcome, TpccClient, TxnKind};
 use crate::workload::rand::SbRand;
 use crate::workload::shape::TxnShape;
 use crate::workload::{sql, Scenario, StatementClass};
@@ -42,6 +44,8 @@ pub struct WorkerTotals {
     /// Open loop: measured transactions that started late, and the longest start lag.
     pub late_starts: u64,
     pub max_lag_us: u64,
+    /// The tpcc scenario's per-transaction-type figures; None for the OLTP ones.
+    pub tpcc: Option<TpccTotals>,
 }
 
 impl WorkerTotals {
@@ -76,6 +80,15 @@ pub struct Worker<'a> {
     slice: i64,
     /// oltp_insert without auto_inc: unique ids, as sysbench.rand.unique() gives.
     unique_seq: u32,
+    /// The tpcc scenario's client; None for the OLTP ones, whose loop walks `shape`.
+    tpcc: Option<TpccState>,
+}
+
+/// A tpcc worker's client and the type and outcome of its last transaction, recorded
+/// once the loop knows the transaction's latency.
+struct TpccState {
+    client: TpccClient,
+    last: Option<(TxnKind, Outcome)>,
 }
 
 struct BulkState {
@@ -112,6 +125,26 @@ impl<'a> Worker<'a> {
         } else {
             rng.prime(1, o.table_size.max(1));
         }
+        let tpcc = if shared.scenario.is_tpcc() {
+            let ready = TpccClient::init_session(&mut conn, &o.tpcc)
+                .map_err(|e| driver::query_error("setting up the tpcc session", &e))
+                .and_then(|()| {
+                    TpccClient::check_dataset(&mut conn, &o.tpcc).map_err(EngineError::Refused)
+                });
+            if let Err(error) = ready {
+                opening.fail_for_good();
+                return Err(NotOpened::Failed {
+                    error,
+                    retried: false,
+                });
+            }
+            Some(TpccState {
+                client: TpccClient::new(&o.tpcc),
+                last: None,
+            })
+        } else {
+            None
+        };
         let bulk = if shared.scenario == Scenario::BulkInsert {
             Some(BulkState::resume(&mut conn, id).map_err(|error| {
                 opening.fail_for_good();
@@ -141,11 +174,13 @@ impl<'a> Worker<'a> {
                 busy: Duration::ZERO,
                 late_starts: 0,
                 max_lag_us: 0,
+                tpcc: tpcc.as_ref().map(|_| TpccTotals::default()),
             },
             txn_queries: QueryCounts::default(),
             bulk,
             slice: SliceDraw::pack(rlen * id as u64, rlen),
             unique_seq: id.wrapping_mul(0x9E37_79B9),
+            tpcc,
         })
     }
 
@@ -246,6 +281,9 @@ impl<'a> Worker<'a> {
     /// was a late start.
     fn record_txn(&mut self, latency: Duration, lag: Option<(u64, bool)>) {
         let us = latency.as_micros() as u64;
+        if let Some(last) = self.tpcc.as_mut().and_then(|t| t.last.take()) {
+            self.record_tpcc(last, us);
+        }
         self.totals.transactions += 1;
         self.totals.queries.merge(&self.txn_queries);
         self.totals.busy += latency;
@@ -260,8 +298,11 @@ impl<'a> Worker<'a> {
         cell.max_lag_us = cell.max_lag_us.max(lag_us);
     }
 
-    /// One sysbench event: BEGIN, the shape's blocks, COMMIT.
+    /// One sysbench event: BEGIN, the shape's blocks, COMMIT (or one TPC-C transaction).
     fn transaction(&mut self, measured: bool) -> Result<(), TxnFailure> {
+        if self.tpcc.is_some() {
+            return self.tpcc_transaction(measured);
+        }
         let explicit = self.shape.explicit_trx;
         if explicit {
             self.statement(StatementClass::Begin, Draw { table: 1, id: 0 }, measured)?;
@@ -292,6 +333,56 @@ impl<'a> Worker<'a> {
             self.statement(StatementClass::Commit, Draw { table: 1, id: 0 }, measured)?;
         }
         Ok(())
+    }
+
+    /// One event of tpcc.lua: a transaction drawn from the mix. A deadlock or a lock
+    /// wait timeout (the ignored codes) rolls back and restarts the event with a new
+    /// draw, as sysbench does; the type that hit it is counted.
+    fn tpcc_transaction(&mut self, measured: bool) -> Result<(), TxnFailure> {
+        let state = self.tpcc.as_mut().expect("tpcc state");
+        let kind = state.client.pick(&mut self.rng);
+        let r = state.client.run(&mut self.conn, &mut self.rng, kind);
+        self.txn_queries = state.client.queries;
+        match r {
+            Ok(outcome) => {
+                state.last = Some((kind, outcome));
+                Ok(())
+            }
+            Err(e) => match driver::classify(&e) {
+                ErrorKind::Server { code, .. }
+                    if self.shared.workload.ignore_errors.ignores(code) =>
+                {
+                    // sysbench-tpcc's before_restart_event hook.
+                    let _ = self.conn.query_drop("ROLLBACK");
+                    if measured {
+                        if let Some(t) = self.totals.tpcc.as_mut() {
+                            t.retried(kind, Retried::of_code(code));
+                        }
+                    }
+                    Err(TxnFailure::Ignored)
+                }
+                ErrorKind::ConnectionLost(_) => {
+                    Err(self.handle_error(StatementClass::Begin, Draw { table: 1, id: 0 }, e))
+                }
+                _ => {
+                    let context = format!("{kind}: `{}`", state.client.last_statement());
+                    Err(TxnFailure::Fatal(driver::query_error(&context, &e)))
+                }
+            },
+        }
+    }
+
+    /// A completed TPC-C transaction's type and latency. New-Order's rollbacks by design
+    /// count as sysbench-tpcc counts them: a transaction, and an error.
+    fn record_tpcc(&mut self, (kind, outcome): (TxnKind, Outcome), us: u64) {
+        let Some(t) = self.totals.tpcc.as_mut() else {
+            return;
+        };
+        t.record(kind, outcome, us);
+        if outcome == Outcome::RolledBack {
+            self.totals.ignored_errors += 1;
+            self.cell.lock().unwrap().errors += 1;
+        }
     }
 
     fn pick_table(&mut self) -> u32 {
@@ -421,7 +512,9 @@ impl<'a> Worker<'a> {
                 return Err(None);
             }
             match driver::connect_with_cache(&self.shared.connect, self.shared.stmt_cache) {
-                Ok(mut conn) => match prepare_statements(&mut conn, self.shared, &self.shape) {
+                Ok(mut conn) => match prepare_statements(&mut conn, self.shared, &self.shape)
+                    .and_then(|stmts| self.init_tpcc_session(&mut conn).map(|()| stmts))
+                {
                     Ok(stmts) => {
                         self.conn = conn;
                         self.stmts = stmts;
@@ -434,6 +527,17 @@ impl<'a> Worker<'a> {
             std::thread::sleep(Duration::from_millis(200));
         }
         Err(Some(last))
+    }
+}
+
+impl Worker<'_> {
+    /// A new connection of a tpcc worker gets the reference's session settings again.
+    fn init_tpcc_session(&self, conn: &mut Conn) -> Result<(), EngineError> {
+        if self.tpcc.is_none() {
+            return Ok(());
+        }
+        TpccClient::init_session(conn, &self.shared.workload.tpcc)
+            .map_err(|e| driver::query_error("setting up the tpcc session", &e))
     }
 }
 

@@ -1,4 +1,5 @@
-//! cleanup: drop the benchmark tables of this workload, and nothing else.
+//! cleanup: drop the benchmark tables of this workload, and nothing else (TPC-C's:
+//! [`crate::tpcc::cleanup`]).
 
 use super::schema::{self, TableShape};
 use crate::driver;
@@ -17,6 +18,9 @@ pub fn cleanup(
     threads: u32,
     events: &EventSink,
 ) -> Result<Vec<String>, EngineError> {
+    if scenario.is_tpcc() {
+        return crate::tpcc::cleanup::cleanup(connect, events);
+    }
     let mut conn = driver::connect(connect)?;
     let existing = schema::list_tables(&mut conn)?;
     let (count, wanted) = if scenario.uses_bulk_tables() {

@@ -1,10 +1,12 @@
 //! The dataset's life cycle around the measured steps: prepare, prewarm, cleanup.
 //!
 //! Each phase is safe by construction: it touches only the benchmark tables
-//! `sbtest1..N` of the plan, refuses to mix with tables of another shape, and never
-//! drops a database.
+//! `sbtest1..N` of the plan (TPC-C's own tables for `tpcc`, [`crate::tpcc`]), refuses
+//! to mix with tables of another shape, and never drops a database.
 
 mod cleanup;
+pub(crate) mod load_data;
+pub(crate) mod pool;
 mod prepare;
 mod prewarm;
 pub mod schema;
@@ -17,7 +19,6 @@ use mysql::Conn;
 use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
-use crate::driver;
 use crate::error::EngineError;
 use crate::plan::ConnectOptions;
 
@@ -34,42 +35,7 @@ fn for_each_table<F>(
 where
     F: Fn(&mut Conn, u32) -> Result<(), EngineError> + Sync,
 {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    for t in 1..=tables {
-        let _ = tx.send(t);
-    }
-    drop(tx);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.max(1).min(tables))
-            .map(|_| {
-                let (rx, work) = (rx.clone(), &work);
-                scope.spawn(move || -> Result<(), EngineError> {
-                    let mut conn = driver::connect(connect)?;
-                    while let Ok(t) = rx.recv() {
-                        if cancel.is_cancelled() {
-                            break;
-                        }
-                        work(&mut conn, t)?;
-                    }
-                    Ok(())
-                })
-            })
-            .collect();
-        let mut first_err = None;
-        for h in handles {
-            match h.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    first_err.get_or_insert(e);
-                }
-                Err(_) => {
-                    first_err
-                        .get_or_insert(EngineError::Internal("a worker thread panicked".into()));
-                }
-            }
-        }
-        first_err.map_or(Ok(()), Err)
-    })
+    pool::for_each_queued(connect, (1..=tables).collect(), threads, cancel, work)
 }
 
 /// What prepare did, for the CLI summary, the history and the benchmark docs.

@@ -10,19 +10,19 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use mysql::prelude::Queryable;
-use mysql::LocalInfileHandler;
 
+use super::load_data::{self, LoadDataStream};
+use super::pool::{load_in_parallel, LoadFlags};
 use super::schema::{self, TableInfo, TableShape};
 use super::PrepareReport;
 use crate::cancel::CancelToken;
 use crate::driver;
 use crate::error::EngineError;
-use crate::events::{EngineEvent, EventSink};
+use crate::events::EventSink;
 use crate::plan::ConnectOptions;
 use crate::workload::rand::SbRand;
 use crate::workload::values::{fill_template, C_TEMPLATE, PAD_TEMPLATE};
@@ -49,6 +49,9 @@ pub fn prepare(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<PrepareReport, EngineError> {
+    if scenario.is_tpcc() {
+        return crate::tpcc::load::prepare(connect, &w.tpcc, threads, force, events, cancel);
+    }
     let started = Instant::now();
     let mut conn = driver::connect(connect)?;
     let existing = schema::list_tables(&mut conn)?;
@@ -203,69 +206,13 @@ fn load_rows(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    for c in chunks(w) {
-        let _ = tx.send(c);
-    }
-    drop(tx);
-    let flags = LoadFlags::default();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.max(1))
-            .map(|worker| {
-                let (rx, flags) = (rx.clone(), &flags);
-                scope.spawn(move || -> Result<(), EngineError> {
-                    let r = load_worker(connect, w, worker, &rx, flags, cancel);
-                    if r.is_err() {
-                        flags.failed.store(true, Ordering::SeqCst);
-                    }
-                    r
-                })
-            })
-            .collect();
-        // The calling thread reports progress while the workers load.
-        let mut fallback_said = false;
-        let mut report = || {
-            if !fallback_said && flags.inserts_instead.load(Ordering::Relaxed) {
-                fallback_said = true;
-                events.message(
-                    "The server does not allow LOAD DATA LOCAL INFILE (local_infile=OFF): loading with multi-row INSERTs, which is slower",
-                );
-            }
-            events.send(EngineEvent::PrepareProgress {
-                rows_done: flags.rows_done.load(Ordering::Relaxed),
-                rows_total: total_rows,
-            });
-        };
-        while handles.iter().any(|h| !h.is_finished()) {
-            report();
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        report();
-        let mut first_err = None;
-        for h in handles {
-            match h.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    first_err.get_or_insert(e);
-                }
-                Err(_) => {
-                    first_err
-                        .get_or_insert(EngineError::Internal("a loader thread panicked".into()));
-                }
-            }
-        }
-        first_err.map_or(Ok(()), Err)
-    })
-}
-
-/// What the loader threads tell each other and the progress reporter.
-#[derive(Default)]
-struct LoadFlags {
-    rows_done: AtomicU64,
-    /// A loader failed: the others stop at their next chunk.
-    failed: AtomicBool,
-    /// The server refused LOAD DATA LOCAL INFILE: rows went in as INSERTs.
-    inserts_instead: AtomicBool,
+    load_in_parallel(
+        chunks(w),
+        threads,
+        total_rows,
+        events,
+        |worker, rx, flags| load_worker(connect, w, worker, rx, flags, cancel),
+    )
 }
 
 fn load_worker(
@@ -283,7 +230,10 @@ fn load_worker(
         c: String::with_capacity(120),
         pad: String::with_capacity(60),
     };
-    let mut loader = Loader::LoadData(LoadDataStream::install(&mut conn));
+    let mut loader = Loader::LoadData(LoadDataStream::install(
+        &mut conn,
+        CHUNK_ROWS as usize * 200,
+    ));
     let mut sql_buf = String::with_capacity((ROWS_PER_INSERT as usize) * 200 + 64);
     while let Ok(chunk) = rx.recv() {
         if cancel.is_cancelled() || flags.failed.load(Ordering::Relaxed) {
@@ -305,7 +255,7 @@ fn load_worker(
                 }
                 // Nothing was loaded (the server refused before reading the stream):
                 // this chunk and every next one go in as INSERTs.
-                Err(mysql::Error::MySqlError(me)) if LOCAL_INFILE_REFUSED.contains(&me.code) => {
+                Err(e) if load_data::is_local_infile_refused(&e) => {
                     conn.set_local_infile_handler(None);
                     flags.inserts_instead.store(true, Ordering::Relaxed);
                     loader = Loader::Insert;
@@ -336,61 +286,16 @@ fn load_worker(
     }
     Ok(())
 }
-/// How a loader thread sends rows: `LOAD DATA LOCAL INFILE` fed from memory, or
-/// multi-row INSERTs when the server does not allow LOCAL INFILE (MySQL 8's default).
-///
-/// Why LOAD DATA: on a small box the server's per-row cost bounds the load, and
-/// parsing tab-separated rows costs the server less than parsing INSERT … VALUES
-/// (measured with the mariadb client on the sandbox, 200k sbtest rows: 1.55 s against
-/// 2.30 s). The data and the resulting tables are the same either way.
+/// How a loader thread sends rows: `LOAD DATA LOCAL INFILE` fed from memory
+/// ([`super::load_data`]), or multi-row INSERTs when the server does not allow LOCAL
+/// INFILE (MySQL 8's default).
 enum Loader {
     LoadData(LoadDataStream),
     Insert,
 }
 
-/// The file name in our `LOAD DATA LOCAL INFILE`: the handler answers only this name,
-/// with rows generated in memory; no file on disk is ever read.
-const STREAM_NAME: &str = "dbdyno-generated-rows";
-
-/// Server errors meaning "LOCAL INFILE is not allowed here": 4166 (MariaDB 10.5+,
-/// local_infile=OFF), 1148 (older MariaDB and MySQL), 3948 (MySQL 8's default).
-const LOCAL_INFILE_REFUSED: [u16; 3] = [4166, 1148, 3948];
-
 fn load_data_sql(table: u32) -> String {
-    format!(
-        "LOAD DATA LOCAL INFILE '{STREAM_NAME}' INTO TABLE sbtest{table} \
-         FIELDS TERMINATED BY '\\t' LINES TERMINATED BY '\\n' (id, k, c, pad)"
-    )
-}
-
-/// The rows of one LOAD DATA statement, shared with the connection's infile handler
-/// (the driver wants a `'static` handler, so the buffer lives behind an `Arc`).
-struct LoadDataStream {
-    rows: Arc<Mutex<Vec<u8>>>,
-}
-
-impl LoadDataStream {
-    fn install(conn: &mut mysql::Conn) -> LoadDataStream {
-        let rows = Arc::new(Mutex::new(Vec::with_capacity(CHUNK_ROWS as usize * 200)));
-        let shared = Arc::clone(&rows);
-        conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |name, out| {
-            if name != STREAM_NAME.as_bytes() {
-                // A server asking for any other file gets nothing.
-                return Err(std::io::Error::other("DB Dyno sends no local files"));
-            }
-            let rows = shared
-                .lock()
-                .map_err(|_| std::io::Error::other("poisoned"))?;
-            out.write_all(&rows)
-        })));
-        LoadDataStream { rows }
-    }
-
-    fn fill(&self, f: impl FnOnce(&mut Vec<u8>)) {
-        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
-        rows.clear();
-        f(&mut rows);
-    }
+    load_data::load_data_sql(&format!("sbtest{table}"), "id, k, c, pad")
 }
 
 /// sysbench's row generator: `k` from the default distribution, `c` and `pad` from

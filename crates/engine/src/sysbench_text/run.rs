@@ -131,6 +131,8 @@ impl ParsedRun {
             confidence: None,
             repeat: Default::default(),
             sla_search: false,
+            clients: Vec::new(),
+            tpcc: None,
         }
         // Intervals from the log's --report-interval lines; none without them.
         .with_confidence()

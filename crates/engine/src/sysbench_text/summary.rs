@@ -357,6 +357,8 @@ mod tests {
             confidence: None,
             repeat: Default::default(),
             sla_search: false,
+            clients: Vec::new(),
+            tpcc: None,
         }
     }
 

@@ -32,6 +32,9 @@ pub struct WorkloadOptions {
     pub rand: RandOptions,
     pub ps_mode: PsMode,
     pub ignore_errors: IgnoreErrors,
+    /// The `tpcc` scenario's options (`--scale`, `--trx_level`, ...); `tables` above
+    /// mirrors its `--tables`.
+    pub tpcc: crate::tpcc::TpccOptions,
 }
 
 impl Default for WorkloadOptions {
@@ -60,6 +63,7 @@ impl Default for WorkloadOptions {
             rand: RandOptions::default(),
             ps_mode: PsMode::Auto,
             ignore_errors: IgnoreErrors::default(),
+            tpcc: crate::tpcc::TpccOptions::default(),
         }
     }
 }

@@ -22,10 +22,12 @@ pub enum Scenario {
     SelectRandomPoints,
     SelectRandomRanges,
     BulkInsert,
+    /// Percona's sysbench-tpcc (`tpcc.lua`): the TPC-C-like mix of [`crate::tpcc`].
+    Tpcc,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 11] = [
+    pub const ALL: [Scenario; 12] = [
         Scenario::OltpPointSelect,
         Scenario::OltpReadOnly,
         Scenario::OltpReadWrite,
@@ -37,6 +39,7 @@ impl Scenario {
         Scenario::SelectRandomPoints,
         Scenario::SelectRandomRanges,
         Scenario::BulkInsert,
+        Scenario::Tpcc,
     ];
 
     /// The seed toolkit's default scenario list.
@@ -60,12 +63,18 @@ impl Scenario {
             Scenario::SelectRandomPoints => "select_random_points",
             Scenario::SelectRandomRanges => "select_random_ranges",
             Scenario::BulkInsert => "bulk_insert",
+            Scenario::Tpcc => "tpcc",
         }
     }
 
     /// Scenarios whose tables have sysbench's bulk_insert shape (id, k) instead of the OLTP one.
     pub fn uses_bulk_tables(self) -> bool {
         self == Scenario::BulkInsert
+    }
+
+    /// The TPC-C mix: its own tables and transactions instead of a statement shape.
+    pub fn is_tpcc(self) -> bool {
+        self == Scenario::Tpcc
     }
 
     /// Scenarios that change data. Their results depend on what earlier steps did to the tables.
@@ -95,7 +104,7 @@ impl fmt::Display for Scenario {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scenario '{0}'; known: oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_insert, oltp_delete, oltp_update_index, oltp_update_non_index, select_random_points, select_random_ranges, bulk_insert")]
+#[error("unknown scenario '{0}'; known: oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_insert, oltp_delete, oltp_update_index, oltp_update_non_index, select_random_points, select_random_ranges, bulk_insert, tpcc")]
 pub struct UnknownScenario(pub String);
 
 impl FromStr for Scenario {
@@ -212,6 +221,7 @@ mod tests {
                 .unwrap(),
             Scenario::OltpReadWrite
         );
+        assert_eq!("./tpcc.lua".parse::<Scenario>().unwrap(), Scenario::Tpcc);
         assert!("oltp_read_wrote".parse::<Scenario>().is_err());
     }
 

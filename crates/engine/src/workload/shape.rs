@@ -74,6 +74,8 @@ impl TxnShape {
             Scenario::SelectRandomPoints => (false, vec![block(RandomPoints, 1)]),
             Scenario::SelectRandomRanges => (false, vec![block(RandomRanges, 1)]),
             Scenario::BulkInsert => (false, vec![block(BulkInsert, 1)]),
+            // TPC-C's transactions are not statement blocks: crate::tpcc::txn runs them.
+            Scenario::Tpcc => (false, Vec::new()),
         };
         blocks.retain(|b| b.repeat > 0 && !b.classes.is_empty());
         TxnShape {

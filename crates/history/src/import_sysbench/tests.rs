@@ -215,3 +215,83 @@ fn a_log_without_interval_lines_gets_no_confidence_and_says_so() {
         Some(dbdyno_engine::stats::StepConfidence::of_step(r))
     );
 }
+
+/// A real `sysbench ./tpcc.lua --scale=1 --threads=2 --time=5 --report-interval=1 run`
+/// log: filed as tpcc, its printed figures kept exactly, and tpmC left out (and said so)
+/// because the log counts no New-Orders.
+#[test]
+fn a_sysbench_tpcc_log_is_filed_as_tpcc_with_its_printed_figures() {
+    let (_d, h) = history();
+    let o = SysbenchImport {
+        started_at_ms: Some(1_741_064_767_000),
+        ..SysbenchImport::new("t")
+    };
+    let by_name = import_sysbench(&h, &[fixture("sysbench_tpcc_scale1_run.txt")], &o).unwrap();
+    assert_eq!(by_name.imported[0].steps, vec![(Scenario::Tpcc, 2)]);
+    let said: Vec<String> = by_name.notes.iter().map(ToString::to_string).collect();
+    assert!(
+        by_name
+            .notes
+            .iter()
+            .any(|n| matches!(n, ImportNote::TpmcUnknown { line: 1, .. })),
+        "{said:?}"
+    );
+    assert!(
+        said.iter().any(|n| n.contains("no tpmC or NOPM")),
+        "{said:?}"
+    );
+
+    let run = h.load_run(by_name.imported[0].run_id).unwrap();
+    let r = &run.steps[0].result;
+    assert_eq!(r.tpcc, None, "sysbench-tpcc prints no New-Order count");
+    assert_eq!(r.transactions, 1921);
+    assert_eq!(
+        (r.queries.read, r.queries.write, r.queries.other),
+        (25813, 26864, 3848)
+    );
+    assert_eq!(r.ignored_errors, 4);
+    assert_eq!(r.total_time_s, 5.0534);
+    let printed = r.printed.as_ref().unwrap();
+    assert_eq!((printed.tps, printed.qps), (380.12, 11184.80));
+    assert_eq!(r.latency_pct_ms, 14.73);
+    assert_eq!(r.latency.avg_ms, 5.23);
+    assert_eq!(r.intervals.len(), 5);
+
+    // Under a name that says nothing, the statement mix tells it: about 14 writes per
+    // transaction, which no OLTP script prints with its defaults.
+    let dir = tempfile::tempdir().unwrap();
+    let anonymous = dir.path().join("run.log");
+    std::fs::copy(fixture("sysbench_tpcc_scale1_run.txt"), &anonymous).unwrap();
+    let o = SysbenchImport {
+        duplicates: Duplicates::ImportAgain,
+        ..o
+    };
+    let by_mix = import_sysbench(&h, &[anonymous], &o).unwrap();
+    assert_eq!(by_mix.imported[0].steps, vec![(Scenario::Tpcc, 2)]);
+    assert!(by_mix.notes.iter().any(|n| matches!(
+        n,
+        ImportNote::ScenarioGuessed {
+            scenario: Scenario::Tpcc,
+            ..
+        }
+    )));
+}
+
+/// oltp_read_write's own mix (4 writes per transaction) stays oltp_read_write.
+#[test]
+fn an_oltp_read_write_mix_is_not_taken_for_tpcc() {
+    let (_d, h) = history();
+    let dir = tempfile::tempdir().unwrap();
+    let anonymous = dir.path().join("run.log");
+    std::fs::copy(fixture("oltp_read_write_intervals.txt"), &anonymous).unwrap();
+    let o = SysbenchImport {
+        started_at_ms: Some(1_741_064_767_000),
+        ..SysbenchImport::new("t")
+    };
+    let r = import_sysbench(&h, &[anonymous], &o).unwrap();
+    assert_eq!(r.imported[0].steps, vec![(Scenario::OltpReadWrite, 2)]);
+    assert!(!r
+        .notes
+        .iter()
+        .any(|n| matches!(n, ImportNote::TpmcUnknown { .. })));
+}

@@ -399,7 +399,7 @@ impl SshConnection {
     }
 
     /// Sends a keepalive if one is due.
-    pub(crate) fn keepalive(&self) -> Result<(), SshError> {
+    pub fn keepalive(&self) -> Result<(), SshError> {
         self.session
             .keepalive_send()
             .map(|_| ())
@@ -412,7 +412,7 @@ impl SshConnection {
     }
 
     /// A clone of the socket; `shutdown` on it aborts blocking calls from any thread.
-    pub(crate) fn socket_handle(&self) -> Option<TcpStream> {
+    pub fn socket_handle(&self) -> Option<TcpStream> {
         self.socket.try_clone().ok()
     }
 
@@ -424,7 +424,28 @@ impl SshConnection {
         let _ = self.socket.shutdown(Shutdown::Both);
     }
 
-    fn exec(&self, command: &str) -> Result<Channel, SshError> {
+    /// Switches every later call on this session between blocking (the default, bounded
+    /// by [`Self::set_timeout`]) and non-blocking (`WouldBlock` errors; wait on the
+    /// socket for [`Self::block_directions`]). For a caller that owns the session alone.
+    pub fn set_blocking(&self, blocking: bool) {
+        self.session.set_blocking(blocking);
+    }
+
+    /// Which way the socket must become ready after a non-blocking call would block.
+    pub fn block_directions(&self) -> ssh2::BlockDirections {
+        self.session.block_directions()
+    }
+
+    /// Opens the server's SFTP subsystem (fails on a server that offers none).
+    pub fn sftp(&self) -> Result<ssh2::Sftp, SshError> {
+        self.session
+            .sftp()
+            .map_err(|source| self.sess_err("opening SFTP", source))
+    }
+
+    /// Starts `command` (parsed by the user's login shell) on a channel of its own,
+    /// without a PTY, and returns the channel to stream stdin, stdout and stderr on.
+    pub fn exec(&self, command: &str) -> Result<Channel, SshError> {
         let mut ch = self
             .session
             .channel_session()

@@ -1,6 +1,7 @@
-//! The charts of a report: per scenario the dyno curves (QPS and TPS against threads), p95
-//! against threads and efficiency (QPS per server CPU %); the per-second timeline of the
-//! chosen step (QPS with server CPU and disk); its latency distribution.
+//! The charts of a report: per scenario the dyno curves (QPS and TPS against threads, and
+//! tpmC for tpcc), p95 against threads and efficiency (QPS per server CPU %); the
+//! per-second timeline of the chosen step (QPS with server CPU and disk); its latency
+//! distribution.
 
 use dbdyno_engine::Scenario;
 
@@ -18,6 +19,8 @@ pub struct ScenarioCharts {
     pub p95: Chart,
     /// `None` when no environment has server CPU figures.
     pub efficiency: Option<Chart>,
+    /// The tpmC dyno curve: tpcc only, when its steps have TPC-C figures.
+    pub tpmc: Option<Chart>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -149,7 +152,36 @@ fn scenario_charts(r: &Report, s: &ScenarioReport, sizes: Sizes) -> ScenarioChar
                 eff,
             )
         }),
+        tpmc: tpmc_series(r, s)
+            .map(|series| chart(format!("{}: tpmC by threads", s.scenario), "tpmC", series)),
     }
+}
+
+/// One tpmC line per environment with TPC-C figures, on the scenario's thread axis;
+/// `None` for another scenario or without figures.
+fn tpmc_series(r: &Report, s: &ScenarioReport) -> Option<Vec<Series>> {
+    let t = r.tpcc.as_ref().filter(|_| s.scenario == Scenario::Tpcc)?;
+    let series: Vec<Series> = t
+        .curves
+        .iter()
+        .map(|c| Series {
+            name: env_label(r, c.env),
+            colour: env_colour(c.env),
+            points: s
+                .threads
+                .iter()
+                .enumerate()
+                .map(|(i, &th)| {
+                    let tpmc = t.point(c.env, th).map(|p| p.tpmc);
+                    (i as f64, tpmc.unwrap_or(f64::NAN))
+                })
+                .collect(),
+            dashed: false,
+            markers: true,
+            side: Side::Left,
+        })
+        .collect();
+    (!series.is_empty()).then_some(series)
 }
 
 /// One step on each environment: the charts share their axes (QPS and seconds), so that a

@@ -61,11 +61,21 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
             .and_then(Value::as_u64)
             .map(|c| c as u32);
     }
-    if let Some(f) = &run.failure {
+    if let (Some(f), false) = (&run.failure, run.state == RunState::Partial) {
         r.warnings.push(format!("the run stopped early: {f}"));
     }
     r.warnings
         .extend(run.warnings.iter().map(|w| w.text.clone()));
+    // A partial run went to its end: its failure is the steps that failed, one line
+    // each with its reason, which the run's warnings usually say already.
+    if let (Some(f), RunState::Partial) = (&run.failure, run.state) {
+        for line in f.lines() {
+            if !r.warnings.iter().any(|w| w.contains(line)) {
+                r.warnings
+                    .push(format!("a step failed and was not measured: {line}"));
+            }
+        }
+    }
     for step in no_totals {
         r.warnings.push(format!(
             "{step}: the imported log has no summary (it was cut off), so the step is left out"
@@ -165,6 +175,33 @@ mod tests {
             report_run(&run).command_line.as_deref(),
             Some("dbdyno ladder --ladder=1,2 --mysql-password=***")
         );
+    }
+
+    #[test]
+    fn a_partial_run_is_named_and_each_failed_step_said_once_with_its_reason() {
+        let mut run = stored(None);
+        run.state = RunState::Partial;
+        let (a, b) = (
+            "oltp_point_select @ 16 threads: 8 of 16 connections opened: Too many connections",
+            "oltp_point_select @ 32 threads: 8 of 32 connections opened: Too many connections",
+        );
+        run.failure = Some(format!("{a}\n{b}"));
+        // The engine's warning for the first one was stored with the run.
+        run.warnings = vec![dbdyno_history::StoredWarning {
+            step_index: Some(1),
+            at_ms: 0,
+            text: format!("step failed, the ladder goes on (--on-step-error=continue): {a}"),
+        }];
+        let r = report_run(&run);
+        assert_eq!(r.state.as_deref(), Some("partial"));
+        assert_eq!(
+            r.warnings[1..],
+            [format!("a step failed and was not measured: {b}")],
+            "{:?}",
+            r.warnings
+        );
+        assert!(r.warnings[0].ends_with(a));
+        assert!(!r.warnings.iter().any(|w| w.contains("stopped early")));
     }
 
     #[test]

@@ -83,10 +83,23 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
         .and_then(|o| o.get("failure"))
         .and_then(Value::as_str)
         .map(str::to_string);
+    // Steps that failed while the ladder went on (`--on-step-error=continue`).
+    let failed_steps: Vec<String> = outcome
+        .and_then(|o| o.get("failed_steps"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
+            format!("{}: {}", text("label"), text("error"))
+        })
+        .collect();
     let state = if failure.is_some() {
         "failed"
     } else if cancelled {
         "cancelled"
+    } else if !failed_steps.is_empty() {
+        "partial"
     } else {
         "finished"
     };
@@ -100,6 +113,11 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
     if let Some(f) = failure {
         run.warnings.push(format!("the run stopped early: {f}"));
     }
+    run.warnings.extend(
+        failed_steps
+            .iter()
+            .map(|l| format!("a step failed and was not measured: {l}")),
+    );
     run.id = doc
         .get("id")
         .and_then(Value::as_str)

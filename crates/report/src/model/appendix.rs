@@ -31,6 +31,10 @@ pub struct AppendixRun {
     pub labels: BTreeMap<String, String>,
     /// The stored plan, pretty-printed.
     pub plan_json: String,
+    /// Each load client's share of each step run from several clients; empty for a
+    /// run from one machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<super::load_clients::ClientShare>,
 }
 
 pub fn for_run(r: &ReportRun) -> AppendixRun {
@@ -46,6 +50,7 @@ pub fn for_run(r: &ReportRun) -> AppendixRun {
         settings: settings(&r.plan),
         labels: r.labels.clone(),
         plan_json: serde_json::to_string_pretty(&r.plan).unwrap_or_default(),
+        clients: super::load_clients::shares(r),
     }
 }
 

@@ -20,6 +20,7 @@
 //! - [`summary`]: headline deltas and the executive summary, in sentences;
 //! - [`warnings`]: what to check before trusting the numbers;
 //! - [`timeline`]: the per-second series and latency distribution of one chosen step;
+//! - [`tpcc`]: tpmC and NOPM by threads, per transaction type, and Δ tpmC per environment;
 //! - [`appendix`]: what it takes to reproduce each run.
 //!
 //! Non-goals: statistics across separate runs of one environment (repeats are steps of
@@ -40,11 +41,14 @@ pub mod cells;
 pub mod coldstart;
 pub mod compare;
 pub mod environment;
+pub mod hardware;
 pub mod knee;
+pub mod load_clients;
 pub mod noise;
 pub mod repeats;
 pub mod summary;
 pub mod timeline;
+pub mod tpcc;
 pub mod warnings;
 
 pub use bottleneck::{Bottleneck, BottleneckClass, Resource};
@@ -145,6 +149,13 @@ pub struct Report {
     pub timeline: Vec<timeline::Timeline>,
     pub latency_distribution: Option<timeline::LatencyDistribution>,
     pub appendix: Vec<appendix::AppendixRun>,
+    /// The environments' latest hardware records, when the history has any
+    /// ([`hardware::attach`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<hardware::HardwareSection>,
+    /// tpmC, NOPM and the per-transaction table, when a run has tpcc steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<tpcc::TpccSection>,
 }
 
 impl Report {
@@ -427,6 +438,8 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         timeline,
         latency_distribution,
         appendix: runs.iter().map(|r| appendix::for_run(r)).collect(),
+        hardware: None,
+        tpcc: tpcc::build(&runs, baseline),
     };
     report.executive_summary = summary::executive(&report);
     singular_threads(&mut report);

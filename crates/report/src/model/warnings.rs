@@ -25,12 +25,13 @@ const STORAGE_TEST_RATIO: f64 = 1.5;
 type RunCheck = fn(&ReportRun, &str) -> Option<(Severity, String)>;
 
 /// The checks of each run, in the order their warnings are listed.
-const RUN_CHECKS: [RunCheck; 7] = [
+const RUN_CHECKS: [RunCheck; 8] = [
     unfinished,
     server_figures,
     missing_samples,
     errors_and_reconnects,
     saturated_client,
+    partial_steps,
     cancelled_steps,
     dataset_in_memory,
 ];
@@ -76,6 +77,12 @@ pub fn collect(
 
 fn unfinished(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
     let state = run.state.as_deref().filter(|s| *s != "finished")?;
+    if state == "partial" {
+        return Some((
+            Severity::Warning,
+            format!("{name}: the run is partial: steps that failed were not measured and are missing from the matrices (the warnings name each, with its reason)"),
+        ));
+    }
     Some((
         Severity::Warning,
         format!("{name}: the run is {state}; steps cut short are marked \"cancelled\" in the matrices and left out of the knee, bottleneck and verdicts"),
@@ -154,18 +161,41 @@ fn errors_and_reconnects(run: &ReportRun, name: &str) -> Option<(Severity, Strin
     })
 }
 
+/// Steps whose load generator ran out of CPU. A step from several clients names each
+/// client that did (`oltp_read_only@64 on ssh://c2 (93%)`): that machine, not the
+/// others, held the step back.
 fn saturated_client(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
     let saturated: Vec<String> = run
         .steps
         .iter()
-        .filter(|s| s.result.client_cpu.percent_of_machine >= CLIENT_SATURATED_PCT)
-        .map(|s| {
-            format!(
-                "{}@{} ({})",
-                s.result.scenario,
-                s.result.threads,
-                format::pct(s.result.client_cpu.percent_of_machine)
-            )
+        .flat_map(|s| {
+            let r = &s.result;
+            let one_machine = (r.clients.is_empty()
+                && r.client_cpu.percent_of_machine >= CLIENT_SATURATED_PCT)
+                .then(|| {
+                    format!(
+                        "{}@{} ({})",
+                        r.scenario,
+                        r.threads,
+                        format::pct(r.client_cpu.percent_of_machine)
+                    )
+                });
+            let by_client = r
+                .clients
+                .iter()
+                .filter(|c| {
+                    c.client_bound || c.client_cpu.percent_of_machine >= CLIENT_SATURATED_PCT
+                })
+                .map(move |c| {
+                    format!(
+                        "{}@{} on {} ({})",
+                        r.scenario,
+                        r.threads,
+                        c.client,
+                        format::pct(c.client_cpu.percent_of_machine)
+                    )
+                });
+            one_machine.into_iter().chain(by_client)
         })
         .collect();
     (!saturated.is_empty()).then(|| {
@@ -174,6 +204,35 @@ fn saturated_client(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
             format!(
                 "{name}: the load generator's CPU was saturated in {}: these steps measured the client as much as the server",
                 list(&saturated)
+            ),
+        )
+    })
+}
+
+/// Steps that lost a load client midway: their figures are the clients' that stayed
+/// plus what the lost one sent before it went.
+fn partial_steps(run: &ReportRun, name: &str) -> Option<(Severity, String)> {
+    let partial: Vec<String> = run
+        .steps
+        .iter()
+        .flat_map(|s| {
+            let r = &s.result;
+            r.clients.iter().filter_map(move |c| {
+                let lost = c.lost.as_ref()?;
+                Some(format!(
+                    "{}@{} ({} lost at {:.1} s: {})",
+                    r.scenario, r.threads, c.client, lost.after_s, lost.reason
+                ))
+            })
+        })
+        .collect();
+    (!partial.is_empty()).then(|| {
+        (
+            Severity::Warning,
+            format!(
+                "{name}: partial {} {}: a load client was lost during the step, so its figures cover less load than planned",
+                if partial.len() == 1 { "step" } else { "steps" },
+                list(&partial)
             ),
         )
     })

@@ -2,11 +2,14 @@
 //! count, with each figure's 95% interval, the Δ% against the baseline with its 95%
 //! interval, the noise width and the verdict. Numbers are plain (a dot for the decimal
 //! point, no thousands separators) so that spreadsheets read them as numbers; a figure
-//! without an interval leaves its bounds empty.
+//! without an interval leaves its bounds empty. With TPC-C figures, a tpcc step's row is
+//! followed by one row per transaction type ([`TPCC_HEADER`]).
 
 use dbdyno_stats::Judgement;
 
+use crate::model::load_clients::ClientShare;
 use crate::model::noise::Spread;
+use crate::model::tpcc::TpccSection;
 use crate::model::{Cell, DeltaRow, Report};
 
 pub const HEADER: [&str; 40] = [
@@ -61,6 +64,19 @@ pub fn render(r: &Report) -> String {
         out.push(',');
         out.push_str(&SLA_HEADER.join(","));
     }
+    if let Some(h) = &r.hardware {
+        out.push(',');
+        out.push_str(&h.csv_header().join(","));
+    }
+    let with_clients = r.appendix.iter().any(|a| !a.clients.is_empty());
+    if with_clients {
+        out.push(',');
+        out.push_str(&CLIENT_HEADER.join(","));
+    }
+    if r.tpcc.is_some() {
+        out.push(',');
+        out.push_str(&TPCC_HEADER.join(","));
+    }
     out.push_str("\r\n");
     let baseline_name = r
         .baseline
@@ -84,12 +100,139 @@ pub fn render(r: &Report) -> String {
                 if let Some(capacity) = &r.capacity {
                     row.extend(sla_fields(capacity, s.scenario, e.env, c.threads));
                 }
-                out.push_str(&row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(","));
-                out.push_str("\r\n");
+                if let Some(h) = &r.hardware {
+                    row.extend(h.csv_fields(e.env));
+                }
+                let shares: Vec<&ClientShare> = r
+                    .appendix
+                    .iter()
+                    .filter(|a| a.run_id == env.run_id)
+                    .flat_map(|a| &a.clients)
+                    .filter(|x| x.scenario == s.scenario.name() && x.step_threads == c.threads)
+                    .collect();
+                if with_clients {
+                    row.extend(merged_client_fields(&shares));
+                }
+                let lead = row.len() - if with_clients { CLIENT_HEADER.len() } else { 0 };
+                let tpcc_rows = r.tpcc.as_ref().map(|t| {
+                    let (step, txns) = tpcc_fields(t, s.scenario, e.env, c.threads);
+                    row.extend(step);
+                    txns
+                });
+                push_row(&mut out, &row);
+                for share in shares {
+                    // The client's own figures where the matrix has a column for them;
+                    // everything else (intervals, deltas, verdicts) is the merged step's.
+                    let mut own = vec![String::new(); lead];
+                    own[..6].clone_from_slice(&row[..6]);
+                    own[6] = format!("{:.4}", share.tps);
+                    own[7] = format!("{:.4}", share.qps);
+                    own.extend(client_fields(share));
+                    own.resize(row.len(), String::new());
+                    push_row(&mut out, &own);
+                }
+                // One row per transaction type after its step's row: the step's names,
+                // then only the transaction's own columns.
+                for txn in tpcc_rows.into_iter().flatten() {
+                    let mut own = vec![String::new(); row.len() - txn.len()];
+                    own[..6].clone_from_slice(&row[..6]);
+                    own.extend(txn);
+                    push_row(&mut out, &own);
+                }
             }
         }
     }
     out
+}
+
+/// Columns added when a run of the report was driven from several load clients: the
+/// step's row says `merged` and is followed by one row per client, whose `tps` and
+/// `qps` are that client's share.
+pub const CLIENT_HEADER: [&str; 5] = [
+    "client",
+    "client_threads",
+    "client_latency_pct_ms",
+    "client_cpu_pct",
+    "client_flags",
+];
+
+/// Columns added when a run of the report has TPC-C figures: tpmC, NOPM and Δ tpmC on
+/// a tpcc step's row (empty on other scenarios'), then the per-transaction columns, filled
+/// on the rows that follow the step's, one per transaction type.
+pub const TPCC_HEADER: [&str; 10] = [
+    "tpmc",
+    "nopm",
+    "delta_tpmc_pct",
+    "tpcc_transaction",
+    "tpcc_count",
+    "tpcc_per_s",
+    "tpcc_p95_ms",
+    "tpcc_p99_ms",
+    "tpcc_rollbacks",
+    "tpcc_deadlocks",
+];
+
+/// A step's TPC-C columns, and the rows of its transaction types (each only its own
+/// columns, the last seven of [`TPCC_HEADER`]).
+fn tpcc_fields(
+    t: &TpccSection,
+    scenario: dbdyno_engine::Scenario,
+    env: usize,
+    threads: u32,
+) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut step = vec![String::new(); TPCC_HEADER.len()];
+    if scenario != dbdyno_engine::Scenario::Tpcc {
+        return (step, Vec::new());
+    }
+    let opt = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_default();
+    if let Some(p) = t.point(env, threads) {
+        step[0] = format!("{:.4}", p.tpmc);
+        step[1] = format!("{:.4}", p.nopm);
+    }
+    step[2] = opt(t.delta(env, threads).and_then(|d| d.delta_pct));
+    let txns = t
+        .transactions
+        .iter()
+        .filter(|x| x.env == env && x.threads == threads)
+        .map(|x| {
+            vec![
+                x.transaction.clone(),
+                x.count.to_string(),
+                format!("{:.4}", x.per_s),
+                opt(x.p95_ms),
+                opt(x.p99_ms),
+                x.rollbacks.to_string(),
+                x.deadlocks.to_string(),
+            ]
+        })
+        .collect();
+    (step, txns)
+}
+
+fn merged_client_fields(shares: &[&ClientShare]) -> Vec<String> {
+    let mut f = vec![String::new(); CLIENT_HEADER.len()];
+    if !shares.is_empty() {
+        f[0] = "merged".into();
+        if shares.iter().any(|s| s.lost_after_s.is_some()) {
+            f[4] = "partial".into();
+        }
+    }
+    f
+}
+
+fn client_fields(s: &ClientShare) -> Vec<String> {
+    vec![
+        s.client.clone(),
+        s.threads.to_string(),
+        format!("{:.4}", s.latency_pct_ms),
+        format!("{:.4}", s.client_cpu_pct),
+        s.flags(),
+    ]
+}
+
+fn push_row(out: &mut String, row: &[String]) {
+    out.push_str(&row.iter().map(|f| quote(f)).collect::<Vec<_>>().join(","));
+    out.push_str("\r\n");
 }
 
 /// Columns added when the report has a latency target (`--sla`): the target, where the

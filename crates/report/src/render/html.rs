@@ -11,7 +11,7 @@ use super::{capacity, side};
 use crate::charts::report_charts::{self, Sizes};
 use crate::charts::Chart;
 use crate::format;
-use crate::model::{appendix, BottleneckClass, Report, Severity};
+use crate::model::{appendix, load_clients, tpcc, BottleneckClass, Report, Severity};
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn esc(s: &str) -> String {
@@ -33,6 +33,7 @@ pub fn render(r: &Report) -> String {
     toc(&mut o, r);
     capacity_html(&mut o, r);
     environments(&mut o, r);
+    hardware(&mut o, r);
     analysis(&mut o, r);
     for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
         scenario(&mut o, r, s, c);
@@ -209,6 +210,28 @@ fn environments(o: &mut String, r: &Report) {
     o.push_str("</section>\n");
 }
 
+/// The environments' hardware records (model::hardware), after their configuration.
+fn hardware(o: &mut String, r: &Report) {
+    let Some(h) = &r.hardware else {
+        return;
+    };
+    let _ = write!(
+        o,
+        "<section id=\"hardware\">\n<h2>Server hardware</h2>\n<p class=\"note\">{}</p>\n<table class=\"env\">\n",
+        esc(h.note(r.envs.len() > 1))
+    );
+    let names: Vec<String> = r.envs.iter().map(|e| e.name.clone()).collect();
+    for (i, row) in h.text_rows(&names).iter().enumerate() {
+        let cell = if i == 0 { "th" } else { "td" };
+        let _ = write!(o, "<tr><th>{}</th>", esc(&row[0]));
+        for c in &row[1..] {
+            let _ = write!(o, "<{cell}>{}</{cell}>", esc(c));
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</table>\n</section>\n");
+}
+
 fn class_tag(c: BottleneckClass) -> String {
     let k = match c {
         BottleneckClass::CpuBound => "cpu",
@@ -283,6 +306,7 @@ fn scenario(
         Some(&c.tps),
         Some(&c.p95),
         c.efficiency.as_ref(),
+        c.tpmc.as_ref(),
     ]
     .into_iter()
     .flatten()
@@ -334,7 +358,55 @@ fn scenario(
         );
         side_table(o, &t);
     }
+    if let Some(t) = r
+        .tpcc
+        .as_ref()
+        .filter(|_| s.scenario == dbdyno_engine::Scenario::Tpcc)
+    {
+        tpcc_html(o, r, t);
+    }
     o.push_str("</section>\n");
+}
+
+/// The tpmC table (with Δ tpmC against the baseline) and the per-transaction table.
+fn tpcc_html(o: &mut String, r: &Report, t: &tpcc::TpccSection) {
+    let name = |env: usize| r.env_name(env).to_string();
+    o.push_str("<h3>TPC-C: tpmC by threads</h3>\n");
+    html_table(o, &tpcc::CURVE_HEADER, tpcc::curve_rows(t, &name).iter());
+    o.push_str("<h3>TPC-C: per transaction</h3>\n");
+    let rows: Vec<[String; 9]> = t
+        .transactions
+        .iter()
+        .map(|x| tpcc::txn_cells(x, r.env_name(x.env)))
+        .collect();
+    html_table(o, &tpcc::TXN_HEADER, rows.iter());
+    let _ = writeln!(o, "<p class=\"note\">{}</p>", esc(tpcc::TXN_NOTE));
+}
+
+/// A plain table of text cells, figures right-aligned.
+fn html_table<'a, const N: usize>(
+    o: &mut String,
+    header: &[&str; N],
+    rows: impl Iterator<Item = &'a [String; N]>,
+) {
+    o.push_str("<table class=\"matrix\">\n<thead><tr>");
+    for h in header {
+        let _ = write!(o, "<th>{}</th>", esc(h));
+    }
+    o.push_str("</tr></thead>\n<tbody>\n");
+    for row in rows {
+        o.push_str("<tr>");
+        for (h, c) in header.iter().zip(row) {
+            let class = if tpcc::is_text_column(h) {
+                ""
+            } else {
+                " class=\"n\""
+            };
+            let _ = write!(o, "<td{class}>{}</td>", esc(c));
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody>\n</table>\n");
 }
 
 /// The side-by-side table: values, Δ% coloured good/bad, verdict badges.
@@ -440,6 +512,24 @@ fn warnings(o: &mut String, r: &Report) {
     o.push_str("</section>\n");
 }
 
+/// The per-client table of a run driven from several load clients.
+fn clients_html(o: &mut String, shares: &[load_clients::ClientShare]) {
+    let Some(first) = shares.first() else { return };
+    o.push_str("<p>Load clients (each client's share; the matrices show the merge):</p>\n<table class=\"clients\">\n<thead><tr>");
+    for h in load_clients::header(&first.latency_header()) {
+        let _ = write!(o, "<th>{}</th>", esc(&h));
+    }
+    o.push_str("<th>Flags</th></tr></thead>\n<tbody>\n");
+    for s in shares {
+        o.push_str("<tr>");
+        for c in load_clients::cells(s) {
+            let _ = write!(o, "<td>{}</td>", esc(&c));
+        }
+        o.push_str("</tr>\n");
+    }
+    o.push_str("</tbody></table>\n");
+}
+
 fn appendix_html(o: &mut String, r: &Report) {
     o.push_str("<section id=\"appendix\">\n<h2>Appendix: reproducing the runs</h2>\n");
     for a in &r.appendix {
@@ -463,6 +553,7 @@ fn appendix_html(o: &mut String, r: &Report) {
             let _ = writeln!(o, "<dt>Label {}</dt><dd>{}</dd>", esc(k), esc(v));
         }
         o.push_str("</dl>\n");
+        clients_html(o, &a.clients);
         if let Some(c) = &a.command_line {
             let _ = writeln!(o, "<p>Recorded command:</p>\n<pre>{}</pre>", esc(c));
         }

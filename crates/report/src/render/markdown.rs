@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use super::{capacity, side};
 use crate::format;
-use crate::model::{appendix, Report, Severity, Verdict};
+use crate::model::{appendix, load_clients, tpcc, Report, Severity, Verdict};
 
 /// Escapes text for Markdown tables and paragraphs.
 pub fn esc(s: &str) -> String {
@@ -75,11 +75,13 @@ pub fn render(r: &Report) -> String {
 
     capacity_md(&mut o, r);
     environments(&mut o, r);
+    hardware_md(&mut o, r);
     matrix(&mut o, r);
     if r.baseline.is_some() {
         deltas(&mut o, r);
         latency(&mut o, r);
     }
+    tpcc_md(&mut o, r);
     analysis(&mut o, r);
     if !r.warnings.is_empty() {
         let _ = writeln!(o, "## Warnings\n");
@@ -146,6 +148,27 @@ fn environments(o: &mut String, r: &Report) {
     } else {
         o.push('\n');
     }
+}
+
+/// The environments' hardware records (model::hardware), after their configuration.
+fn hardware_md(o: &mut String, r: &Report) {
+    let Some(h) = &r.hardware else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "## Server hardware\n\n{}\n",
+        esc(h.note(r.envs.len() > 1))
+    );
+    let names: Vec<String> = r.envs.iter().map(|e| e.name.clone()).collect();
+    for (i, row) in h.text_rows(&names).iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| esc(c)).collect();
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+        if i == 0 {
+            let _ = writeln!(o, "|---|{}", "---:|".repeat(row.len() - 1));
+        }
+    }
+    o.push('\n');
 }
 
 /// The side-by-side table (values, Δ% and verdicts against the baseline).
@@ -443,6 +466,7 @@ fn appendix_md(o: &mut String, r: &Report) {
         for (k, v) in &a.labels {
             let _ = writeln!(o, "- Label {}: {}", esc(k), esc(v));
         }
+        clients_md(o, &a.clients);
         if let Some(c) = &a.command_line {
             let _ = writeln!(o, "\nRecorded command:\n\n{}", fenced("sh", c));
         }
@@ -454,6 +478,63 @@ fn appendix_md(o: &mut String, r: &Report) {
             );
         }
         let _ = writeln!(o, "\nPlan:\n\n{}", fenced("json", &a.plan_json));
+    }
+}
+
+/// The per-client table of a run driven from several load clients.
+fn clients_md(o: &mut String, shares: &[load_clients::ClientShare]) {
+    let Some(first) = shares.first() else { return };
+    let mut header = load_clients::header(&first.latency_header()).to_vec();
+    header.push("Flags".into());
+    let _ = writeln!(
+        o,
+        "\nLoad clients (each client's share; the matrices show the merge):\n\n| {} |\n|{}",
+        header.join(" | "),
+        "---|".repeat(header.len())
+    );
+    for s in shares {
+        let cells: Vec<String> = load_clients::cells(s).iter().map(|c| esc(c)).collect();
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
+    }
+}
+
+/// tpcc's own figures: tpmC by threads (with Δ against the baseline) and the
+/// per-transaction table.
+fn tpcc_md(o: &mut String, r: &Report) {
+    let Some(t) = &r.tpcc else { return };
+    let name = |env: usize| r.env_name(env).to_string();
+    let _ = writeln!(o, "## TPC-C\n\n### tpmC by threads\n");
+    md_table(o, &tpcc::CURVE_HEADER, tpcc::curve_rows(t, &name).iter());
+    let _ = writeln!(o, "\n### Per transaction\n");
+    let rows: Vec<[String; 9]> = t
+        .transactions
+        .iter()
+        .map(|x| tpcc::txn_cells(x, r.env_name(x.env)))
+        .collect();
+    md_table(o, &tpcc::TXN_HEADER, rows.iter());
+    let _ = writeln!(o, "\n_{}_\n", esc(tpcc::TXN_NOTE));
+}
+
+/// A table of text cells, figures right-aligned.
+fn md_table<'a, const N: usize>(
+    o: &mut String,
+    header: &[&str; N],
+    rows: impl Iterator<Item = &'a [String; N]>,
+) {
+    let rule: String = header
+        .iter()
+        .map(|h| {
+            if tpcc::is_text_column(h) {
+                "---|"
+            } else {
+                "---:|"
+            }
+        })
+        .collect();
+    let _ = writeln!(o, "| {} |\n|{rule}", header.join(" | "));
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| esc(c)).collect();
+        let _ = writeln!(o, "| {} |", cells.join(" | "));
     }
 }
 

@@ -284,6 +284,15 @@ impl LiveRun {
                 self.status = RunStatus::CoolingDown;
                 self.cooldown = Some((Instant::now(), *seconds as f64));
             }
+            // Its warning is in the log already; the row says it failed, and why.
+            EngineEvent::StepFailed { step, error, .. } => {
+                if let Some(row) = self.steps.get_mut(*step) {
+                    row.status = StepStatus::Failed;
+                    row.failure = Some(error.clone());
+                }
+                self.connecting = None;
+                self.step_started = None;
+            }
         }
     }
 
@@ -373,6 +382,7 @@ impl LiveRun {
         self.status = match (error, outcome.cancelled) {
             (Some(_), _) => RunStatus::Failed,
             (None, true) => RunStatus::Cancelled,
+            (None, false) if !outcome.failed_steps.is_empty() => RunStatus::Partial,
             (None, false) => RunStatus::Complete,
         };
         for row in &mut self.steps {
@@ -396,7 +406,26 @@ impl LiveRun {
                     .count();
                 self.line(LogLevel::Info, format!("Cancelled: {kept} step(s) kept"));
             }
-            None => self.line(LogLevel::Info, "Run complete"),
+            None => match self.failed_steps_note() {
+                Some(note) => self.line(LogLevel::Warning, format!("Run partial: {note}")),
+                None => self.line(LogLevel::Info, "Run complete"),
+            },
+        }
+    }
+
+    /// Once a step has failed: how many did, for the Run screen's banner.
+    fn failed_steps_note(&self) -> Option<String> {
+        let failed = self
+            .steps
+            .iter()
+            .filter(|s| s.status == StepStatus::Failed)
+            .count();
+        match failed {
+            0 => None,
+            1 => Some("1 step failed and was not measured; the others ran".to_string()),
+            n => Some(format!(
+                "{n} steps failed and were not measured; the others ran"
+            )),
         }
     }
 
@@ -412,7 +441,7 @@ impl LiveRun {
                     .as_secs_f64()
                     .min(p.planned_s)
             });
-        let done = if self.status.is_final() && self.status == RunStatus::Complete {
+        let done = if matches!(self.status, RunStatus::Complete | RunStatus::Partial) {
             total
         } else {
             self.done_planned_s + in_phase
@@ -455,6 +484,7 @@ impl LiveRun {
             errors_total: self.errors_total,
             reconnects_total: self.reconnects_total,
             failure: self.failure.clone(),
+            failed_steps_note: self.failed_steps_note(),
             history_note: self.history_note.clone(),
         }
     }
@@ -493,6 +523,7 @@ impl StepRow {
             mode: None,
             sla_search: false,
             noise: None,
+            failure: None,
         }
     }
 
@@ -724,6 +755,48 @@ mod tests {
         assert_eq!(s.eta_s, None);
         assert!(s.steps.iter().all(|r| r.status == StepStatus::Skipped));
         assert!(s.log.iter().any(|l| l.text.contains("Cancelled")));
+    }
+
+    #[test]
+    fn a_failed_step_shows_as_failed_with_its_reason_and_the_run_as_partial() {
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", None, 0);
+        let reason = "512 of 1,024 connections opened: Too many connections";
+        live.apply(&EngineEvent::StepFailed {
+            step: 0,
+            label: "oltp_point_select @ 1 threads".into(),
+            error: reason.into(),
+        });
+        let s = live.snapshot();
+        assert_eq!(s.steps[0].status, StepStatus::Failed);
+        assert_eq!(s.steps[0].failure.as_deref(), Some(reason));
+        assert_eq!(s.steps[1].status, StepStatus::Pending);
+        assert_eq!(s.status, RunStatus::Running, "the ladder goes on");
+        let outcome = RunOutcome {
+            failed_steps: vec![dbdyno_engine::FailedStep {
+                label: "oltp_point_select @ 1 threads".into(),
+                error: reason.into(),
+            }],
+            ..Default::default()
+        };
+        live.finish(&outcome, None);
+        let s = live.snapshot();
+        assert_eq!(s.status, RunStatus::Partial);
+        assert!(s.status.is_final());
+        assert_eq!(
+            s.failed_steps_note.as_deref(),
+            Some("1 step failed and was not measured; the others ran")
+        );
+        assert_eq!(s.steps[0].status, StepStatus::Failed, "not 'skipped'");
+        assert!(s
+            .log
+            .iter()
+            .any(|l| l.text.starts_with("Run partial: 1 step failed")));
+        // A run without a failed step says nothing of the kind.
+        let mut live = LiveRun::new(&p, "sandbox", None, 0);
+        live.finish(&RunOutcome::default(), None);
+        let s = live.snapshot();
+        assert_eq!((s.status, s.failed_steps_note), (RunStatus::Complete, None));
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub enum RunStatus {
     CoolingDown,
     Cancelling,
     Complete,
+    /// Ran to its end past steps that failed (`--on-step-error=continue`).
+    Partial,
     Cancelled,
     Failed,
 }
@@ -21,7 +23,7 @@ impl RunStatus {
     pub fn is_final(self) -> bool {
         matches!(
             self,
-            RunStatus::Complete | RunStatus::Cancelled | RunStatus::Failed
+            RunStatus::Complete | RunStatus::Partial | RunStatus::Cancelled | RunStatus::Failed
         )
     }
 }
@@ -37,6 +39,9 @@ pub enum StepStatus {
     Cancelled,
     /// Never started (the run was cancelled or failed before it).
     Skipped,
+    /// Failed and not measured while the ladder went on (`--on-step-error=continue`):
+    /// [`StepRow::failure`] says why.
+    Failed,
 }
 
 /// One interval of the engine (one second by default), on the run's clock.
@@ -116,6 +121,8 @@ pub struct StepRow {
     pub sla_search: bool,
     /// A finished step's intervals, steadiness, latency-target mark and kept rate.
     pub noise: Option<super::StepNoise>,
+    /// Why a failed step failed: "8 of 16 connections opened: ...".
+    pub failure: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -190,6 +197,8 @@ pub struct RunSnapshot {
     pub errors_total: f64,
     pub reconnects_total: f64,
     pub failure: Option<String>,
+    /// "1 step failed and was not measured; the others ran", once a step has failed.
+    pub failed_steps_note: Option<String>,
     /// What happened to the history record, when it is worth saying.
     pub history_note: Option<String>,
 }

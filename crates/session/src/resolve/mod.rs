@@ -7,10 +7,12 @@
 //! Non-goals: no parsing of flags or forms (each shell overlays its own onto the
 //! [`dbdyno_profile::Profile`]), no printing (notes come back as text).
 
+mod clients;
 mod password;
 mod ssh_login;
 mod trust;
 
+pub use clients::{clients_plan, ClientsResolveError};
 pub use password::{mysql_password, PasswordRequest};
 pub use ssh_login::{key_is_encrypted, ssh_target, KnownHosts, SshLogin};
 pub use trust::{connect_trusted, Trusted};

@@ -15,12 +15,14 @@
 //! resolution (the plan comes resolved); no Ctrl-C (the shell holds the [`CancelToken`]).
 
 mod history;
+mod host_lock;
 #[cfg(test)]
 mod tests;
 
 use std::time::{Duration, Instant};
 
 use dbdyno_checks::{Check, CheckStatus};
+use dbdyno_clients::ClientsPlan;
 use dbdyno_engine::{run_plan, CancelToken, EngineError, EngineEvent, EventSink, Plan, RunOutcome};
 use dbdyno_monitor::{HostAccess, SshConnection, StepServerFigures};
 
@@ -30,6 +32,7 @@ use crate::results::Samples;
 use crate::run_monitor::{MonitoringReport, RunMonitor, StartError, Update};
 use history::Recording;
 pub use history::{HistoryNote, HistoryTarget, Recorded};
+pub use host_lock::CHECK_ID as HARDWARE_TEST_RUNNING;
 
 /// How long the driving thread waits for an engine event before it polls the samplers,
 /// the cancel token and the clock again.
@@ -69,6 +72,9 @@ pub struct RunRequest {
     pub settle: Duration,
     /// Keep every per-second sample for [`RunEnd::samples`] (the `--json` document).
     pub keep_samples: bool,
+    /// Several load clients (`--clients`): every measured step and the prewarm run
+    /// across them. None: this machine alone.
+    pub clients: Option<ClientsPlan>,
 }
 
 impl RunRequest {
@@ -87,6 +93,7 @@ impl RunRequest {
             history: None,
             settle: Duration::ZERO,
             keep_samples: false,
+            clients: None,
         }
     }
 }
@@ -183,6 +190,8 @@ pub struct Run {
     plan: Plan,
     problems: Vec<Check>,
     engine: Engine,
+    /// The load clients the engine's steps run across, if any.
+    clients: Option<ClientsPlan>,
     side: Side,
 }
 
@@ -192,6 +201,8 @@ struct Side {
     history: Recording,
     settle: Duration,
     samples: Option<Samples>,
+    /// Held until the run ends (host_lock.rs).
+    _host_lock: Option<dbdyno_history::host_lock::HostLock>,
 }
 
 impl Run {
@@ -208,6 +219,7 @@ impl Run {
             history,
             settle,
             keep_samples,
+            clients,
         } = req;
         let monitor = monitor && plan.steps().next().is_some();
         let enforce = checks == Checks::Enforce;
@@ -221,6 +233,14 @@ impl Run {
             Some(p) => p.problems().into_iter().cloned().collect(),
             None => Vec::new(),
         };
+        // Before anything loads the server (the checks only read it): a hardware test on
+        // it refuses the run. Taken after the checks, so that a run they refuse leaves
+        // nothing behind, not even the lock's directory.
+        let host_lock = host_lock::take(&plan, &access, history.as_ref()).map_err(|check| {
+            NotStarted::Refused {
+                problems: vec![*check],
+            }
+        })?;
         let monitor = match pre.as_ref().filter(|_| monitor) {
             Some(p) => {
                 let environment = p.environment().clone();
@@ -238,11 +258,13 @@ impl Run {
             plan,
             problems,
             engine: run_plan,
+            clients,
             side: Side {
                 monitor,
                 history,
                 settle,
                 samples: keep_samples.then(Samples::default),
+                _host_lock: host_lock,
             },
         })
     }
@@ -273,6 +295,7 @@ impl Run {
         let Run {
             plan,
             engine,
+            clients,
             mut side,
             ..
         } = self;
@@ -280,7 +303,7 @@ impl Run {
         if let Some(note) = side.history.opening_note() {
             on(RunEvent::History(note));
         }
-        let (outcome, error) = side.engine_loop(&plan, engine, cancel, &mut on);
+        let (outcome, error) = side.engine_loop(&plan, engine, clients.as_ref(), cancel, &mut on);
         on(RunEvent::EngineStopped);
         let monitoring = side.monitor.take().map(|m| {
             let (report, updates) = m.finish();
@@ -313,6 +336,7 @@ impl Side {
         &mut self,
         plan: &Plan,
         engine: Engine,
+        clients: Option<&ClientsPlan>,
         cancel: &CancelToken,
         on: &mut impl FnMut(RunEvent<'_>),
     ) -> (RunOutcome, Option<EngineError>) {
@@ -322,7 +346,10 @@ impl Side {
         let mut last_client = Instant::now();
         let mut cancel_seen = false;
         std::thread::scope(|scope| {
-            let thread = scope.spawn(|| engine(plan, &sink, cancel));
+            let thread = scope.spawn(|| match clients {
+                Some(c) => c.run(plan, &sink, cancel),
+                None => engine(plan, &sink, cancel),
+            });
             loop {
                 if let Ok(e) = rx.recv_timeout(POLL) {
                     self.engine_event(&e, on);

@@ -60,7 +60,7 @@ pub async fn test_mysql(name: String) -> AppResult<MysqlTest> {
     .await
 }
 
-fn ssh_outcome(
+pub(super) fn ssh_outcome(
     r: Result<dbdyno_monitor::SshConnection, SshError>,
     pinned: Option<&str>,
 ) -> SshTest {

@@ -7,6 +7,7 @@
 //! (duplicate one to change it). The connection tests are in [`connection`], the seed
 //! config import in [`seed`].
 
+pub mod clients;
 pub mod connection;
 pub mod seed;
 pub mod tls;
@@ -80,6 +81,8 @@ pub struct EnvironmentForm {
     pub ssh_host_key_fingerprint: Option<String>,
     /// Block device of the data directory, when the automatic resolver must be overridden.
     pub data_disk: Option<String>,
+    /// Machines that can drive load besides this one (the profile's `[[clients]]`).
+    pub load_clients: Vec<clients::LoadClientForm>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -90,6 +93,8 @@ pub struct EnvironmentDetail {
     pub has_mysql_password: bool,
     pub has_ssh_password: bool,
     pub has_ssh_passphrase: bool,
+    /// Each SSH load client's own secrets, stored or not.
+    pub client_secrets: Vec<clients::ClientSecretsStored>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -187,6 +192,7 @@ fn form_of(p: &Profile) -> EnvironmentForm {
         ssh_key_path: ssh.key_path,
         ssh_host_key_fingerprint: ssh.host_key_fingerprint,
         data_disk: p.data_disk.clone(),
+        load_clients: clients::forms_of(p),
     }
 }
 
@@ -225,6 +231,7 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
         host_key_fingerprint: f.ssh_host_key_fingerprint.as_deref().and_then(non_empty),
     });
     p.data_disk = f.data_disk.as_deref().and_then(non_empty);
+    p.clients = f.load_clients.iter().map(|c| c.entry()).collect();
     p
 }
 
@@ -280,6 +287,7 @@ pub async fn get_environment(name: String) -> AppResult<EnvironmentDetail> {
             has_mysql_password: has(SecretKind::MysqlPassword),
             has_ssh_password: has(SecretKind::SshPassword),
             has_ssh_passphrase: has(SecretKind::SshPassphrase),
+            client_secrets: clients::stored_secrets(&loaded.profile, &store),
         })
     })
     .await

@@ -5,6 +5,7 @@
 
 mod space;
 mod tables;
+pub mod tpcc;
 
 use dbdyno_engine::{Phase, Plan, WorkloadOptions};
 
@@ -47,11 +48,13 @@ pub fn checks(f: &Facts, plan: &Plan) -> Vec<Check> {
 
 /// Rows the plan's OLTP tables hold after prepare.
 fn planned_rows(w: &WorkloadOptions, plan: &Plan) -> u64 {
-    let oltp = plan.steps().any(|s| !s.scenario.uses_bulk_tables())
+    // tpcc has tables of its own (see `tpcc`), counted apart.
+    let sbtest = |s: dbdyno_engine::Scenario| !s.uses_bulk_tables() && !s.is_tpcc();
+    let oltp = plan.steps().any(|s| sbtest(s.scenario))
         || plan
             .phases
             .iter()
-            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if !scenario.uses_bulk_tables()));
+            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if sbtest(*scenario)));
     let tables =
         if plan.steps().all(|s| s.scenario.single_table_only()) && plan.steps().next().is_some() {
             1
@@ -65,7 +68,8 @@ fn planned_rows(w: &WorkloadOptions, plan: &Plan) -> u64 {
     }
 }
 
-/// Estimated bytes of the plan's dataset (see [`DATA_BYTES_PER_ROW`]).
+/// Estimated bytes of the plan's dataset: its sbtest rows (see [`DATA_BYTES_PER_ROW`])
+/// and its TPC-C warehouses (see [`tpcc::BYTES_PER_WAREHOUSE`]).
 pub fn estimate_bytes(plan: &Plan) -> u64 {
     let w = &plan.workload;
     let per_row = DATA_BYTES_PER_ROW
@@ -74,15 +78,31 @@ pub fn estimate_bytes(plan: &Plan) -> u64 {
         } else {
             0
         };
-    planned_rows(w, plan) * per_row
+    let tpcc = if tpcc::plans_tpcc(plan) {
+        tpcc::dataset_bytes(&w.tpcc)
+    } else {
+        0
+    };
+    planned_rows(w, plan) * per_row + tpcc
 }
 
 /// How [`estimate_bytes`] counted, for the check's text.
-fn estimate_text(plan: &Plan) -> &'static str {
-    if plan.workload.create_secondary {
+fn estimate_text(plan: &Plan) -> String {
+    let rows = if plan.workload.create_secondary {
         "estimated at 242 bytes per row (226 of data, 16 of the k index)"
     } else {
         "estimated at 226 bytes per row (no secondary index)"
+    };
+    match (
+        planned_rows(&plan.workload, plan) > 0,
+        tpcc::plans_tpcc(plan),
+    ) {
+        (_, false) => rows.to_string(),
+        (false, true) => tpcc::estimate_text(&plan.workload.tpcc),
+        (true, true) => format!(
+            "sbtest {rows}; {}",
+            tpcc::estimate_text(&plan.workload.tpcc)
+        ),
     }
 }
 
@@ -163,12 +183,19 @@ fn buffer_pool(m: &MysqlFacts, plan: &Plan) -> Check {
     // Existing tables are measured when they are the plan's (about as many rows as it
     // expects); otherwise the plan's size is estimated.
     let planned = planned_rows(&plan.workload, plan);
-    let (bytes, how) =
-        if m.benchmark_bytes > 0 && !prepares(plan) && m.benchmark_rows * 2 >= planned {
-            (m.benchmark_bytes, "as measured in information_schema")
-        } else {
-            (estimate_bytes(plan), estimate_text(plan))
-        };
+    // The measured size covers sbtest tables only: a plan with tpcc is estimated.
+    let (bytes, how) = if m.benchmark_bytes > 0
+        && !prepares(plan)
+        && !tpcc::plans_tpcc(plan)
+        && m.benchmark_rows * 2 >= planned
+    {
+        (
+            m.benchmark_bytes,
+            "as measured in information_schema".to_string(),
+        )
+    } else {
+        (estimate_bytes(plan), estimate_text(plan))
+    };
     if bytes == 0 {
         return Check::new(
             ID,
@@ -259,5 +286,87 @@ mod tests {
         )
         .clone();
         assert!(big.seen.contains("IO-bound"), "{}", big.seen);
+    }
+
+    /// A tpcc plan is sized by its warehouses, not by sbtest's tables × rows: 1
+    /// warehouse fits the facts' 256 MiB buffer pool, 10 do not; a 20 GiB disk holds
+    /// 100 warehouses (9.2 GiB) but not 200 with the room they grow into.
+    #[test]
+    fn tpcc_is_sized_by_its_warehouses() {
+        let f = facts();
+        let tpcc_plan = |scale: u32, prepare: bool| {
+            let mut p = plan(&[Scenario::Tpcc], &[8], 1, 10_000_000, prepare);
+            p.workload.tpcc.scale = scale;
+            p
+        };
+        let one = tpcc_plan(1, false);
+        assert_eq!(
+            estimate_bytes(&one),
+            tpcc::dataset_bytes(&one.workload.tpcc)
+        );
+        let bp = find(&checks(&f, &one), "dataset.buffer_pool").clone();
+        assert!(
+            bp.seen.contains("CPU-bound") && bp.seen.contains("1 warehouse(s)"),
+            "{}",
+            bp.seen
+        );
+        let ten = find(&checks(&f, &tpcc_plan(10, false)), "dataset.buffer_pool").clone();
+        assert!(ten.seen.contains("IO-bound"), "{}", ten.seen);
+        let fits = find(&checks(&f, &tpcc_plan(100, true)), "dataset.free_space").clone();
+        assert_eq!(fits.status, CheckStatus::Pass, "{}", fits.seen);
+        let full = find(&checks(&f, &tpcc_plan(200, true)), "dataset.free_space").clone();
+        assert_ne!(full.status, CheckStatus::Pass, "{}", full.seen);
+        // Beside an OLTP scenario both datasets count.
+        let mut both = plan(
+            &[Scenario::Tpcc, Scenario::OltpReadOnly],
+            &[8],
+            1,
+            1000,
+            false,
+        );
+        both.workload.tpcc.scale = 1;
+        assert_eq!(
+            estimate_bytes(&both),
+            1000 * (DATA_BYTES_PER_ROW + K_INDEX_BYTES_PER_ROW)
+                + tpcc::dataset_bytes(&both.workload.tpcc)
+        );
+        assert!(estimate_text(&both).starts_with("sbtest estimated"));
+    }
+
+    #[test]
+    fn a_tpcc_plan_needs_no_sbtest_tables() {
+        // The facts' schema holds no table at all.
+        let f = facts();
+        let tpcc = find(
+            &checks(&f, &plan(&[Scenario::Tpcc], &[8], 1, 10_000, false)),
+            "dataset.tables",
+        )
+        .clone();
+        assert_eq!(
+            tpcc.status,
+            crate::check::CheckStatus::Pass,
+            "{}",
+            tpcc.seen
+        );
+        let mixed = find(
+            &checks(
+                &f,
+                &plan(
+                    &[Scenario::Tpcc, Scenario::OltpReadOnly],
+                    &[8],
+                    1,
+                    10_000,
+                    false,
+                ),
+            ),
+            "dataset.tables",
+        )
+        .clone();
+        assert_eq!(
+            mixed.status,
+            crate::check::CheckStatus::Fail,
+            "{}",
+            mixed.seen
+        );
     }
 }

@@ -5,6 +5,7 @@
 //! [`crate::model::appendix`]).
 
 use crate::model::appendix::{self, AppendixRun};
+use crate::model::load_clients;
 use crate::model::Report;
 use crate::render::pdf::font::Style;
 use crate::render::pdf::layout::{Align, Layout, INK, LINE, MUTED};
@@ -24,6 +25,7 @@ fn run(l: &mut Layout, a: &AppendixRun) {
         Column::new("Value", 3.0, Align::Left),
     ];
     table::draw(l, &cols, &facts(a), 8.0);
+    clients(l, a);
     if let Some(c) = &a.command_line {
         caption(l, "Recorded command:");
         mono_block(l, c, 7.5);
@@ -50,6 +52,46 @@ fn run(l: &mut Layout, a: &AppendixRun) {
         0.5,
     );
     l.y += 6.0;
+}
+
+/// The per-client table of a run driven from several load clients.
+fn clients(l: &mut Layout, a: &AppendixRun) {
+    let Some(first) = a.clients.first() else {
+        return;
+    };
+    caption(
+        l,
+        "Load clients (each client's share; the matrices show the merge):",
+    );
+    let weights = [2.1, 2.3, 0.7, 1.0, 1.1, 0.8, 0.9, 2.8];
+    let mut titles = load_clients::header(&first.latency_header()).to_vec();
+    titles.push("Flags".into());
+    let cols: Vec<Column> = titles
+        .into_iter()
+        .zip(weights)
+        .enumerate()
+        .map(|(i, (t, w))| {
+            let align = if (2..7).contains(&i) {
+                Align::Right
+            } else {
+                Align::Left
+            };
+            Column::new(t, w, align)
+        })
+        .collect();
+    let rows: Vec<Row> = a
+        .clients
+        .iter()
+        .map(|s| {
+            Row::new(
+                load_clients::cells(s)
+                    .into_iter()
+                    .map(CellText::plain)
+                    .collect(),
+            )
+        })
+        .collect();
+    table::draw(l, &cols, &rows, 7.5);
 }
 
 /// When, state, version, settings and labels of one run, as setting / value rows.

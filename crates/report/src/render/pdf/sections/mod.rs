@@ -5,6 +5,7 @@
 //! - [`cover`]: the title band, the verdict, the executive summary and the key figures;
 //! - [`analysis`]: the environments compared, knees and bottlenecks, warnings;
 //! - [`scenario`]: one scenario's page (charts, per-environment table, side by side);
+//! - [`tpcc`]: tpcc's page adds tpmC by threads and the per-transaction table;
 //! - [`timeline`]: the chosen step second by second, and its latency distribution;
 //! - [`appendix`]: what it takes to run each run again.
 //!
@@ -22,15 +23,18 @@ use crate::model::Report;
 mod analysis;
 mod appendix;
 mod cover;
+mod hardware;
 mod scenario;
 mod timeline;
+mod tpcc;
 
 const GOOD: &str = "#1b7f3b";
 const BAD: &str = "#b3261e";
 const BODY: f32 = 9.5;
 const SMALL: f32 = 7.6;
 
-/// Every chart the PDF places: per scenario (QPS, TPS, p95, efficiency), timelines, latency.
+/// Every chart the PDF places: per scenario (QPS, TPS, p95, efficiency, tpmC), timelines,
+/// latency.
 fn placement_order(c: &ReportCharts) -> Vec<&Chart> {
     let mut v = Vec::new();
     for s in &c.scenarios {
@@ -40,6 +44,7 @@ fn placement_order(c: &ReportCharts) -> Vec<&Chart> {
                 Some(&s.tps),
                 Some(&s.p95),
                 s.efficiency.as_ref(),
+                s.tpmc.as_ref(),
             ]
             .into_iter()
             .flatten(),
@@ -60,10 +65,14 @@ pub fn render_all(
     cover::cover(l, r);
     l.new_page();
     analysis::environments(l, r);
+    hardware::hardware(l, r);
     analysis::analysis(l, r);
     for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
         l.new_page();
         scenario::scenario(l, doc, r, s, c, &forms)?;
+        if s.scenario == dbdyno_engine::Scenario::Tpcc {
+            tpcc::tables(l, r);
+        }
     }
     if !charts.timelines.is_empty() || charts.latency.is_some() {
         l.new_page();

@@ -83,6 +83,7 @@ fn chart_grid(
         Some(&c.tps),
         Some(&c.p95),
         c.efficiency.as_ref(),
+        c.tpmc.as_ref(),
     ]
     .into_iter()
     .flatten()

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# TPC-C prepare time, DB Dyno against Percona's sysbench-tpcc run by Debian's sysbench
+# 1.0.20, on the same sandbox MariaDB with the same options (default: --scale=4
+# --tables=1 --threads=4), alternating the two tools round by round (the first tool
+# changes every round) so that drift hits both alike. Each prepare starts from an empty
+# schema; both datasets are checked (`dbdyno tpcc check`) after the first round. Prints
+# one Markdown table; docs/benchmarks.md records a run of it.
+#
+#   bash bench/tpcc_prepare.sh                    # 3 rounds
+#   ROUNDS=5 SCALE=8 THREADS=8 bash bench/tpcc_prepare.sh
+#   SYSBENCH_TPCC_DIR=/path/to/sysbench-tpcc bash bench/tpcc_prepare.sh
+#   DBDYNO_BIN=path/to/dbdyno bash bench/tpcc_prepare.sh   # a binary already built
+#
+# The reference's prepare waits a fixed 30 s (`sleep 30` in tpcc_common.lua's
+# cmd_prepare, so that the first thread's tables exist before the others load into
+# them). The table shows its wall time as is and without those 30 s: the second is the
+# work, the figure the ratio is taken on. Client CPU is user + system time of the client
+# process from /usr/bin/time; server CPU is the sandbox server's user + system time
+# over the prepare (/proc/PID/stat), a figure that other load on the machine does not
+# inflate as it does wall time. Talks only to the sandbox on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+SCALE=${SCALE:-4}
+TABLES=${TABLES:-1}
+THREADS=${THREADS:-4}
+REFERENCE_SLEEP_S=30
+SYSBENCH_TPCC_DIR=${SYSBENCH_TPCC_DIR:-$(cd .. && pwd)/shared/reference/sysbench-tpcc}
+DB=dbdyno_tpcc_bench
+
+command -v sysbench >/dev/null || { echo "sysbench is missing: bash scripts/deps.sh" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
+[ -f "$SYSBENCH_TPCC_DIR/tpcc.lua" ] || { echo "sysbench-tpcc is not in $SYSBENCH_TPCC_DIR: set SYSBENCH_TPCC_DIR" >&2; exit 1; }
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+
+bash scripts/sandbox.sh start >/dev/null
+eval "$(bash scripts/sandbox.sh env)"
+if [ -z "${DBDYNO_BIN:-}" ]; then
+  cargo build --release -q -p dbdyno-cli
+  target=${CARGO_TARGET_DIR:-target}
+  case $target in /*) ;; *) target="$(pwd)/$target" ;; esac
+  DBDYNO_BIN="$target/release/dbdyno"
+fi
+DBDYNO=$DBDYNO_BIN
+
+admin() {
+  mariadb -h"$DBDYNO_TEST_MYSQL_HOST" -P"$DBDYNO_TEST_MYSQL_PORT" \
+    -u"$DBDYNO_TEST_MYSQL_ADMIN_USER" -p"$DBDYNO_TEST_MYSQL_ADMIN_PASSWORD" -e "$1"
+}
+admin "DROP DATABASE IF EXISTS $DB; CREATE DATABASE $DB;
+       GRANT ALL ON $DB.* TO '$DBDYNO_TEST_MYSQL_USER'@'127.0.0.1'"
+work=$(mktemp -d)
+trap 'admin "DROP DATABASE IF EXISTS $DB"; rm -rf "$work"' EXIT
+
+CONN=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
+      --mysql-user="$DBDYNO_TEST_MYSQL_USER" --mysql-db="$DB")
+OPTS=(--scale="$SCALE" --tables="$TABLES" --threads="$THREADS")
+export MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD"
+
+# The server's CPU seconds so far, and its pid (another test restarting the sandbox
+# mid-prepare would make the difference meaningless: the round is then run again).
+server_cpu_s() {
+  local pid; pid=$(cat "$DBDYNO_SANDBOX_DIR/mysqld.pid")
+  awk -v hz="$(getconf CLK_TCK)" -v pid="$pid" '{printf "%.2f %s\n", ($14 + $15) / hz, pid}' "/proc/$pid/stat"
+}
+
+# prepare TOOL: one prepare into the empty schema; appends "user system wall server_cpu"
+# to $work/TOOL.
+prepare() {
+  local tool=$1 before after
+  read -r before before_pid < <(server_cpu_s)
+  if [ "$tool" = sysbench ]; then
+    (cd "$SYSBENCH_TPCC_DIR" && /usr/bin/time -f '%U %S %e' -o "$work/time" \
+      sysbench ./tpcc.lua --db-driver=mysql --mysql-password="$MYSQL_PWD" "${CONN[@]}" "${OPTS[@]}" prepare) \
+      >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+  else
+    /usr/bin/time -f '%U %S %e' -o "$work/time" "$DBDYNO" tpcc "${CONN[@]}" "${OPTS[@]}" prepare \
+      >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+  fi
+  read -r after after_pid < <(server_cpu_s)
+  if [ "$before_pid" != "$after_pid" ]; then
+    echo "the server restarted during $tool's prepare: once more" >&2
+    "$DBDYNO" tpcc "${CONN[@]}" cleanup >/dev/null
+    prepare "$tool"
+    return
+  fi
+  echo "$(cat "$work/time") $(awk -v a="$after" -v b="$before" 'BEGIN {printf "%.2f", a - b}')" >>"$work/$tool"
+}
+
+check_and_cleanup() {
+  local tool=$1 round=$2
+  if [ "$round" = 1 ]; then
+    "$DBDYNO" tpcc "${CONN[@]}" --scale="$SCALE" --tables="$TABLES" --threads="$THREADS" check >"$work/check" \
+      || { echo "the dataset $tool prepared fails dbdyno tpcc check:" >&2; cat "$work/check" >&2; exit 1; }
+  fi
+  "$DBDYNO" tpcc "${CONN[@]}" cleanup >/dev/null
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  if [ $((round % 2)) = 1 ]; then order="dbdyno sysbench"; else order="sysbench dbdyno"; fi
+  for tool in $order; do
+    prepare "$tool"
+    echo "round $round $tool: $(tail -1 "$work/$tool") (user sys wall server_cpu)" >&2
+    check_and_cleanup "$tool" "$round"
+  done
+done
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+wall() { awk '{print $3}' "$work/$1" | median; }
+cpu() { awk '{print $1 + $2}' "$work/$1" | median; }
+server() { awk '{print $4}' "$work/$1" | median; }
+
+sb_wall=$(wall sysbench); db_wall=$(wall dbdyno)
+sb_work=$(awk -v w="$sb_wall" -v s="$REFERENCE_SLEEP_S" 'BEGIN {printf "%.2f", w - s}')
+ratio=$(awk -v a="$sb_work" -v b="$db_wall" 'BEGIN {printf "%.2f", a / b}')
+ratio_wall=$(awk -v a="$sb_wall" -v b="$db_wall" 'BEGIN {printf "%.2f", a / b}')
+echo
+echo "prepare --scale=$SCALE --tables=$TABLES --threads=$THREADS, $ROUNDS rounds, medians:"
+echo
+echo "| measure | sysbench-tpcc | dbdyno | ratio (sysbench / dbdyno) | target |"
+echo "|---|---|---|---|---|"
+echo "| wall time without the reference's 30 s wait (s) | $sb_work | $db_wall | $ratio | >= 2 |"
+echo "| wall time as run (s) | $sb_wall | $db_wall | $ratio_wall | |"
+echo "| client CPU, user + system (s) | $(cpu sysbench) | $(cpu dbdyno) | | |"
+sb_server=$(server sysbench); db_server=$(server dbdyno)
+echo "| server CPU, user + system (s) | $sb_server | $db_server | $(awk -v a="$sb_server" -v b="$db_server" 'BEGIN {printf "%.2f", a / b}') | |"
+echo
+echo "every round (user sys wall server_cpu):"
+for tool in sysbench dbdyno; do echo "  $tool: $(tr '\n' ';' <"$work/$tool")"; done

@@ -1,0 +1,211 @@
+//! The checks of one load client before the run: it answers as the same version, its
+//! cores against its share of threads, its clock against this machine's, and its own
+//! round trip to the database.
+
+use std::time::{Duration, SystemTime};
+
+use dbdyno_engine::clients::{AgentConnect, Order, Report, PROTOCOL_VERSION};
+use dbdyno_engine::ConnectOptions;
+
+use super::{wire, Client, ClientsError, ANSWER};
+use crate::agent::unix_us;
+use crate::clock::{best_offset, ClockSample};
+
+/// Above this many threads per core of a client, its own CPU may set the limit.
+pub const THREADS_PER_CORE_WARN: u32 = 16;
+/// Clocks further apart than this are corrected for, and said (is NTP running?).
+const OFFSET_WARN_MS: f64 = 1000.0;
+/// The start instant reaches each client within half a round trip: beyond this the
+/// shares' seconds line up loosely.
+const RTT_WARN_MS: f64 = 100.0;
+/// Clock exchanges per measurement; the fastest one counts.
+pub(crate) const CLOCK_SAMPLES: usize = 5;
+
+/// What the checks found about one client.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientCheck {
+    pub client: String,
+    pub version: String,
+    pub os: String,
+    pub arch: String,
+    pub cores: u32,
+    /// Its share of the plan's largest step.
+    pub threads: u32,
+    pub clock_offset_ms: f64,
+    pub clock_rtt_ms: f64,
+    /// `SELECT 1` from that client, in ms.
+    pub database_rtt_ms: f64,
+}
+
+impl ClientCheck {
+    /// One line per check, each with whether it is a warning.
+    pub fn lines(&self) -> Vec<(bool, String)> {
+        let c = &self.client;
+        let mut out = vec![(
+            false,
+            format!(
+                "load client {c}: DB Dyno {} on {}/{}, {} cores, clock {:+.1} ms (round trip {:.1} ms), SELECT 1 in {:.2} ms",
+                self.version,
+                self.os,
+                self.arch,
+                self.cores,
+                self.clock_offset_ms,
+                self.clock_rtt_ms,
+                self.database_rtt_ms
+            ),
+        )];
+        if self.threads > self.cores.max(1) * THREADS_PER_CORE_WARN {
+            out.push((
+                true,
+                format!(
+                    "load client {c}: {} threads on {} cores (more than {THREADS_PER_CORE_WARN} per core): its CPU may set the limit; watch its client-bound flag",
+                    self.threads, self.cores
+                ),
+            ));
+        }
+        if self.clock_offset_ms.abs() > OFFSET_WARN_MS {
+            out.push((
+                true,
+                format!(
+                    "load client {c}: its clock is {:+.0} ms off this machine's (corrected for; is NTP running there?)",
+                    self.clock_offset_ms
+                ),
+            ));
+        }
+        if self.clock_rtt_ms > RTT_WARN_MS {
+            out.push((
+                true,
+                format!(
+                    "load client {c}: {:.0} ms round trip: its share starts within {:.0} ms of the others'",
+                    self.clock_rtt_ms,
+                    self.clock_rtt_ms / 2.0
+                ),
+            ));
+        }
+        out
+    }
+}
+
+pub(crate) fn check(
+    client: &mut Client,
+    connect: &ConnectOptions,
+    threads: u32,
+) -> Result<ClientCheck, ClientsError> {
+    let (version, cores, os, arch) = hello(client)?;
+    client.cores = cores;
+    measure_clock(client, CLOCK_SAMPLES)?;
+    let database_rtt_ms = ping(client, connect)?;
+    Ok(ClientCheck {
+        client: client.name.clone(),
+        version,
+        os,
+        arch,
+        cores,
+        threads,
+        clock_offset_ms: client.offset.offset_us as f64 / 1000.0,
+        clock_rtt_ms: client.offset.rtt_us as f64 / 1000.0,
+        database_rtt_ms,
+    })
+}
+
+fn transport(client: &Client, source: crate::transport::TransportError) -> ClientsError {
+    ClientsError::Transport {
+        client: client.name.clone(),
+        source,
+    }
+}
+
+fn silent(client: &Client, what: &'static str) -> ClientsError {
+    ClientsError::Silent {
+        client: client.name.clone(),
+        what,
+        seconds: ANSWER.as_secs(),
+    }
+}
+
+type Hello = (String, u32, String, String);
+
+fn hello(client: &mut Client) -> Result<Hello, ClientsError> {
+    let order = Order::Hello {
+        version: PROTOCOL_VERSION.to_string(),
+    };
+    client
+        .transport
+        .send_line(&order.to_line())
+        .map_err(|e| transport(client, e))?;
+    let answer = wire::expect(client, ANSWER, |r| match r {
+        Report::Hello {
+            version,
+            cores,
+            os,
+            arch,
+        } => Some(Ok((version, cores, os, arch))),
+        Report::Refused { reason } => Some(Err(reason)),
+        _ => None,
+    })
+    .map_err(|e| transport(client, e))?
+    .ok_or_else(|| silent(client, "hello"))?;
+    let hello = answer.map_err(|reason| ClientsError::Refused {
+        client: client.name.clone(),
+        reason,
+    })?;
+    // The agent checked our version; check its too (an older agent may not).
+    if hello.0 != PROTOCOL_VERSION {
+        return Err(ClientsError::Refused {
+            client: client.name.clone(),
+            reason: format!(
+                "the agent is DB Dyno {} but this is {PROTOCOL_VERSION}",
+                hello.0
+            ),
+        });
+    }
+    Ok(hello)
+}
+
+/// Measures the client's clock offset over `samples` exchanges (the fastest counts).
+pub(crate) fn measure_clock(client: &mut Client, samples: usize) -> Result<(), ClientsError> {
+    let mut taken = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        let sent_us = unix_us(SystemTime::now());
+        client
+            .transport
+            .send_line(&Order::Clock.to_line())
+            .map_err(|e| transport(client, e))?;
+        let client_us = wire::expect(client, ANSWER, |r| match r {
+            Report::Clock { unix_us } => Some(unix_us),
+            _ => None,
+        })
+        .map_err(|e| transport(client, e))?
+        .ok_or_else(|| silent(client, "clock"))?;
+        taken.push(ClockSample {
+            sent_us,
+            client_us,
+            received_us: unix_us(SystemTime::now()),
+        });
+    }
+    if let Some(best) = best_offset(&taken) {
+        client.offset = best;
+    }
+    Ok(())
+}
+
+fn ping(client: &mut Client, connect: &ConnectOptions) -> Result<f64, ClientsError> {
+    let order = Order::Ping {
+        connect: AgentConnect::new(connect),
+    };
+    client
+        .transport
+        .send_line(&order.to_line())
+        .map_err(|e| transport(client, e))?;
+    let answer = wire::expect(client, ANSWER + Duration::from_secs(30), |r| match r {
+        Report::Pinged { rtt_ms } => Some(Ok(rtt_ms)),
+        Report::Failed { error } => Some(Err(error)),
+        _ => None,
+    })
+    .map_err(|e| transport(client, e))?
+    .ok_or_else(|| silent(client, "ping"))?;
+    answer.map_err(|error| ClientsError::Refused {
+        client: client.name.clone(),
+        reason: format!("cannot reach the database from there: {error}"),
+    })
+}

@@ -1,0 +1,408 @@
+//! The shares of one step, run from several load clients, folded into one exact step.
+//!
+//! Exact means: counts are sums; per-second rates are sums on the common clock (second
+//! `i` of every share, each share having started at the same instant); every
+//! percentile, of the step and of each second, is read from the merged HDR histogram,
+//! never averaged; min, max and the latency sum come from the shares' exact figures;
+//! fairness is the population mean and deviation over all threads of all clients.
+//! What cannot be merged exactly is left out: a statement class's percentiles when more
+//! than one client ran it (their histograms are not carried), and the open-loop queue.
+
+use crate::results::{
+    per_sec, ClassLatency, ClientCpu, ClientLost, ClientStep, ConnectionsOpened, Fairness,
+    IntervalRecord, LatencySummary, QueryCounts, StepResult,
+};
+use crate::stats::{self, LatencyHistogram, StatsError, StepConfidence};
+
+/// A client whose load generator used at least this share of its machine's CPU likely
+/// limited its share of the step (the rule the reports apply to a one-machine step).
+pub const CLIENT_BOUND_PCT: f64 = 85.0;
+
+/// One client's share of a step.
+#[derive(Debug, Clone)]
+pub struct Share {
+    /// The client as the user named it (`local`, `ssh://user@host`).
+    pub client: String,
+    pub result: StepResult,
+    /// Each of `result.intervals`' latency histograms (base64), in the same order.
+    pub interval_histograms: Vec<String>,
+    /// That client's clock minus this machine's, in ms.
+    pub clock_offset_ms: f64,
+    /// Set when the client was lost during the step: `result` then holds what its
+    /// intervals said until then ([`Share::from_intervals`]).
+    pub lost: Option<ClientLost>,
+}
+
+/// The shares could not be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("no client returned a share of the step")]
+    NoShares,
+    #[error("the latency histogram of client {client} cannot be read: {source}")]
+    Histogram {
+        client: String,
+        #[source]
+        source: StatsError,
+    },
+}
+
+impl Share {
+    /// The share of a client lost mid-step, from the intervals that arrived before it
+    /// went: counts are rate × duration, the histogram the sum of the intervals'.
+    /// `template` is the step as planned for that client (scenario, threads, settings).
+    pub fn from_intervals(
+        client: String,
+        template: &StepResult,
+        records: Vec<IntervalRecord>,
+        histograms: Vec<String>,
+        clock_offset_ms: f64,
+        lost: ClientLost,
+    ) -> Result<Share, MergeError> {
+        let mut latency = LatencyHistogram::new();
+        for h in &histograms {
+            latency.add(&decode(&client, h)?);
+        }
+        let count = |rate: fn(&IntervalRecord) -> f64| -> u64 {
+            records
+                .iter()
+                .map(|r| (rate(r) * r.duration_s).round() as u64)
+                .sum()
+        };
+        let transactions = count(|r| r.tps);
+        let queries = QueryCounts {
+            read: count(|r| r.reads_ps),
+            write: count(|r| r.writes_ps),
+            other: count(|r| r.other_ps),
+        };
+        let total_time_s = records.last().map_or(0.0, |r| r.elapsed_s);
+        // The window its records cover, on the wall clock they carry.
+        let (started_unix_ms, ended_unix_ms) = match (records.first(), records.last()) {
+            (Some(first), Some(last)) => (
+                first.end_unix_ms - (first.elapsed_s * 1000.0).round() as i64,
+                last.end_unix_ms,
+            ),
+            _ => (template.started_unix_ms, template.ended_unix_ms),
+        };
+        let result = StepResult {
+            started_unix_ms,
+            ended_unix_ms,
+            total_time_s,
+            transactions,
+            queries,
+            ignored_errors: count(|r| r.errors_ps),
+            reconnects: count(|r| r.reconnects_ps),
+            latency_pct_ms: latency.value_at_percentile_ms(template.percentile),
+            latency: latency.summary(),
+            per_class: Vec::new(),
+            histogram: latency.to_base64(),
+            intervals: records,
+            steady: None,
+            confidence: None,
+            ..template.clone()
+        };
+        Ok(Share {
+            client,
+            result,
+            interval_histograms: histograms,
+            clock_offset_ms,
+            lost: Some(lost),
+        })
+    }
+}
+
+fn decode(client: &str, base64: &str) -> Result<LatencyHistogram, MergeError> {
+    LatencyHistogram::from_base64(base64).map_err(|source| MergeError::Histogram {
+        client: client.to_string(),
+        source,
+    })
+}
+
+/// Folds the shares of one step into one result whose `clients` keeps each share.
+pub fn merge(shares: Vec<Share>) -> Result<StepResult, MergeError> {
+    let first = shares.first().ok_or(MergeError::NoShares)?.result.clone();
+    let percentile = first.percentile;
+    let mut latency = LatencyHistogram::new();
+    for s in &shares {
+        latency.add(&decode(&s.client, &s.result.histogram)?);
+    }
+    let intervals = merge_intervals(&shares, percentile)?;
+    let results: Vec<&StepResult> = shares.iter().map(|s| &s.result).collect();
+    let mut queries = QueryCounts::default();
+    for r in &results {
+        queries.merge(&r.queries);
+    }
+    let transactions = results.iter().map(|r| r.transactions).sum();
+    let total_time_s = results.iter().map(|r| r.total_time_s).fold(0.0, f64::max);
+    let summary = exact_summary(&latency, &results);
+    let whole_tps = per_sec(transactions, total_time_s);
+    let steady = stats::find_steady_window(&intervals, whole_tps);
+    let mut merged = StepResult {
+        threads: results.iter().map(|r| r.threads).sum(),
+        // A share that never measured (lost before its first second) has no window.
+        started_unix_ms: results
+            .iter()
+            .map(|r| r.started_unix_ms)
+            .filter(|&t| t > 0)
+            .min()
+            .unwrap_or(0),
+        ended_unix_ms: results.iter().map(|r| r.ended_unix_ms).max().unwrap_or(0),
+        total_time_s,
+        transactions,
+        queries,
+        ignored_errors: results.iter().map(|r| r.ignored_errors).sum(),
+        reconnects: results.iter().map(|r| r.reconnects).sum(),
+        latency_pct_ms: latency
+            .value_at_percentile_ms(percentile)
+            .min(summary.max_ms),
+        latency: summary,
+        per_class: merge_classes(&results),
+        fairness: merge_fairness(&results),
+        intervals,
+        steady,
+        client_cpu: merge_cpu(&results),
+        histogram: latency.to_base64(),
+        cancelled: results.iter().any(|r| r.cancelled),
+        printed: None,
+        connections: merge_connections(&results),
+        // Each share's queue and TPC-C figures are its own: not summed here.
+        open_loop: if shares.len() == 1 {
+            first.open_loop.clone()
+        } else {
+            None
+        },
+        tpcc: if shares.len() == 1 {
+            first.tpcc.clone()
+        } else {
+            None
+        },
+        confidence: None,
+        clients: Vec::new(),
+        ..first
+    };
+    merged.clients = shares.into_iter().map(client_step).collect();
+    merged.confidence = Some(StepConfidence::of_step(&merged));
+    Ok(merged)
+}
+
+/// The merged histogram's percentiles with the exact min, max and sum of the shares
+/// (a histogram read back has them at bucket precision only).
+fn exact_summary(latency: &LatencyHistogram, results: &[&StepResult]) -> LatencySummary {
+    let mut s = latency.summary();
+    let counted: Vec<&LatencySummary> = results
+        .iter()
+        .map(|r| &r.latency)
+        .filter(|l| l.count > 0)
+        .collect();
+    if counted.is_empty() || s.count == 0 {
+        return s;
+    }
+    s.min_ms = counted
+        .iter()
+        .map(|l| l.min_ms)
+        .fold(f64::INFINITY, f64::min);
+    s.max_ms = counted.iter().map(|l| l.max_ms).fold(0.0, f64::max);
+    s.sum_ms = counted.iter().map(|l| l.sum_ms).sum();
+    s.avg_ms = s.sum_ms / s.count as f64;
+    let cap = |p: Option<f64>| p.map(|v| v.min(s.max_ms));
+    s.p50_ms = cap(s.p50_ms);
+    s.p90_ms = cap(s.p90_ms);
+    s.p95_ms = cap(s.p95_ms);
+    s.p99_ms = cap(s.p99_ms);
+    s.p999_ms = cap(s.p999_ms);
+    s
+}
+
+/// Second `i` of the step is second `i` of every share that has one.
+fn merge_intervals(shares: &[Share], percentile: f64) -> Result<Vec<IntervalRecord>, MergeError> {
+    let longest = shares
+        .iter()
+        .map(|s| s.result.intervals.len())
+        .max()
+        .unwrap_or(0);
+    (0..longest)
+        .map(|i| {
+            let parts: Vec<SecondPart> = shares
+                .iter()
+                .filter_map(|s| {
+                    let record = s.result.intervals.get(i)?;
+                    Some(SecondPart {
+                        client: &s.client,
+                        record,
+                        histogram: s.interval_histograms.get(i).map_or("", String::as_str),
+                    })
+                })
+                .collect();
+            merge_second(&parts, percentile)
+        })
+        .collect()
+}
+
+/// One client's record of one second, with its latency histogram (base64).
+pub struct SecondPart<'a> {
+    pub client: &'a str,
+    pub record: &'a IntervalRecord,
+    pub histogram: &'a str,
+}
+
+/// One second of the step from every client's record of it: rates add up,
+/// percentiles come from the sum of the seconds' histograms. What the coordinator
+/// shows live, and what the merged step keeps.
+pub fn merge_second(parts: &[SecondPart], percentile: f64) -> Result<IntervalRecord, MergeError> {
+    let mut latency = LatencyHistogram::new();
+    let mut m = IntervalRecord {
+        percentile,
+        ..IntervalRecord::default()
+    };
+    for p in parts {
+        let r = p.record;
+        latency.add(&decode(p.client, p.histogram)?);
+        m.elapsed_s = m.elapsed_s.max(r.elapsed_s);
+        m.duration_s = m.duration_s.max(r.duration_s);
+        m.end_unix_ms = m.end_unix_ms.max(r.end_unix_ms);
+        m.threads += r.threads;
+        m.tps += r.tps;
+        m.qps += r.qps;
+        m.reads_ps += r.reads_ps;
+        m.writes_ps += r.writes_ps;
+        m.other_ps += r.other_ps;
+        m.errors_ps += r.errors_ps;
+        m.reconnects_ps += r.reconnects_ps;
+    }
+    m.latency_ms = latency.value_at_percentile_ms(percentile);
+    m.p95_ms = Some(latency.value_at_percentile_ms(95.0));
+    m.p99_ms = Some(latency.value_at_percentile_ms(99.0));
+    Ok(m)
+}
+
+/// Counts, min, max and sums per statement class add up exactly; percentiles only
+/// when a single client ran that class.
+fn merge_classes(results: &[&StepResult]) -> Vec<ClassLatency> {
+    let mut out: Vec<(ClassLatency, usize)> = Vec::new();
+    for r in results {
+        for c in &r.per_class {
+            match out.iter_mut().find(|(m, _)| m.class == c.class) {
+                None => out.push((c.clone(), 1)),
+                Some((m, n)) => {
+                    *n += 1;
+                    let (a, b) = (&mut m.latency, &c.latency);
+                    a.count += b.count;
+                    a.min_ms = a.min_ms.min(b.min_ms);
+                    a.max_ms = a.max_ms.max(b.max_ms);
+                    a.sum_ms += b.sum_ms;
+                    a.avg_ms = if a.count > 0 {
+                        a.sum_ms / a.count as f64
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(mut c, n)| {
+            if n > 1 {
+                let l = &mut c.latency;
+                (l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.p999_ms) =
+                    (None, None, None, None, None);
+            }
+            c
+        })
+        .collect()
+}
+
+/// Population mean and deviation over every thread, from each client's own (its
+/// thread count, mean and deviation are all a population's moments need).
+fn merge_fairness(results: &[&StepResult]) -> Fairness {
+    let pooled = |f: fn(&Fairness) -> (f64, f64)| -> (f64, f64) {
+        let n: f64 = results.iter().map(|r| r.threads as f64).sum();
+        if n == 0.0 {
+            return (0.0, 0.0);
+        }
+        let mean = results
+            .iter()
+            .map(|r| r.threads as f64 * f(&r.fairness).0)
+            .sum::<f64>()
+            / n;
+        let second_moment = results
+            .iter()
+            .map(|r| {
+                let (m, sd) = f(&r.fairness);
+                r.threads as f64 * (sd * sd + m * m)
+            })
+            .sum::<f64>()
+            / n;
+        (mean, (second_moment - mean * mean).max(0.0).sqrt())
+    };
+    let (events_avg, events_stddev) = pooled(|f| (f.events_avg, f.events_stddev));
+    let (exec_time_avg_s, exec_time_stddev_s) =
+        pooled(|f| (f.exec_time_avg_s, f.exec_time_stddev_s));
+    Fairness {
+        events_avg,
+        events_stddev,
+        exec_time_avg_s,
+        exec_time_stddev_s,
+    }
+}
+
+/// The step's client CPU: seconds and cores add up, and the share of a machine is the
+/// busiest client's, so that a step with one saturated client reads client-bound.
+fn merge_cpu(results: &[&StepResult]) -> ClientCpu {
+    let cpu_seconds: f64 = results.iter().map(|r| r.client_cpu.cpu_seconds).sum();
+    let queries: u64 = results.iter().map(|r| r.queries.total()).sum();
+    ClientCpu {
+        cpu_seconds,
+        percent_of_core: results.iter().map(|r| r.client_cpu.percent_of_core).sum(),
+        cores: results.iter().map(|r| r.client_cpu.cores).sum(),
+        percent_of_machine: results
+            .iter()
+            .map(|r| r.client_cpu.percent_of_machine)
+            .fold(0.0, f64::max),
+        us_per_query: if queries > 0 {
+            cpu_seconds * 1e6 / queries as f64
+        } else {
+            0.0
+        },
+    }
+}
+
+/// The slowest client's opening (the step waited for it), every client's retries.
+fn merge_connections(results: &[&StepResult]) -> Option<ConnectionsOpened> {
+    let opened: Vec<&ConnectionsOpened> = results
+        .iter()
+        .filter_map(|r| r.connections.as_ref())
+        .collect();
+    let slowest = opened
+        .iter()
+        .max_by(|a, b| a.seconds.total_cmp(&b.seconds))?;
+    Some(ConnectionsOpened {
+        seconds: slowest.seconds,
+        retries: opened.iter().map(|c| c.retries).sum(),
+        last_retry_reason: opened
+            .iter()
+            .rev()
+            .find_map(|c| c.last_retry_reason.clone()),
+    })
+}
+
+fn client_step(s: Share) -> ClientStep {
+    let r = s.result;
+    ClientStep {
+        client: s.client,
+        threads: r.threads,
+        transactions: r.transactions,
+        queries: r.queries,
+        ignored_errors: r.ignored_errors,
+        reconnects: r.reconnects,
+        tps: r.tps(),
+        qps: r.qps(),
+        latency_pct_ms: r.latency_pct_ms,
+        client_cpu: r.client_cpu,
+        client_bound: r.client_cpu.percent_of_machine >= CLIENT_BOUND_PCT,
+        clock_offset_ms: s.clock_offset_ms,
+        intervals: r.intervals,
+        lost: s.lost,
+    }
+}
+
+#[cfg(test)]
+mod tests;

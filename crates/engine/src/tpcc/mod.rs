@@ -1,0 +1,28 @@
+//! A TPC-C-like workload, compatible with Percona's sysbench-tpcc: the same schema, the
+//! same five transactions in the same mix and the same random functions, so a dataset
+//! prepared by either tool serves the other and the server sees the same statements.
+//!
+//! Layout: [`options`] (sysbench-tpcc's command-line options and defaults). The data
+//! side (schema, parallel load, cleanup, consistency check) and the run side (random
+//! functions, the transactions, the mix) live in their own modules. Data side:
+//! [`schema`] (the tables as the reference creates them), [`load`] (prepare: the
+//! units of `load_units` written by `rows`, on many connections), `dataset` (which
+//! tables are ours), [`cleanup`], [`check`] (tpcc_check.lua's checks).
+
+pub mod args;
+pub mod check;
+pub mod cleanup;
+mod dataset;
+pub mod load;
+mod load_units;
+pub mod options;
+pub mod random;
+mod rows;
+pub mod run;
+pub mod schema;
+pub mod txn;
+
+pub use dataset::foreign_tables;
+pub use options::{IsolationLevel, TpccOptions};
+pub use run::{TpccResult, TpccTxnResult};
+pub use txn::TxnKind;
