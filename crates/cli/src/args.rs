@@ -21,7 +21,7 @@ pub const ABOUT: &str =
     // sysbench takes an option given twice and keeps the last value: a script that
     // appends `--threads=1` to a shared option list must not be refused.
     args_override_self = true,
-    override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno ladder [options]\n       dbdyno help",
+    override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno [options] tpcc <prepare|run|check|cleanup>\n       dbdyno ladder [options]\n       dbdyno [options] <fileio|cpu|memory> <prepare|run|cleanup>\n       dbdyno hwtest [options]\n       dbdyno <check|runs|report|import|profile|monitor> ...\n       dbdyno help",
     after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name, and the last of an option given twice wins; --table_size and --table-size are the same option; as in sysbench, a value follows '=' (--threads=8).\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
 )]
 pub struct WorkloadCli {
@@ -63,7 +63,7 @@ pub enum WorkloadCommand {
     Prewarm,
     Run,
     Cleanup,
-    /// tpcc only: tpcc_check.lua's consistency checks (`cmd::tpcc_check`).
+    /// tpcc only: sysbench-tpcc's consistency checks (tpcc_check.lua); exit 1 when one fails.
     Check,
 }
 
