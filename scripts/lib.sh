@@ -235,7 +235,7 @@ ensure_node() {
 }
 
 # Builds the front-end into ui/dist (npm ci, vite build) unless ui/dist is newer than
-# every source, as tests/e2e/run.sh does, so that every stage embeds the same dist: a
+# every source, so that every stage (package, GUI end-to-end) embeds the same dist: a
 # new dist makes cargo relink the app (the assets are embedded), which takes minutes.
 # Needs ensure_node first. $1: the log file for npm's output (its tail is shown on failure).
 ensure_ui_dist() {

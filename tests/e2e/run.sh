@@ -38,15 +38,8 @@ mkdir -p "$OUT"
 t0="$(now_s)"
 ensure_node
 
-# The front-end is rebuilt only when a source is newer than ui/dist: a new dist makes
-# cargo relink the app (the assets are embedded), which takes minutes here.
-if [ ! -f ui/dist/index.html ] || [ ! -d ui/node_modules ] ||
-    [ -n "$(find ui/src ui/index.html ui/package-lock.json ui/vite.config.ts icons -newer ui/dist/index.html -print -quit)" ]; then
-    info "e2e: front-end (npm ci, vite build)"
-    (cd ui && npm ci --no-audit --no-fund >"$OUT/npm-ui.log" 2>&1 && npm run build >>"$OUT/npm-ui.log" 2>&1) || { tail -30 "$OUT/npm-ui.log"; die "front-end build failed"; }
-else
-    info "e2e: front-end up to date (ui/dist)"
-fi
+# The front-end is rebuilt only when a source is newer than ui/dist (scripts/lib.sh).
+ensure_ui_dist "$OUT/npm-ui.log"
 info "e2e: app (cargo build -p dbdyno-app --features custom-protocol)"
 cargo build -p dbdyno-app --features custom-protocol
 [ -x "$APP_BIN" ] || die "no app binary at $APP_BIN"
