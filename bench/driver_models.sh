@@ -10,27 +10,23 @@
 # Talks only to the sandbox on 127.0.0.1 (TCP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-8}
-command -v sysbench >/dev/null || { echo "sysbench is missing: bash scripts/deps.sh" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
-[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
-
-bash scripts/sandbox.sh start >/dev/null
-eval "$(bash scripts/sandbox.sh env)"
-cargo build --release -q -p dbdyno-cli
-DBDYNO="${CARGO_TARGET_DIR:-target}/release/dbdyno"
+bench_need sysbench time
+bench_cargo_env
+bench_sandbox
+bench_dbdyno
 (cd bench/async-probe && cargo build --release -q)
 PROBE="${CARGO_TARGET_DIR:-bench/async-probe/target}/release/async-probe"
 
 export MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD"
 export PROBE_URL="mysql://$DBDYNO_TEST_MYSQL_USER:$MYSQL_PWD@$DBDYNO_TEST_MYSQL_HOST:$DBDYNO_TEST_MYSQL_PORT/$DBDYNO_TEST_MYSQL_DB?prefer_socket=false"
-CONN=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
-      --mysql-user="$DBDYNO_TEST_MYSQL_USER" --mysql-db="$DBDYNO_TEST_MYSQL_DB")
+bench_conn "$DBDYNO_TEST_MYSQL_USER" "$DBDYNO_TEST_MYSQL_DB"
 DATA=(--tables=4 --table-size=100000)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bench_workdir
 
 "$DBDYNO" oltp_read_write "${CONN[@]}" --tables=4 cleanup >/dev/null
 "$DBDYNO" oltp_read_write "${CONN[@]}" "${DATA[@]}" --threads=4 prepare >/dev/null
@@ -46,7 +42,6 @@ run_case() {
     4) "$PROBE" 8 1 "$SECONDS_PER_RUN" ;;
   esac
 }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 for r in $(seq "$ROUNDS"); do
   for i in "${!CASES[@]}"; do

@@ -38,8 +38,10 @@ command -v sysbench >/dev/null || { echo "sysbench is missing: bash scripts/deps
 
 bash scripts/sandbox.sh start >/dev/null
 eval "$(bash scripts/sandbox.sh env)"
-cargo build --release -q -p dbdyno-cli
-DBDYNO="${CARGO_TARGET_DIR:-target}/release/dbdyno"
+if [ -z "${DBDYNO:-}" ]; then  # DBDYNO=path/to/dbdyno skips the release build
+  cargo build --release -q -p dbdyno-cli
+  DBDYNO="${CARGO_TARGET_DIR:-target}/release/dbdyno"
+fi
 
 CONN=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
       --mysql-user="$DBDYNO_TEST_MYSQL_USER" --mysql-db="$DBDYNO_TEST_MYSQL_DB")

@@ -13,6 +13,8 @@
 # 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 SECONDS_PER_STEP=${SECONDS_PER_STEP:-30}
 TABLES=${TABLES:-4}
@@ -21,18 +23,11 @@ SCENARIOS=${SCENARIOS:-oltp_point_select,oltp_read_write}
 LADDER=${LADDER:-1,8}
 REPEATS=${REPEATS:-3}
 
-[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
-command -v python3 >/dev/null || { echo "python3 is missing" >&2; exit 1; }
-
-bash scripts/sandbox.sh start >/dev/null
-eval "$(bash scripts/sandbox.sh env)"
-
-cargo build --release -q -p dbdyno-cli --bin dbdyno
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-DBDYNO="$target_dir/release/dbdyno"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bench_cargo_env
+bench_need python3
+bench_sandbox
+bench_dbdyno
+bench_workdir
 
 # A database of its own, so that nothing else using the sandbox (tests, other
 # benchmarks) prepares or cleans up under this one.
@@ -40,9 +35,8 @@ DB=${DB:-dbdyno_noise_floor}
 bash scripts/sandbox.sh sql -e "CREATE DATABASE IF NOT EXISTS \`$DB\`;
     GRANT ALL ON \`$DB\`.* TO '$DBDYNO_TEST_MYSQL_USER'@'$DBDYNO_TEST_MYSQL_HOST'"
 
-conn=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
-      --mysql-user="$DBDYNO_TEST_MYSQL_USER" --mysql-db="$DB"
-      --tables="$TABLES" --table-size="$TABLE_SIZE")
+bench_conn "$DBDYNO_TEST_MYSQL_USER" "$DB"
+conn=("${CONN[@]}" --tables="$TABLES" --table-size="$TABLE_SIZE")
 export MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD"
 
 # One dataset for both runs: prepared and prewarmed once, cleaned up at the end.

@@ -17,75 +17,81 @@
 # work, the figure the ratio is taken on. Client CPU is user + system time of the client
 # process from /usr/bin/time; server CPU is the sandbox server's user + system time
 # over the prepare (/proc/PID/stat), a figure that other load on the machine does not
-# inflate as it does wall time. Talks only to the sandbox on 127.0.0.1.
+# inflate as it does wall time, also shown per row of the dataset (both tools' rows are
+# counted after the first round). Each round also records the machine's one-minute load
+# average at its end. Talks only to the sandbox on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 SCALE=${SCALE:-4}
 TABLES=${TABLES:-1}
 THREADS=${THREADS:-4}
 REFERENCE_SLEEP_S=30
-SYSBENCH_TPCC_DIR=${SYSBENCH_TPCC_DIR:-$(cd .. && pwd)/shared/reference/sysbench-tpcc}
 DB=dbdyno_tpcc_bench
 
-command -v sysbench >/dev/null || { echo "sysbench is missing: bash scripts/deps.sh" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
-[ -f "$SYSBENCH_TPCC_DIR/tpcc.lua" ] || { echo "sysbench-tpcc is not in $SYSBENCH_TPCC_DIR: set SYSBENCH_TPCC_DIR" >&2; exit 1; }
-[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+bench_need sysbench time
+bench_sysbench_tpcc
+bench_cargo_env
+bench_sandbox
+bench_dbdyno
 
-bash scripts/sandbox.sh start >/dev/null
-eval "$(bash scripts/sandbox.sh env)"
-if [ -z "${DBDYNO_BIN:-}" ]; then
-  cargo build --release -q -p dbdyno-cli
-  target=${CARGO_TARGET_DIR:-target}
-  case $target in /*) ;; *) target="$(pwd)/$target" ;; esac
-  DBDYNO_BIN="$target/release/dbdyno"
-fi
-DBDYNO=$DBDYNO_BIN
+admin() { bench_sql "$DBDYNO_TEST_MYSQL_ADMIN_USER" "$DBDYNO_TEST_MYSQL_ADMIN_PASSWORD" "$1"; }
+bench_own_database "$DB"
+bench_workdir
 
-admin() {
-  mariadb -h"$DBDYNO_TEST_MYSQL_HOST" -P"$DBDYNO_TEST_MYSQL_PORT" \
-    -u"$DBDYNO_TEST_MYSQL_ADMIN_USER" -p"$DBDYNO_TEST_MYSQL_ADMIN_PASSWORD" -e "$1"
-}
-admin "DROP DATABASE IF EXISTS $DB; CREATE DATABASE $DB;
-       GRANT ALL ON $DB.* TO '$DBDYNO_TEST_MYSQL_USER'@'127.0.0.1'"
-work=$(mktemp -d)
-trap 'admin "DROP DATABASE IF EXISTS $DB"; rm -rf "$work"' EXIT
-
-CONN=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
-      --mysql-user="$DBDYNO_TEST_MYSQL_USER" --mysql-db="$DB")
+bench_conn "$DBDYNO_TEST_MYSQL_USER" "$DB"
 OPTS=(--scale="$SCALE" --tables="$TABLES" --threads="$THREADS")
 export MYSQL_PWD="$DBDYNO_TEST_MYSQL_PASSWORD"
 
 # The server's CPU seconds so far, and its pid (another test restarting the sandbox
-# mid-prepare would make the difference meaningless: the round is then run again).
+# mid-prepare makes the difference meaningless, or the prepare fail: the round is then
+# run again).
 server_cpu_s() {
   local pid; pid=$(cat "$DBDYNO_SANDBOX_DIR/mysqld.pid")
   awk -v hz="$(getconf CLK_TCK)" -v pid="$pid" '{printf "%.2f %s\n", ($14 + $15) / hz, pid}' "/proc/$pid/stat"
 }
 
-# prepare TOOL: one prepare into the empty schema; appends "user system wall server_cpu"
-# to $work/TOOL.
+# prepare TOOL: one prepare into the empty schema; appends "user system wall server_cpu
+# load_average" to $work/TOOL.
 prepare() {
-  local tool=$1 before after
+  local tool=$1 before after failed=0
   read -r before before_pid < <(server_cpu_s)
   if [ "$tool" = sysbench ]; then
     (cd "$SYSBENCH_TPCC_DIR" && /usr/bin/time -f '%U %S %e' -o "$work/time" \
       sysbench ./tpcc.lua --db-driver=mysql --mysql-password="$MYSQL_PWD" "${CONN[@]}" "${OPTS[@]}" prepare) \
-      >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+      >"$work/out" 2>&1 || failed=1
   else
     /usr/bin/time -f '%U %S %e' -o "$work/time" "$DBDYNO" tpcc "${CONN[@]}" "${OPTS[@]}" prepare \
-      >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+      >"$work/out" 2>&1 || failed=1
   fi
+  # A restart leaves a new pid file; wait for the server to answer again.
+  until bash scripts/sandbox.sh status >/dev/null 2>&1 && [ -s "$DBDYNO_SANDBOX_DIR/mysqld.pid" ]; do sleep 1; done
   read -r after after_pid < <(server_cpu_s)
+  if [ "$failed" = 1 ] && [ "$before_pid" = "$after_pid" ]; then
+    cat "$work/out" >&2
+    exit 1
+  fi
   if [ "$before_pid" != "$after_pid" ]; then
     echo "the server restarted during $tool's prepare: once more" >&2
     "$DBDYNO" tpcc "${CONN[@]}" cleanup >/dev/null
     prepare "$tool"
     return
   fi
-  echo "$(cat "$work/time") $(awk -v a="$after" -v b="$before" 'BEGIN {printf "%.2f", a - b}')" >>"$work/$tool"
+  echo "$(cat "$work/time") $(awk -v a="$after" -v b="$before" 'BEGIN {printf "%.2f", a - b}') $(cut -d' ' -f1 /proc/loadavg)" >>"$work/$tool"
+}
+
+# The rows of the dataset in the schema, every table of every set.
+dataset_rows() {
+  local q="" set t
+  for set in $(seq 1 "$TABLES"); do
+    for t in warehouse district customer history orders new_orders order_line stock item; do
+      q="$q${q:+ UNION ALL }SELECT COUNT(*) n FROM $DB.$t$set"
+    done
+  done
+  admin "SELECT SUM(n) FROM ($q) c" | tail -1
 }
 
 check_and_cleanup() {
@@ -93,6 +99,7 @@ check_and_cleanup() {
   if [ "$round" = 1 ]; then
     "$DBDYNO" tpcc "${CONN[@]}" --scale="$SCALE" --tables="$TABLES" --threads="$THREADS" check >"$work/check" \
       || { echo "the dataset $tool prepared fails dbdyno tpcc check:" >&2; cat "$work/check" >&2; exit 1; }
+    dataset_rows >"$work/$tool.rows"
   fi
   "$DBDYNO" tpcc "${CONN[@]}" cleanup >/dev/null
 }
@@ -101,12 +108,11 @@ for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then order="dbdyno sysbench"; else order="sysbench dbdyno"; fi
   for tool in $order; do
     prepare "$tool"
-    echo "round $round $tool: $(tail -1 "$work/$tool") (user sys wall server_cpu)" >&2
+    echo "round $round $tool: $(tail -1 "$work/$tool") (user sys wall server_cpu load)" >&2
     check_and_cleanup "$tool" "$round"
   done
 done
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 wall() { awk '{print $3}' "$work/$1" | median; }
 cpu() { awk '{print $1 + $2}' "$work/$1" | median; }
 server() { awk '{print $4}' "$work/$1" | median; }
@@ -125,6 +131,10 @@ echo "| wall time as run (s) | $sb_wall | $db_wall | $ratio_wall | |"
 echo "| client CPU, user + system (s) | $(cpu sysbench) | $(cpu dbdyno) | | |"
 sb_server=$(server sysbench); db_server=$(server dbdyno)
 echo "| server CPU, user + system (s) | $sb_server | $db_server | $(awk -v a="$sb_server" -v b="$db_server" 'BEGIN {printf "%.2f", a / b}') | |"
+sb_rows=$(cat "$work/sysbench.rows"); db_rows=$(cat "$work/dbdyno.rows")
+per_row() { awk -v s="$1" -v r="$2" 'BEGIN {printf "%.2f", s * 1e6 / r}'; }
+sb_per_row=$(per_row "$sb_server" "$sb_rows"); db_per_row=$(per_row "$db_server" "$db_rows")
+echo "| server CPU per row (µs; rows: $sb_rows / $db_rows) | $sb_per_row | $db_per_row | $(awk -v a="$sb_per_row" -v b="$db_per_row" 'BEGIN {printf "%.2f", a / b}') | |"
 echo
-echo "every round (user sys wall server_cpu):"
+echo "every round (user sys wall server_cpu load):"
 for tool in sysbench dbdyno; do echo "  $tool: $(tr '\n' ';' <"$work/$tool")"; done

@@ -17,39 +17,30 @@
 # by the reference's prepare. Talks only to the sandbox on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 
 ROUNDS=${ROUNDS:-3}
 SCALE=${SCALE:-4}
 THREADS=${THREADS:-8}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-20}
-SYSBENCH_TPCC_DIR=${SYSBENCH_TPCC_DIR:-$(cd .. && pwd)/shared/reference/sysbench-tpcc}
 DB=dbdyno_tpcc_run_bench
 
-command -v sysbench >/dev/null || { echo "sysbench is missing: bash scripts/deps.sh" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install time" >&2; exit 1; }
-[ -f "$SYSBENCH_TPCC_DIR/tpcc.lua" ] || { echo "sysbench-tpcc is not in $SYSBENCH_TPCC_DIR: set SYSBENCH_TPCC_DIR" >&2; exit 1; }
-[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
-
-bash scripts/sandbox.sh start >/dev/null
-eval "$(bash scripts/sandbox.sh env)"
-if [ -z "${DBDYNO_BIN:-}" ]; then
-  cargo build --release -q -p dbdyno-cli
-  target=${CARGO_TARGET_DIR:-target}
-  case $target in /*) ;; *) target="$(pwd)/$target" ;; esac
-  DBDYNO_BIN="$target/release/dbdyno"
-fi
+bench_need sysbench time
+bench_sysbench_tpcc
+bench_cargo_env
+bench_sandbox
+bench_dbdyno
 
 # The admin account: the benchmark's own schema, not sbtest.
 USER_=$DBDYNO_TEST_MYSQL_ADMIN_USER
 export MYSQL_PWD=$DBDYNO_TEST_MYSQL_ADMIN_PASSWORD
-CONN=(--mysql-host="$DBDYNO_TEST_MYSQL_HOST" --mysql-port="$DBDYNO_TEST_MYSQL_PORT"
-      --mysql-user="$USER_" --mysql-db="$DB")
+bench_conn "$USER_" "$DB"
 OPTS=(--scale="$SCALE" --tables=1 --threads="$THREADS" --time="$SECONDS_PER_RUN")
 sql() { mariadb -h"$DBDYNO_TEST_MYSQL_HOST" -P"$DBDYNO_TEST_MYSQL_PORT" -u"$USER_" -N -B "$DB" -e "$1"; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"; sql "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
+bench_workdir
+bench_own_database "$DB"
 
-mariadb -h"$DBDYNO_TEST_MYSQL_HOST" -P"$DBDYNO_TEST_MYSQL_PORT" -u"$USER_" -e "DROP DATABASE IF EXISTS $DB; CREATE DATABASE $DB"
 echo "preparing scale $SCALE with the reference (its prepare waits 30 s first) ..." >&2
 (cd "$SYSBENCH_TPCC_DIR" && sysbench ./tpcc.lua --db-driver=mysql "${CONN[@]}" --mysql-password="$MYSQL_PWD" \
   --scale="$SCALE" --tables=1 --threads="$SCALE" prepare >/dev/null)
@@ -59,10 +50,9 @@ run_tool() {
   case $1 in
     sysbench-tpcc) (cd "$SYSBENCH_TPCC_DIR" && sysbench ./tpcc.lua --db-driver=mysql "${CONN[@]}" \
                       --mysql-password="$MYSQL_PWD" "${OPTS[@]}" run) ;;
-    dbdyno) "$DBDYNO_BIN" tpcc "${CONN[@]}" "${OPTS[@]}" --no-history --skip-checks run ;;
+    dbdyno) "$DBDYNO" tpcc "${CONN[@]}" "${OPTS[@]}" --no-history --skip-checks run ;;
   esac
 }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 for r in $(seq "$ROUNDS"); do
   order=("${TOOLS[@]}")
@@ -70,7 +60,7 @@ for r in $(seq "$ROUNDS"); do
   for tool in "${order[@]}"; do
     before=$(sql "SELECT SUM(d_next_o_id) FROM district1")
     /usr/bin/time -f '%U %S' -o "$work/time" bash -c "$(declare -f run_tool); $(declare -p CONN OPTS); \
-      SYSBENCH_TPCC_DIR='$SYSBENCH_TPCC_DIR' DBDYNO_BIN='$DBDYNO_BIN' run_tool $tool" >"$work/out" 2>&1
+      SYSBENCH_TPCC_DIR='$SYSBENCH_TPCC_DIR' DBDYNO='$DBDYNO' run_tool $tool" >"$work/out" 2>&1
     after=$(sql "SELECT SUM(d_next_o_id) FROM district1")
     secs=$(awk '/total time:/ {gsub(/s/, "", $3); print $3; exit}' "$work/out")
     txns=$(awk '/transactions:/ {print $2; exit}' "$work/out")

@@ -20,7 +20,8 @@ PACKAGES=(
     mariadb-server mariadb-client sysbench
     # sshd for the remote-sampler tests (scripts/sshd-sandbox.sh: sshd, ssh-keygen, ps, ss)
     openssh-server openssh-client procps iproute2
-    # building Rust crates with native dependencies
+    # building Rust crates with native dependencies (build-essential's binutils also
+    # strips the debug info off the dbdyno the .deb ships: scripts/package.sh)
     build-essential pkg-config libssl-dev libdbus-1-dev
     # the Tauri GUI (webkit, gtk, tray icon, svg icons)
     libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev

@@ -71,6 +71,11 @@ stage_cli() {
     stem="$TMP/sidecar/dbdyno"
     mkdir -p "$TMP/sidecar"
     cp "$TARGET_DIR/$PROFILE/dbdyno" "$stem-$triple" || fail "cannot stage $TARGET_DIR/$PROFILE/dbdyno"
+    # The shipped copy goes without its debug info (a debug build's 239 MB become 50): the
+    # .deb carries it, and the load clients and Measure the server copy it to other hosts.
+    # Its symbols stay (12 MB more than a full strip), so that a panic's backtrace still
+    # names the functions.
+    strip --strip-debug "$stem-$triple" || fail "cannot strip the staged $stem-$triple"
     printf '%s\n' "$stem"
 }
 
@@ -217,6 +222,9 @@ check_cli() {
     [ -x "$cli" ] || fail "${cli#"$TMP/root"} is not executable"
     # The staged copy, not target/: another build may have replaced that one since.
     cmp -s "$cli" "$staged" || fail "${cli#"$TMP/root"} is not the dbdyno that was staged ($staged)"
+    if file -b "$cli" | grep -q 'with debug_info'; then
+        fail "${cli#"$TMP/root"} still has its debug info: the staged copy was not stripped"
+    fi
     version="$(conf 'c.version')"
     printed="$("$cli" --version 2>&1)" || fail "${cli#"$TMP/root"} --version failed: $printed"
     [ "$printed" = "dbdyno $version" ] ||
@@ -309,7 +317,7 @@ main() {
             *) die "unknown argument: $arg (try --help)" ;;
         esac
     done
-    for arg in dpkg-deb dpkg-query md5sum file cc desktop-file-validate; do
+    for arg in dpkg-deb dpkg-query md5sum file cc strip desktop-file-validate; do
         command -v "$arg" >/dev/null || fail "$arg missing: bash scripts/deps.sh"
     done
     t0="$(now_s)"

@@ -8,14 +8,17 @@
 #   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present).
 # Check stages (all run, the script fails at the end if any failed):
 #   cargo fmt --check, cargo clippy -D warnings, cargo build --workspace --bins,
-#   cargo test --workspace,
-#   ui: npm ci + npm test (when ui/package.json exists),
+#   ui: npm ci + npm test (when ui/package.json exists; in the background while cargo
+#   compiles, its output shown when it ends),
+#   cargo test --workspace but the integration tests, then the integration tests
+#   (tests/, many at once: tests/support/gate.rs),
 #   every executable scripts/test.d/*.sh, in name order.
 #
 # Environment:
 #   DBDYNO_KEEP_SANDBOX=1    leave the sandboxes running afterwards
 #   DBDYNO_TEST_FAIL_FAST=1  stop at the first failing check stage
 #   DBDYNO_SKIP_DEPS=1       do not check system packages (machine already set up)
+#   DBDYNO_IT_THREADS=N      the integration tests' libtest threads (default 24)
 #
 # Sandboxes that were already running before this script are never stopped by it.
 set -euo pipefail
@@ -27,9 +30,15 @@ RUN_START="$(now_s)"
 TIMINGS=()        # "stage 12s" for the closing summary
 FAILED_STAGES=()
 STOP_ON_EXIT=()   # commands run by the exit trap, in order
+BACKGROUND=()     # "name|pid|dir" of the stages running in the background
 
 cleanup() {
-    local rc=$? cmd
+    local rc=$? cmd stage pid dir
+    for stage in "${BACKGROUND[@]}"; do
+        IFS='|' read -r _ pid dir <<<"$stage"
+        kill "$pid" 2>/dev/null || true
+        rm -rf "$dir"
+    done
     if [ "${DBDYNO_KEEP_SANDBOX:-0}" = 1 ]; then
         [ ${#STOP_ON_EXIT[@]} -gt 0 ] && info "DBDYNO_KEEP_SANDBOX=1: sandboxes left running"
     else
@@ -79,6 +88,52 @@ check_stage() {
         die "stage '$1' failed (DBDYNO_TEST_FAIL_FAST=1)"
     fi
     return 0
+}
+
+# start_background_stage NAME COMMAND...: runs a check stage beside the next ones, its
+# output kept in a file. Only for stages that neither build with cargo nor use the
+# sandboxes: the integration tests that measure must have the machine to themselves, so
+# every background stage is joined before them.
+start_background_stage() {
+    local name=$1 dir
+    shift
+    dir="$(mktemp -d -t dbdyno-stage.XXXXXX)"
+    info "[$name] start, in the background"
+    (
+        t0="$(now_s)"
+        set +e
+        (
+            set -e
+            "$@"
+        ) >"$dir/log" 2>&1
+        printf '%s %s\n' "$?" "$(($(now_s) - t0))" >"$dir/result"
+    ) &
+    BACKGROUND+=("$name|$!|$dir")
+}
+
+# Waits for every background stage, prints its output and records it like run_stage.
+join_background_stages() {
+    local stage name pid dir rc secs elapsed
+    for stage in "${BACKGROUND[@]}"; do
+        IFS='|' read -r name pid dir <<<"$stage"
+        wait "$pid" || true
+        info "[$name] output:"
+        cat "$dir/log" >&2 || true
+        read -r rc secs <"$dir/result" || { rc=1 secs=0; }
+        rm -rf "$dir"
+        elapsed="$(fmt_duration "$secs")"
+        TIMINGS+=("$name $elapsed (in the background)")
+        if [ "$rc" -eq 0 ]; then
+            info "[$name] ok in $elapsed"
+        else
+            info "[$name] FAILED (exit $rc) after $elapsed"
+            FAILED_STAGES+=("$name")
+        fi
+    done
+    BACKGROUND=()
+    if [ ${#FAILED_STAGES[@]} -gt 0 ] && [ "${DBDYNO_TEST_FAIL_FAST:-0}" = 1 ]; then
+        die "stage '${FAILED_STAGES[0]}' failed (DBDYNO_TEST_FAIL_FAST=1)"
+    fi
 }
 
 # Starts a sandbox script and imports its environment; remembers to stop it on exit
@@ -155,17 +210,27 @@ main() {
     fi
 
     find_references
+    # The front-end's tests need neither cargo's build nor the server: they run while
+    # cargo compiles, which leaves a core idle much of the time (one crate at a time).
+    if [ -f ui/package.json ]; then
+        start_background_stage "ui tests" ui_tests
+    fi
     check_stage "cargo fmt" cargo fmt --all --check
     check_stage "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
     # `cargo test` only builds a package's binaries for that package's own integration
     # tests; the `dbdyno` binary that tests/ drives lives in another package, so it is
     # built here (a warm cache makes this a no-op, a cold one does not skip it).
     check_stage "cargo build" cargo build --workspace --bins
-    check_stage "cargo test" cargo test --workspace
-
-    if [ -f ui/package.json ]; then
-        check_stage "ui tests" ui_tests
-    fi
+    join_background_stages
+    check_stage "cargo test" cargo test --workspace --exclude dbdyno-tests
+    # The integration tests mostly wait (timed steps, the server, SSH), so many run at
+    # once: tests/support/gate.rs lets 6 share the machine and runs the ones that
+    # measure alone. A test waiting at the gate holds a libtest thread, hence more
+    # threads than places.
+    # `--workspace` in both, as in the build: with every package selected, every crate
+    # gets one feature set, and the three share their artifacts (`-p dbdyno-tests` alone
+    # unifies fewer features and builds some 20 crates, and the tests, a second time).
+    check_stage "integration tests" cargo test --workspace --test it -- --test-threads="${DBDYNO_IT_THREADS:-24}"
 
     local suite
     if [ -d scripts/test.d ]; then

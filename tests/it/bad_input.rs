@@ -28,6 +28,7 @@ fn wrong_password_is_access_denied() {
 
 #[test]
 fn closed_port_says_so() {
+    let _g = shared_server();
     let o = dbdyno_cmd()
         .args([
             "oltp_point_select",
@@ -48,6 +49,7 @@ fn closed_port_says_so() {
 
 #[test]
 fn unknown_option_is_refused() {
+    let _g = shared_server();
     let o = dbdyno_cmd()
         .args(["oltp_read_write", "--tabels=4", "run"])
         .output()
@@ -58,6 +60,7 @@ fn unknown_option_is_refused() {
 
 #[test]
 fn verbosity_outside_0_to_5_is_refused() {
+    let _g = shared_server();
     for (bad, why) in [("6", "0..=5"), ("high", "invalid digit")] {
         let o = dbdyno_cmd()
             .args(["oltp_read_write", &format!("--verbosity={bad}"), "run"])
@@ -75,6 +78,7 @@ fn verbosity_outside_0_to_5_is_refused() {
 /// `--version` alone names no workload; it prints the version, not the help.
 #[test]
 fn version_is_printed_without_a_workload() {
+    let _g = shared_server();
     for flag in ["--version", "-V"] {
         let o = dbdyno_cmd().arg(flag).output().unwrap();
         assert_eq!(
@@ -87,6 +91,7 @@ fn version_is_printed_without_a_workload() {
 
 #[test]
 fn unknown_workload_is_refused() {
+    let _g = shared_server();
     let o = dbdyno_cmd()
         .args(["oltp_read_wrote", "run"])
         .output()
@@ -272,6 +277,7 @@ fn a_run_that_never_connected_is_not_kept_and_no_password_points_at_the_keyring(
 /// Error texts say each thing once, in plain words.
 #[test]
 fn errors_say_each_thing_once_in_plain_words() {
+    let _g = shared_server();
     let o = dbdyno_cmd()
         .args(["ladder", "--profile=/nonexistent/idc.toml"])
         .output()

@@ -510,8 +510,8 @@ fn status_of(out: &str, id: &str) -> String {
 
 #[test]
 fn ssh_checks_for_unknown_accepted_changed_keys_and_wrong_credentials() {
-    let _g = shared_server();
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let s = TestSchema::new("chk_ssh");
     let dir = tempfile::tempdir().unwrap();

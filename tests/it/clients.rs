@@ -19,14 +19,21 @@ use dbdyno_engine::stats::LatencyHistogram;
 use dbdyno_engine::{run_plan_with, CancelToken, EventSink, StepResult};
 use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::RemoteHost;
-use dbdyno_tests::{dbdyno_path, stderr, stdout, TestSchema};
+use dbdyno_tests::{dbdyno_path, shared_server, stderr, stdout, TestSchema};
 
 use crate::sshd::Sshd;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+/// One clients test at a time, and no other SSH test beside it: these tests count the
+/// agents and sshd sessions on the sandbox hosts and share the agents' binary cache,
+/// which other tests' agents (remote, hwtest_remote, clients_profile) would change.
+fn serial() -> (
+    std::sync::MutexGuard<'static, ()>,
+    std::sync::RwLockWriteGuard<'static, ()>,
+) {
+    let one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    (one, crate::sshd::exclusive())
 }
 
 fn second_host() -> String {
@@ -181,6 +188,7 @@ fn assert_rows_add_up(s: &StepResult) {
 #[test]
 fn three_clients_record_rows_that_add_up_to_the_merged_seconds() {
     let _one = serial();
+    let _g = shared_server();
     let t = set_up("clients_rows");
     let clients = &t.clients;
     let text = t.ladder_to_json(&["--threads=3,5", "--time=3", "--report-interval=1"]);
@@ -206,6 +214,7 @@ fn three_clients_record_rows_that_add_up_to_the_merged_seconds() {
 #[test]
 fn a_fixed_event_count_is_exactly_the_merged_histogram() {
     let _one = serial();
+    let _g = shared_server();
     let t = set_up("clients_events");
     t.ladder_to_json(&["--threads=6", "--time=0", "--events=3000"]);
     let step = &steps(&t.json)[0];
@@ -282,6 +291,7 @@ fn wait_for_line(rx: &crossbeam_channel::Receiver<String>, needle: &str, seen: &
 #[test]
 fn a_client_lost_mid_step_leaves_a_partial_step_and_the_run_goes_on() {
     let _one = serial();
+    let _g = shared_server();
     let Setup {
         schema,
         clients,
@@ -355,6 +365,7 @@ fn local_agents(binary: &Path) -> Vec<String> {
 #[test]
 fn cancel_stops_every_client_and_leaves_no_agent_behind() {
     let _one = serial();
+    let _g = shared_server();
     let Setup {
         schema,
         clients,
@@ -404,6 +415,7 @@ fn cancel_stops_every_client_and_leaves_no_agent_behind() {
 #[test]
 fn the_second_install_reuses_the_copy() {
     let _one = serial();
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let clients = Clients::new(dir.path());
     let spec = ClientSpec::parse(&clients.url(&clients.sshd.host)).unwrap();
@@ -430,6 +442,7 @@ fn the_second_install_reuses_the_copy() {
 #[test]
 fn three_local_agents_run_a_plan_with_prewarm_and_merge_it() {
     let _one = serial();
+    let _g = shared_server();
     let schema = TestSchema::new("clients_local");
     let mut plan = schema.point_select_ladder(vec![3], 2);
     // Prewarm from every client.
@@ -448,7 +461,7 @@ fn three_local_agents_run_a_plan_with_prewarm_and_merge_it() {
     let specs = ClientSpec::parse_list("local,ssh://a,ssh://b").unwrap();
     let (tx, rx) = crossbeam_channel::unbounded();
     let events = EventSink::new(tx);
-    let coordinator = Coordinator::connect(&specs, &launcher, &plan, &events).expect("connect");
+    let coordinator = Coordinator::connect(&specs, &launcher, &plan).expect("connect");
     assert_eq!(coordinator.checks().len(), 3);
     let (outcome, error) = run_plan_with(&plan, &events, &CancelToken::new(), &coordinator);
     drop(coordinator);
@@ -474,4 +487,212 @@ fn three_local_agents_run_a_plan_with_prewarm_and_merge_it() {
         assert!((a.tps - b.tps).abs() < 1e-9);
         assert_eq!(a.latency_ms, b.latency_ms);
     }
+}
+
+/// Runs `plan` across two agents on this machine standing for two client machines;
+/// returns its only measured step and the run's warnings.
+fn across_two_local_agents(plan: &dbdyno_engine::Plan) -> (StepResult, Vec<String>) {
+    let launcher = LocalLauncher {
+        binary: dbdyno_path(),
+        all_local: true,
+    };
+    let specs = ClientSpec::parse_list("local,ssh://a").unwrap();
+    let coordinator = Coordinator::connect(&specs, &launcher, plan).expect("connect");
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let events = EventSink::new(tx);
+    let (outcome, error) = run_plan_with(plan, &events, &CancelToken::new(), &coordinator);
+    drop(coordinator);
+    assert!(error.is_none(), "{error:?}");
+    drop(events);
+    let warnings = rx
+        .try_iter()
+        .filter_map(|e| match e {
+            dbdyno_engine::EngineEvent::Warning { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outcome.steps.len(), 1);
+    (outcome.steps.into_iter().next().unwrap(), warnings)
+}
+
+#[test]
+fn a_split_tpcc_step_counts_every_clients_new_orders_in_tpmc() {
+    use dbdyno_engine::tpcc::{TpccOptions, TpccResult, TxnKind};
+    let _one = serial();
+    let _g = shared_server();
+    let schema = TestSchema::new("clients_tpcc");
+    dbdyno_tests::ok(&schema.dbdyno(&["tpcc", "--scale=1", "--tables=1", "prepare"]));
+    let mut plan = schema.point_select_ladder(vec![2], 3);
+    plan.phases
+        .retain(|p| matches!(p, dbdyno_engine::Phase::Step(_)));
+    for p in &mut plan.phases {
+        if let dbdyno_engine::Phase::Step(s) = p {
+            s.scenario = dbdyno_engine::Scenario::Tpcc;
+        }
+    }
+    plan.workload.tpcc = TpccOptions {
+        scale: 1,
+        tables: 1,
+        ..TpccOptions::default()
+    };
+    let (step, warnings) = across_two_local_agents(&plan);
+    assert!(
+        !warnings.iter().any(|w| w.contains("left out")),
+        "{warnings:?}"
+    );
+    let merged = step
+        .tpcc
+        .as_ref()
+        .expect("the split step keeps its TPC-C figures");
+    let shares: Vec<&TpccResult> = step
+        .clients
+        .iter()
+        .map(|c| c.tpcc.as_ref().expect("each client's own figures"))
+        .collect();
+    assert_eq!(shares.len(), 2);
+    let count = |t: &TpccResult, kind: TxnKind| {
+        t.transactions
+            .iter()
+            .find(|x| x.kind == kind)
+            .map_or(0, |x| x.count)
+    };
+    let new_orders: u64 = shares.iter().map(|t| count(t, TxnKind::NewOrder)).sum();
+    assert!(new_orders > 0, "{merged:?}");
+    // tpmC: every client's New-Orders per minute of the step's common window.
+    let tpmc = new_orders as f64 * 60.0 / step.total_time_s;
+    assert!(
+        (merged.tpmc - tpmc).abs() < 1e-6,
+        "{} vs {tpmc}",
+        merged.tpmc
+    );
+    for kind in TxnKind::ALL {
+        let sum: u64 = shares.iter().map(|t| count(t, kind)).sum();
+        assert_eq!(count(merged, kind), sum, "{kind:?}");
+    }
+    let rollbacks: u64 = shares.iter().map(|t| t.rollbacks).sum();
+    assert_eq!(merged.rollbacks, rollbacks);
+    let deadlocks: u64 = shares.iter().map(|t| t.deadlocks).sum();
+    assert_eq!(merged.deadlocks, deadlocks);
+    // The New-Order latency is that of every New-Order, from the merged histogram.
+    let latency = merged.transactions[0].latency.as_ref().unwrap();
+    assert_eq!(merged.transactions[0].kind, TxnKind::NewOrder);
+    assert_eq!(latency.count, new_orders);
+    assert!(latency.p95_ms.is_some());
+}
+
+#[test]
+fn a_split_rate_step_keeps_the_schedule_and_its_queue() {
+    const RATE: f64 = 100.0;
+    const SECONDS: u64 = 3;
+    let _one = serial();
+    let _g = shared_server();
+    let schema = TestSchema::new("clients_rate");
+    let mut plan = schema.point_select_ladder(vec![4], SECONDS);
+    for p in &mut plan.phases {
+        if let dbdyno_engine::Phase::Step(s) = p {
+            s.settings.rate = RATE;
+        }
+    }
+    let (step, warnings) = across_two_local_agents(&plan);
+    assert!(
+        !warnings.iter().any(|w| w.contains("left out")),
+        "{warnings:?}"
+    );
+    let o = step
+        .open_loop
+        .as_ref()
+        .expect("the split step keeps its schedule");
+    let shares: Vec<&dbdyno_engine::open_loop::OpenLoopResult> = step
+        .clients
+        .iter()
+        .map(|c| c.open_loop.as_ref().expect("each client's own"))
+        .collect();
+    assert_eq!(shares.len(), 2);
+    assert_eq!(shares.iter().map(|s| s.target_rate).sum::<f64>(), RATE);
+    assert_eq!((o.target_rate, o.connections), (RATE, 4));
+    assert_eq!(
+        o.achieved_rate,
+        step.tps(),
+        "achieved over the common window"
+    );
+    assert_eq!(
+        o.late_starts,
+        shares.iter().map(|s| s.late_starts).sum::<u64>()
+    );
+    assert_eq!(
+        o.queue_at_end,
+        shares.iter().map(|s| s.queue_at_end).sum::<u64>()
+    );
+    // The shares split the rate, not repeat it: no more arrivals than one schedule of
+    // RATE has in the window (10% for the stop's own delay on a busy machine).
+    assert!(step.transactions > 0);
+    assert!(
+        (step.transactions as f64) <= RATE * SECONDS as f64 * 1.1,
+        "{} transactions",
+        step.transactions
+    );
+    // Every second's queue is the clients' queues of that second added up.
+    for (i, second) in step.intervals.iter().enumerate() {
+        let q = second.open_loop.expect("a queue every second");
+        let parts: Vec<_> = step
+            .clients
+            .iter()
+            .filter_map(|c| c.intervals.get(i)?.open_loop)
+            .collect();
+        assert_eq!(
+            q.queue,
+            parts.iter().map(|p| p.queue).sum::<u64>(),
+            "second {i}"
+        );
+        assert_eq!(
+            q.late_starts,
+            parts.iter().map(|p| p.late_starts).sum::<u64>()
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_client_fails_its_check_row_before_any_step() {
+    let _one = serial();
+    let _g = shared_server();
+    let schema = TestSchema::new("clients_unreachable");
+    let dir = tempfile::tempdir().unwrap();
+    let clients = Clients::new(dir.path());
+    // A loopback port nothing listens on: taken, then given back.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("ssh://{}@127.0.0.1:{port}", clients.sshd.user);
+    let mut args = vec![
+        "ladder".to_string(),
+        "--scenarios=oltp_point_select".into(),
+        "--tables=1".into(),
+        "--table-size=100".into(),
+        "--threads=2".into(),
+        "--time=1".into(),
+        // The server's checks are skipped; a client's are not.
+        "--skip-checks".into(),
+        format!("--clients=local,{url}"),
+    ];
+    args.extend(clients.ssh_args());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = schema.dbdyno(&args);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{text}\n{err}");
+    // The failed row: its status, the client it names, and the fix.
+    let row = err
+        .lines()
+        .find(|l| l.contains(&format!("[clients.reachable:{url}]")))
+        .unwrap_or_else(|| panic!("no row for {url}:\n{err}"));
+    assert!(row.starts_with("FAIL"), "{row}");
+    assert!(
+        err.contains("fix:") && err.contains(&format!("ssh -p {port} ")),
+        "{err}"
+    );
+    assert!(err.contains("leave it out of --clients"), "{err}");
+    // Nothing ran: no step, not even the prepare.
+    assert!(!text.contains("[ 1s ]"), "{text}");
+    assert!(schema.tables().is_empty(), "{:?}", schema.tables());
 }

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use dbdyno_tests::{stderr, stdout, TestSchema};
+use dbdyno_tests::{shared_server, stderr, stdout, TestSchema};
 
 use crate::sshd::{self, Sshd};
 
@@ -49,6 +49,7 @@ fn write_profile(dir: &Path, client_url: &str, host_key: &str) -> std::path::Pat
 #[test]
 fn a_profile_with_a_client_runs_on_it_and_the_history_shows_its_rows() {
     let _sshd = sshd::shared();
+    let _g = shared_server();
     let sshd = Sshd::from_env();
     let host2 = env("DBDYNO_TEST_SSH_HOST2");
     let user = env("DBDYNO_TEST_SSH_PW_USER");

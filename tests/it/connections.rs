@@ -55,6 +55,7 @@ impl SilentServer {
 
 #[test]
 fn a_server_that_never_greets_fails_the_step_naming_the_handshake() {
+    let _g = shared_server();
     let server = SilentServer::start();
     let connect = ConnectOptions {
         host: "127.0.0.1".into(),

@@ -213,3 +213,28 @@ fn socket_reads_wait_for_late_responses_and_keep_the_read_timeout() {
         "{err:?}"
     );
 }
+
+/// The socket's reads wait for the timeout the driver knows (vendor/mysql/PATCH.md):
+/// one lifted on the open connection lets a slow statement finish, and one set again
+/// ends the next wait, as the engine's connections rely on after the handshake.
+#[test]
+fn socket_read_timeout_can_be_lifted_and_set_again() {
+    let _server = shared_server();
+    let (schema, _) = schema_with_rows("drain_timeout", 1);
+    let short = std::time::Duration::from_millis(200);
+    let mut conn = socket_conn(&schema, Some(short));
+    conn.set_read_timeout(None).unwrap();
+    let slow = conn.query_drain("SELECT SLEEP(0.6)").unwrap();
+    assert_eq!((slow.result_sets, slow.rows), (1, 1));
+    assert_in_sync(&mut conn);
+
+    conn.set_read_timeout(Some(short)).unwrap();
+    let t0 = std::time::Instant::now();
+    let err = conn.query_drain("SELECT SLEEP(3)").unwrap_err();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(2),
+        "the timeout set again ended the wait: {:?}, {err}",
+        t0.elapsed()
+    );
+    assert!(err.to_string().contains("os error 11"), "{err:?}");
+}

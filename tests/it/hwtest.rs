@@ -23,6 +23,7 @@ fn files_in(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn fileio_prepare_run_cleanup_leaves_no_file_behind() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let out = ok(&fileio(dir.path(), &["prepare"]));
     assert!(out.contains("Creating file test_file.3"), "{out}");
@@ -97,6 +98,7 @@ fn fileio_prepare_run_cleanup_leaves_no_file_behind() {
 
 #[test]
 fn bad_values_are_refused_in_one_line_before_any_file_is_written() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     for (args, says) in [
         (
@@ -118,6 +120,7 @@ fn bad_values_are_refused_in_one_line_before_any_file_is_written() {
 
 #[test]
 fn a_run_without_its_files_says_to_prepare() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let o = fileio(dir.path(), &["--file-test-mode=rndrd", "--time=1", "run"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

@@ -164,6 +164,7 @@ fn results(out: &Output) -> Vec<Value> {
 #[test]
 fn a_measurement_reports_every_test_and_leaves_no_file() {
     let _g = sshd::shared();
+    let _server = shared_server();
     let s = Setup::new("hw_ok");
     let out = s.run(&["--json"]);
     let r = results(&out);
@@ -233,6 +234,7 @@ fn a_measurement_reports_every_test_and_leaves_no_file() {
 #[test]
 fn ctrl_c_removes_the_files_and_a_ladder_is_refused_meanwhile() {
     let _g = sshd::shared();
+    let _server = shared_server();
     let s = Setup::new("hw_cancel");
     let (mut child, seen) = s.spawn_until(&["--fileio-time=60"], "[ 1s ] fileio");
     let working = seen
@@ -277,6 +279,7 @@ fn ctrl_c_removes_the_files_and_a_ladder_is_refused_meanwhile() {
 #[test]
 fn a_dropped_connection_makes_the_host_remove_the_files() {
     let _g = sshd::shared();
+    let _server = shared_server();
     let s = Setup::new("hw_drop");
     let (mut child, _) = s.spawn_until(&["--fileio-time=60"], "[ 1s ] fileio");
     assert!(!s.remote_listing().is_empty());
@@ -294,6 +297,7 @@ fn a_dropped_connection_makes_the_host_remove_the_files() {
 #[test]
 fn no_room_is_refused_before_anything_is_written() {
     let _g = sshd::shared();
+    let _server = shared_server();
     let s = Setup::new("hw_room");
     let out = s.run(&["--file-total-size=1000T"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -312,6 +316,7 @@ fn no_room_is_refused_before_anything_is_written() {
 #[test]
 fn a_benchmark_of_the_host_refuses_the_test() {
     let _g = sshd::shared();
+    let _server = shared_server();
     let s = Setup::new("hw_lock");
     // Another process's run holds the host (as `dbdyno ladder` does for its length).
     let held = lock_host(s.home.path(), &["127.0.0.1"], HostUse::Benchmark).unwrap();
@@ -352,7 +357,10 @@ fn local_cpu_events() -> f64 {
 /// (another test, other options) still fails.
 #[test]
 fn remote_and_local_figures_agree() {
-    let _g = sshd::shared();
+    // CPU rates here and there: a test beside one run and not the other would be a
+    // difference between them. Alone, it needs no sshd lock: the test that stops sshd
+    // cannot run meanwhile.
+    let _server = exclusive_server();
     let s = Setup::new("hw_agree");
     let mut tries = Vec::new();
     for _ in 0..3 {
@@ -381,6 +389,7 @@ fn seed_log(name: &str) -> String {
 /// sysbench logs of the seeds filed as hardware records: the figures they print, exactly.
 #[test]
 fn import_of_the_seed_logs_gives_their_printed_figures() {
+    let _g = shared_server();
     let home = tempfile::tempdir().unwrap();
     let data_dir = format!("--data-dir={}", home.path().display());
     let import = |env: &str, files: &[&str]| {

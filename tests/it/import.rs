@@ -71,6 +71,7 @@ fn printed(text: &str) -> Printed {
 
 #[test]
 fn seed_003_figures_come_out_exactly_as_printed() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     let file = fixture("seed_003_article.txt");
     let imported = run_json(
@@ -141,6 +142,7 @@ fn seed_003_figures_come_out_exactly_as_printed() {
 
 #[test]
 fn fresh_sysbench_outputs_import_with_every_figure_as_printed() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     // (file, scenario it must be filed under, threads of each step)
     let cases: [(&str, &str, &[u64]); 6] = [
@@ -238,6 +240,7 @@ fn fresh_sysbench_outputs_import_with_every_figure_as_printed() {
 
 #[test]
 fn import_refuses_what_it_cannot_read_and_imports_nothing() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let garbage = dir.path().join("notes.txt");
@@ -301,6 +304,7 @@ fn import_refuses_what_it_cannot_read_and_imports_nothing() {
 
 #[test]
 fn import_config_writes_a_profile_and_moves_the_password_to_the_keyring() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let pid = std::process::id();
     let password = format!("Seed-Pass-{pid}-x9");
@@ -398,6 +402,7 @@ fn import_out(data: &Path, args: &[&str]) -> std::process::Output {
 /// or leaves the figure out, and the history stores NULL.
 #[test]
 fn figures_a_log_does_not_print_stay_unknown_everywhere() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     let out = ok(&import_out(
         data.path(),
@@ -507,6 +512,7 @@ fn figures_a_log_does_not_print_stay_unknown_everywhere() {
 /// A reads-only mix could be any of several scripts: no silent guess.
 #[test]
 fn an_ambiguous_statement_mix_needs_scenario_and_a_guess_is_announced_and_stored() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     let capture = fixture("reads_only_histogram_capture.txt");
     let o = import_out(data.path(), &[capture.to_str().unwrap(), "--env=mix"]);
@@ -565,6 +571,7 @@ fn an_ambiguous_statement_mix_needs_scenario_and_a_guess_is_announced_and_stored
 /// intervals get consistent wall-clock times.
 #[test]
 fn duplicate_imports_are_refused_and_times_are_consistent() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("copied.log");
@@ -669,6 +676,7 @@ fn duplicate_imports_are_refused_and_times_are_consistent() {
 /// 0"), and a single-quoted password with `$` in it is a password, not shell expansion.
 #[test]
 fn import_config_refuses_a_non_config_and_keeps_single_quoted_dollars() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.toml");
     let o = dbdyno_cmd()

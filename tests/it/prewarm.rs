@@ -22,10 +22,14 @@ const ROWS: u64 = 20_000;
 /// the time when cold, 99.7% on the second pass and 99.95% when warm.
 const GATE: f64 = 99.0;
 
-/// Restarts the sandbox server with an empty buffer pool and checks that at most the
-/// tables' root pages are in it (seen: InnoDB reads the clustered index's root page of
-/// freshly loaded tables at startup; a pass of the scans reads hundreds of pages).
 fn restart_cold(s: &TestSchema) {
+    restart_with_a_cold_pool(s, u64::from(TABLES));
+}
+
+/// Restarts the sandbox server with an empty buffer pool and checks that at most the
+/// `tables`' root pages are in it (seen: InnoDB reads the clustered index's root page of
+/// freshly loaded tables at startup; a pass of the scans reads hundreds of pages).
+pub(crate) fn restart_with_a_cold_pool(s: &TestSchema, tables: u64) {
     s.sandbox
         .admin()
         .query_drop("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
@@ -38,13 +42,13 @@ fn restart_cold(s: &TestSchema) {
     assert!(r.status.success(), "sandbox restart failed: {}", stderr(&r));
     let pages = pages_in_pool(s);
     assert!(
-        pages <= u64::from(TABLES),
+        pages <= tables,
         "the pool is cold after the restart: {pages} pages of the tables in it"
     );
 }
 
 /// Pages of the schema's tables now in the buffer pool.
-fn pages_in_pool(s: &TestSchema) -> u64 {
+pub(crate) fn pages_in_pool(s: &TestSchema) -> u64 {
     s.sandbox
         .admin()
         .query_first(format!(
@@ -80,6 +84,7 @@ fn prewarm_waits_for_the_hit_rate_on_a_cold_pool_and_records_it() {
             threads: 2,
             until_hit_rate: Some(GATE),
             max_wait_s: 0,
+            ..Default::default()
         },
         &EventSink::new(tx),
         &CancelToken::new(),

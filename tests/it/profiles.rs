@@ -26,6 +26,7 @@ fn check(dir: &Path, name: &str, text: &str) -> (Option<i32>, String) {
 
 #[test]
 fn every_validation_error_names_file_line_and_field() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let (code, _) = check(dir.path(), "good.toml", GOOD);
     assert_eq!(code, Some(0));
@@ -90,6 +91,7 @@ fn every_validation_error_names_file_line_and_field() {
 /// Every problem of a file at once, each as file:line: field: message, in plain words.
 #[test]
 fn every_problem_of_a_file_is_reported_at_once() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let cases: [(&str, &str, &[&str]); 4] = [
         (
@@ -167,6 +169,7 @@ fn every_problem_of_a_file_is_reported_at_once() {
 
 #[test]
 fn a_password_in_a_profile_is_refused_without_echoing_it() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let text = GOOD.replace("[plan]", "[mysql]\npassword = \"Do-Not-Echo-77\"\n\n[plan]");
     let (code, err) = check(dir.path(), "pw.toml", &text);
@@ -284,6 +287,7 @@ fn command_line_overrides_the_profile_and_the_run_is_filed_under_its_name() {
 
 #[test]
 fn examples_and_user_profiles_are_listed() {
+    let _g = shared_server();
     let config = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(config.path().join("profiles")).unwrap();
     std::fs::write(
@@ -333,6 +337,7 @@ fn examples_and_user_profiles_are_listed() {
 
 #[test]
 fn a_version_0_profile_is_migrated_and_its_password_dropped() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("old-idc.toml");
     std::fs::write(
@@ -442,6 +447,7 @@ fn check_takes_the_profiles_endpoint_schema_and_plan() {
 /// `monitor` takes `--profile` too, and the SSH options have the same names as ladder's.
 #[test]
 fn monitor_and_check_accept_the_profile_and_ladders_ssh_options() {
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("m.toml");
     std::fs::write(&f, "schema_version = 1\nname = \"m\"\n").unwrap();

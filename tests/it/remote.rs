@@ -11,7 +11,7 @@ use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::{
     sha256_file, Installed, Platform, RemoteError, RemoteHost, Transfer, KEEP_VERSIONS,
 };
-use dbdyno_tests::dbdyno_path;
+use dbdyno_tests::{dbdyno_path, shared_server};
 
 use crate::sshd::{self, Sshd};
 
@@ -108,6 +108,7 @@ fn wait_until_gone(host: &RemoteHost, installed: &Installed, limit: Duration) ->
 #[test]
 fn remote_install_copies_then_reuses_and_replaces_a_damaged_copy() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     let local = setup.dbdyno();
@@ -159,6 +160,7 @@ fn remote_install_copies_then_reuses_and_replaces_a_damaged_copy() {
 #[test]
 fn remote_cache_keeps_the_newest_versions_only() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     // Small stand-ins for successive builds: each a program of its own checksum that
@@ -202,6 +204,7 @@ fn remote_cache_keeps_the_newest_versions_only() {
 #[test]
 fn remote_install_without_sftp_copies_over_ssh_exec() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let port: u16 = env("DBDYNO_TEST_SSH_NOSFTP_PORT").parse().unwrap();
     let host = setup.host_at(&setup.sshd.host.clone(), port);
@@ -218,6 +221,7 @@ fn remote_install_without_sftp_copies_over_ssh_exec() {
 #[test]
 fn remote_installs_at_once_from_two_hosts_into_one_home_agree() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let local = setup.dbdyno();
     // The same machine under two names: two logins writing into one home.
@@ -250,6 +254,7 @@ fn remote_installs_at_once_from_two_hosts_into_one_home_agree() {
 #[test]
 fn remote_process_talks_in_lines_and_keeps_its_environment_out_of_ps() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     let cat = install_program(&host, "cat");
@@ -291,6 +296,7 @@ fn remote_process_talks_in_lines_and_keeps_its_environment_out_of_ps() {
 #[test]
 fn remote_stderr_that_outgrows_the_ssh_window_does_not_stall_stdout() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     let bash = install_program(&host, "bash");
@@ -324,6 +330,7 @@ fn remote_stderr_that_outgrows_the_ssh_window_does_not_stall_stdout() {
 #[test]
 fn remote_kill_ends_a_process_that_ignores_its_stdin() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     let sleep = install_program(&host, "sleep");
@@ -343,6 +350,7 @@ fn remote_kill_ends_a_process_that_ignores_its_stdin() {
 #[test]
 fn remote_dropped_process_and_lost_connection_leave_nothing_behind() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     let cat = install_program(&host, "cat");
@@ -369,6 +377,7 @@ fn remote_dropped_process_and_lost_connection_leave_nothing_behind() {
 #[test]
 fn remote_process_that_cannot_start_says_why() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let host = setup.host();
     let missing = Installed {
@@ -398,6 +407,7 @@ fn remote_process_that_cannot_start_says_why() {
 #[test]
 fn remote_refuses_a_host_of_another_platform_before_copying() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let setup = Setup::new();
     let real = setup.host().platform().unwrap();
     assert_eq!(real, Platform::local());
@@ -415,6 +425,7 @@ fn remote_refuses_a_host_of_another_platform_before_copying() {
 #[test]
 fn remote_default_cache_is_in_the_users_home() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sshd = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let host =

@@ -304,6 +304,7 @@ fn the_recorded_command_line_reaches_the_report_without_its_secret() {
 /// say whether the buffer pool was warmed, so the report does not claim it was not.
 #[test]
 fn a_cjk_environment_name_survives_import_history_and_pdf() {
+    let _g = shared_server();
     let data = tempfile::tempdir().unwrap();
     let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/sysbench/seed_003_article.txt");

@@ -26,7 +26,8 @@ use serde_json::Value;
 use crate::sshd::{self, Sshd};
 
 /// The scenario runs at the first test that needs it; the others wait for it. A panic
-/// while it runs fails every test here.
+/// while it runs fails every test here. The tests read it before they take the gate's
+/// guard: the scenario takes its own, and a test waiting for it must hold none.
 static SCENE: LazyLock<Scene> = LazyLock::new(run_scenario);
 
 /// What the scenario left behind, read into memory: its temporary directory is deleted
@@ -110,6 +111,7 @@ impl Scene {
 #[test]
 fn the_history_database_and_its_write_ahead_log_hold_no_secret() {
     let scene = &*SCENE;
+    let _g = shared_server();
     assert!(
         scene.wal_copies > 0,
         "the WAL of ladder {} was seen",
@@ -129,6 +131,7 @@ fn the_history_database_and_its_write_ahead_log_hold_no_secret() {
 #[test]
 fn the_json_results_and_exports_hold_no_secret() {
     let scene = &*SCENE;
+    let _g = shared_server();
     scene.assert_has_files(Part::Json);
     scene.assert_no_secret_in(Part::Json);
 }
@@ -136,6 +139,7 @@ fn the_json_results_and_exports_hold_no_secret() {
 #[test]
 fn the_reports_hold_no_secret() {
     let scene = &*SCENE;
+    let _g = shared_server();
     scene.assert_has_files(Part::Reports);
     scene.assert_no_secret_in(Part::Reports);
     for (dir, n) in &scene.report_entries {
@@ -146,6 +150,7 @@ fn the_reports_hold_no_secret() {
 #[test]
 fn the_profiles_known_hosts_and_imported_config_hold_no_secret() {
     let scene = &*SCENE;
+    let _g = shared_server();
     scene.assert_has_files(Part::Settings);
     scene.assert_no_secret_in(Part::Settings);
     assert!(
@@ -156,12 +161,15 @@ fn the_profiles_known_hosts_and_imported_config_hold_no_secret() {
 
 #[test]
 fn no_other_file_the_commands_write_holds_a_secret() {
-    SCENE.assert_no_secret_in(Part::Other);
+    let scene = &*SCENE;
+    let _g = shared_server();
+    scene.assert_no_secret_in(Part::Other);
 }
 
 #[test]
 fn no_command_prints_a_secret() {
     let scene = &*SCENE;
+    let _g = shared_server();
     for (i, o) in scene.outputs.iter().enumerate() {
         for n in &scene.needles {
             assert!(
@@ -177,6 +185,7 @@ fn no_command_prints_a_secret() {
 #[test]
 fn the_scan_finds_the_user_name_where_a_password_would_be() {
     let scene = &*SCENE;
+    let _g = shared_server();
     assert!(
         scene
             .files
@@ -187,8 +196,8 @@ fn the_scan_finds_the_user_name_where_a_password_would_be() {
 }
 
 fn run_scenario() -> Scene {
-    let _g = shared_server();
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let mut w = World::new();
     w.store_passwords();
     let (json1, wal_copies, first_ladder_pid) = w.monitored_ladder_copying_the_wal();

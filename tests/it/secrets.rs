@@ -35,8 +35,8 @@ fn env_var(name: &str) -> String {
 
 #[test]
 fn keyring_secrets_are_found_under_the_profiles_name_when_env_renames_the_run() {
-    let _g = shared_server();
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let s = TestSchema::new("sec_env");
     let root = tempfile::tempdir().unwrap();
@@ -105,6 +105,7 @@ fn keyring_secrets_are_found_under_the_profiles_name_when_env_renames_the_run() 
 #[test]
 fn a_protected_key_asks_for_its_passphrase_on_a_terminal() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let kh = sb.trusted_known_hosts(dir.path());

@@ -19,6 +19,7 @@ fn measured_threads(doc: &Value) -> Vec<u64> {
 
 #[test]
 fn a_step_that_cannot_open_its_connections_stops_the_ladder_or_is_skipped_as_the_policy_says() {
+    let _g = shared_server();
     // max_user_connections = 8: the middle step's 16 connections cannot all open, and
     // the server's refusal (1203) is final, not a crowd that may thin out (1040).
     let server = PrivateSandbox::start("steperr", "max_user_connections = 8");

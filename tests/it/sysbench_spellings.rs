@@ -116,6 +116,7 @@ fn an_old_sysbench_line_runs_with_its_values_and_sysbenchs_warnings() {
 
 #[test]
 fn non_database_tests_and_their_options_are_refused_with_a_reason() {
+    let _g = shared_server();
     for (args, says) in [
         (
             &["threads", "--thread-yields=10", "run"][..],
@@ -147,6 +148,7 @@ fn non_database_tests_and_their_options_are_refused_with_a_reason() {
 /// A DB Dyno command's stdout may be JSON: there the warnings go to stderr.
 #[test]
 fn a_ladder_prints_the_warnings_on_stderr() {
+    let _g = shared_server();
     // Port 1: the checks refuse the plan at once; the warning comes before them.
     let o = dbdyno_cmd()
         .args(["ladder", "--max-time=1", "--num-threads=1", "--no-history"])
@@ -172,6 +174,7 @@ fn a_ladder_prints_the_warnings_on_stderr() {
 /// the workload's place before).
 #[test]
 fn a_value_spaced_apart_from_its_option_is_refused_as_sysbench_does_naming_the_fix() {
+    let _g = shared_server();
     for (args, given) in [
         (
             &["--threads", "8", "oltp_read_write", "run"][..],

@@ -8,7 +8,7 @@
 //! keeps its reference implementations; a test fails, saying so, when it is in neither.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use dbdyno_tests::*;
 use mysql::prelude::Queryable;
@@ -25,28 +25,10 @@ const TABLES: [&str; 9] = [
     "item1",
 ];
 
-/// `sysbench ./tpcc.lua <options> <command>` on the schema, from the reference's
-/// directory (its scripts `require` each other from there).
+/// `sysbench ./tpcc.lua <options> <command>` on the schema, on one thread, so that its
+/// prepare skips the reference's 30 s wait (see `sysbench_tpcc_command`).
 fn reference(dir: &Path, s: &TestSchema, options: &[&str], command: &str) -> Output {
-    let shim = tempfile::tempdir().unwrap();
-    // The reference's prepare sleeps 30 s (`os.execute("sleep 30")`) so that other
-    // threads' tables exist before they load; with one thread there are none to wait
-    // for, and a `sleep` that returns at once keeps the test to seconds.
-    let sleep = shim.path().join("sleep");
-    std::fs::write(&sleep, "#!/bin/sh\nexit 0\n").unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&sleep, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let path = format!(
-        "{}:{}",
-        shim.path().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    Command::new("sysbench")
-        .current_dir(dir)
-        .env("PATH", path)
+    sysbench_tpcc_command(dir)
         .arg("./tpcc.lua")
         .arg("--db-driver=mysql")
         .arg(format!("--mysql-password={}", s.sandbox.password))

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 use dbdyno_tests::*;
 use mysql::prelude::Queryable;
@@ -86,8 +85,7 @@ impl Db {
         all.extend(self.mysql_args());
         all.push(format!("--mysql-password={}", self.server.admin_password));
         all.extend(args.iter().map(|a| a.to_string()));
-        ok(&Command::new("sysbench")
-            .current_dir(dir)
+        ok(&sysbench_tpcc_command(dir)
             .args(&all)
             .output()
             .expect("sysbench is installed (scripts/deps.sh)"))
@@ -103,7 +101,7 @@ impl Db {
     }
 
     /// A scale-1 dataset made by the reference's prepare (without foreign keys, so that
-    /// a copy of it is the same data).
+    /// a copy of it is the same data), on one thread: without its 30 s wait.
     fn prepare_reference(&self, dir: &Path) {
         self.sysbench_tpcc(
             dir,
@@ -183,6 +181,7 @@ fn events_of(text: &str) -> f64 {
 
 #[test]
 fn tpcc_counters_per_transaction_match_sysbench_tpcc() {
+    let _g = shared_server();
     let Some(dir) = sysbench_tpcc_dir() else {
         return;
     };

@@ -323,7 +323,7 @@ fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
         "prepare",
     ]));
     let file = tempfile::NamedTempFile::new().unwrap();
-    let child = s.spawn_dbdyno(
+    let mut child = s.spawn_dbdyno(
         &[
             "ladder",
             "--scenarios=oltp_point_select",
@@ -334,16 +334,25 @@ fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
         ],
         file.path(),
     );
-    // Past the first 3 s step, inside the second.
-    std::thread::sleep(std::time::Duration::from_millis(4500));
+    // Past the first 3 s step, inside the second: a second after its header (a fixed
+    // wait from the start would land in the first step when a busy machine is slow to
+    // start the run).
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    while !seen.lines().any(|l| l.starts_with("=== [2/3]")) {
+        let read = std::io::BufRead::read_line(&mut stdout, &mut seen).unwrap();
+        assert!(read > 0, "the ladder ended before its second step:\n{seen}");
+    }
+    std::thread::sleep(std::time::Duration::from_secs(1));
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")
         .args(["-INT", &pid])
         .status()
         .unwrap()
         .success());
+    std::io::Read::read_to_string(&mut stdout, &mut seen).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(130), "{seen}\n{}", stderr(&out));
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
     let steps = doc["outcome"]["steps"].as_array().unwrap();
     assert!(!steps.is_empty() && steps.len() <= 2, "{steps:?}");
@@ -357,7 +366,9 @@ fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
 /// makes zeta cost seconds without loading 30M rows: ids past the end simply miss.
 #[test]
 fn zipfian_first_second_is_not_slower_than_the_rest() {
-    let _g = shared_server();
+    // Compares one second's TPS with the next ones': a test starting beside it would
+    // slow some seconds and not others.
+    let _g = exclusive_server();
     let s = TestSchema::new("zipf");
     s.prepare_one_table("oltp_point_select", 1000);
     let step = run_json(

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: a private schema per test on the sandbox
-//! MariaDB, the `dbdyno` binary, and a lock for tests that read global counters or
-//! restart the server.
+//! MariaDB, the `dbdyno` binary, and the gate every test passes (`gate.rs`): shared with
+//! others, or alone for tests that restart the server, set or read its globals, or
+//! measure.
 //!
 //! The tests need the real server: `scripts/test.sh` starts the sandbox and exports
 //! `DBDYNO_TEST_MYSQL_*`. Without them a test fails with a message saying so; nothing
@@ -8,7 +9,6 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use dbdyno_engine::ConnectOptions;
 use mysql::prelude::Queryable;
@@ -20,21 +20,23 @@ fn env(name: &str) -> String {
     })
 }
 
-/// Tests that read global status counters or restart the server take this exclusively;
-/// every other database test holds it shared.
-static SERVER: RwLock<()> = RwLock::new(());
+mod gate;
 
-pub enum ServerGuard {
-    Shared(#[allow(dead_code)] RwLockReadGuard<'static, ()>),
-    Exclusive(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
-}
+pub use gate::{shared_limit, Gate, ServerGuard};
 
+/// The test binary's one gate.
+static GATE: gate::Gate = gate::Gate::new();
+
+/// Every test's last lock, unless it must run alone: it runs beside other shared tests
+/// (at most [`shared_limit`] at once), never beside a test alone.
 pub fn shared_server() -> ServerGuard {
-    ServerGuard::Shared(SERVER.read().unwrap_or_else(|e| e.into_inner()))
+    GATE.share(shared_limit())
 }
 
+/// For a test that restarts the server, sets or reads its globals, or measures timings,
+/// rates or CPU: it runs with no other test of this binary beside it.
 pub fn exclusive_server() -> ServerGuard {
-    ServerGuard::Exclusive(SERVER.write().unwrap_or_else(|e| e.into_inner()))
+    GATE.alone()
 }
 
 pub struct Sandbox {
@@ -79,7 +81,11 @@ pub struct TestSchema {
 
 impl TestSchema {
     pub fn new(tag: &str) -> TestSchema {
-        let sandbox = Sandbox::from_env();
+        TestSchema::on(Sandbox::from_env(), tag)
+    }
+
+    /// A schema on another server than the shared sandbox (a [`PrivateSandbox`]).
+    pub fn on(sandbox: Sandbox, tag: &str) -> TestSchema {
         // The pid keeps two test runs against one sandbox out of each other's way.
         let name = format!("dbdyno_t_{tag}_{}", std::process::id());
         let mut admin = sandbox.admin();
@@ -370,6 +376,14 @@ impl PrivateSandbox {
         sandbox
     }
 
+    /// The private server's accounts (the shared sandbox's, on its own port).
+    pub fn sandbox(&self) -> Sandbox {
+        Sandbox {
+            port: self.port,
+            ..Sandbox::from_env()
+        }
+    }
+
     fn script(&self) -> Command {
         let mut c = Command::new("bash");
         c.arg(sandbox_script())
@@ -432,4 +446,36 @@ pub fn sysbench_tpcc_dir() -> Option<PathBuf> {
         dir.display()
     );
     None
+}
+
+/// `sysbench` to run sysbench-tpcc's scripts from `dir` (they `require` each other from
+/// there), with a `sleep` that returns at once first on PATH. The reference's prepare
+/// sleeps 30 s (`os.execute("sleep 30")`) so that other threads' tables exist before
+/// they load; with one thread there are none to wait for, and a prepare with
+/// `--threads=1` keeps to seconds.
+pub fn sysbench_tpcc_command(dir: &std::path::Path) -> Command {
+    let mut c = Command::new("sysbench");
+    c.current_dir(dir).env("PATH", path_with_an_instant_sleep());
+    c
+}
+
+/// PATH with a directory of this test process's own first, holding a `sleep` that exits 0.
+fn path_with_an_instant_sleep() -> std::ffi::OsString {
+    static SHIM: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let shim = SHIM.get_or_init(|| {
+        let dir = private_dirs().join("instant-sleep");
+        std::fs::create_dir_all(&dir).expect("create the sleep shim's directory");
+        let sleep = dir.join("sleep");
+        std::fs::write(&sleep, "#!/bin/sh\nexit 0\n").expect("write the sleep shim");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&sleep, std::fs::Permissions::from_mode(0o755))
+                .expect("make the sleep shim executable");
+        }
+        dir
+    });
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(shim.clone()).chain(std::env::split_paths(&path)))
+        .expect("PATH entries without separators")
 }

@@ -837,6 +837,13 @@ export type StepRow = {
 	reconnects: number | null,
 	/**  Throughput of the steady part of the step, when one was found. */
 	steady_tps: number | null,
+	/**
+	 *  A finished tpcc step's tpmC (New-Orders per minute, the ones rolled back by
+	 *  design included) and NOPM (committed New-Orders per minute), as the engine
+	 *  counted them; None for other scenarios.
+	 */
+	tpmc: number | null,
+	nopm: number | null,
 	client_cpu_pct: number | null,
 	/**  "repeat 2/3" for a repeated step (`--repeat`); None for a single run. */
 	repeat: string | null,

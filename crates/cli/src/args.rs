@@ -21,7 +21,7 @@ pub const ABOUT: &str =
     // sysbench takes an option given twice and keeps the last value: a script that
     // appends `--threads=1` to a shared option list must not be refused.
     args_override_self = true,
-    override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno [options] tpcc <prepare|run|check|cleanup>\n       dbdyno ladder [options]\n       dbdyno [options] <fileio|cpu|memory> <prepare|run|cleanup>\n       dbdyno hwtest [options]\n       dbdyno <check|runs|report|import|profile|monitor> ...\n       dbdyno help",
+    override_usage = "dbdyno [options] <workload> <prepare|prewarm|run|cleanup>\n       dbdyno [options] tpcc <prepare|prewarm|run|check|cleanup>\n       dbdyno ladder [options]\n       dbdyno [options] <fileio|cpu|memory> <prepare|run|cleanup>\n       dbdyno hwtest [options]\n       dbdyno <check|runs|report|import|profile|monitor> ...\n       dbdyno help",
     after_help = "Workloads: oltp_point_select oltp_read_only oltp_read_write oltp_write_only oltp_insert oltp_delete oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert\n\nOptions may come before or after the workload name, and the last of an option given twice wins; --table_size and --table-size are the same option; as in sysbench, a value follows '=' (--threads=8).\nThe password comes from --mysql-password, MYSQL_PWD, or a prompt (--mysql-password with no value)."
 )]
 pub struct WorkloadCli {
@@ -399,6 +399,10 @@ pub struct CheckArgs {
     /// Apply the fixes the app can apply (SET GLOBAL, CREATE DATABASE), then check again.
     #[arg(long)]
     pub fix: bool,
+    /// The load clients to check, as `ladder --clients` names them; default: the
+    /// profile's. Each is started and checked as a run checks it.
+    #[arg(long, value_name = "LIST")]
+    pub clients: Option<String>,
     /// Account for --fix (SET GLOBAL needs SUPER or SYSTEM_VARIABLES_ADMIN); default: --mysql-user.
     #[arg(long)]
     pub admin_user: Option<String>,

@@ -61,6 +61,17 @@ pub fn not_started(e: NotStarted) -> anyhow::Error {
                 .unwrap_or_default();
             anyhow::anyhow!("{why}; nothing was run. Run again when the hardware test has ended")
         }
+        // --skip-checks does not get past a load client that cannot take its share.
+        NotStarted::Refused { problems } if problems.iter().any(failed_client) => anyhow::anyhow!(
+            "a load client failed its checks, nothing was run: {}. Fix it as its row above \
+             says, or leave it out of --clients",
+            problems
+                .iter()
+                .filter(|c| failed_client(c))
+                .map(|c| c.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         e @ NotStarted::Refused { .. } => anyhow::anyhow!(
             "{e}. Fix them (`dbdyno check` with the same options explains, `--fix` applies \
              what it can), or add --skip-checks to run anyway"
@@ -72,6 +83,11 @@ pub fn not_started(e: NotStarted) -> anyhow::Error {
             e => e.into(),
         },
     }
+}
+
+/// A load client's check that failed (`clients.<check>:<client>`).
+fn failed_client(c: &Check) -> bool {
+    c.status == dbdyno_checks::CheckStatus::Fail && c.id.starts_with("clients.")
 }
 
 /// What the run is measured on, before its first step.

@@ -245,20 +245,22 @@ fn run_step(order: &StepOrder, orders: &Receiver<Order>, out: &Output, cancel: &
         cancel,
         warnings: &warnings,
     };
-    let r = exec::run_step_on_cue(
-        &order.connect.to_options(),
-        &order.workload,
-        &order.step,
-        order.step_index,
-        order.server_seen,
-        &warnings.sink,
+    let connect = order.connect.to_options();
+    let call = exec::StepCall {
+        connect: &connect,
+        workload: &order.workload,
+        step: &order.step,
+        step_index: order.step_index,
+        server_seen: order.server_seen,
+        events: &warnings.sink,
         cancel,
-        Some(&cue),
-    );
+    };
+    let r = exec::run_share(&call, order.workers, &cue);
     warnings.drain();
     out.say(&match r {
-        Ok(result) => Report::Finished {
+        Ok((result, histograms)) => Report::Finished {
             result: Box::new(result),
+            histograms,
         },
         Err(e) => Report::Failed {
             error: e.to_string(),

@@ -19,7 +19,7 @@ pub mod spec;
 pub mod split;
 pub mod transport;
 
-pub use coordinator::{ClientCheck, ClientsError, Coordinator};
+pub use coordinator::{ClientCheck, ClientsError, Coordinator, NotConnected};
 pub use run::ClientsPlan;
 pub use spec::{ClientSpec, SpecError};
 pub use transport::local::LocalLauncher;

@@ -1,10 +1,11 @@
-//! A whole plan run from several load clients: the coordinator connected and checked,
-//! then the engine's plan with every measured step (and the prewarm) run across the
-//! clients. What the session calls in place of the one-machine engine.
+//! A whole plan run from several load clients: the coordinator connected and checked
+//! (its rows join the run's check table), then the engine's plan with every measured
+//! step (and the prewarm) run across the clients. What the session calls in place of
+//! the one-machine engine.
 
 use dbdyno_engine::{run_plan_with, CancelToken, EngineError, EventSink, Plan, RunOutcome};
 
-use crate::coordinator::Coordinator;
+use crate::coordinator::{Coordinator, NotConnected};
 use crate::spec::ClientSpec;
 use crate::transport::Launcher;
 
@@ -15,27 +16,24 @@ pub struct ClientsPlan {
 }
 
 impl ClientsPlan {
-    /// Runs `plan` across the clients. A client that cannot be started or fails its
-    /// checks stops the run before anything ran; every agent is stopped at the end.
+    /// Starts and checks every client before anything runs: the coordinator, whose
+    /// [`Coordinator::check_rows`] join the run's checks, or the rows of the clients
+    /// that failed (nothing may run then).
+    pub fn connect(&self, plan: &Plan) -> Result<Coordinator, NotConnected> {
+        Coordinator::connect(&self.specs, &*self.launcher, plan)
+    }
+}
+
+impl Coordinator {
+    /// Runs `plan` across the clients; every agent is stopped at the end.
     pub fn run(
         &self,
         plan: &Plan,
         events: &EventSink,
         cancel: &CancelToken,
     ) -> (RunOutcome, Option<EngineError>) {
-        let coordinator = match Coordinator::connect(&self.specs, &*self.launcher, plan, events) {
-            Ok(c) => c,
-            Err(e) => {
-                let e = EngineError::Refused(e.to_string());
-                let outcome = RunOutcome {
-                    failure: Some(e.to_string()),
-                    ..RunOutcome::default()
-                };
-                return (outcome, Some(e));
-            }
-        };
-        let (outcome, error) = run_plan_with(plan, events, cancel, &coordinator);
-        coordinator.stop();
+        let (outcome, error) = run_plan_with(plan, events, cancel, self);
+        self.stop();
         (outcome, error)
     }
 }

@@ -92,20 +92,19 @@ pub fn connect_with_cache(c: &ConnectOptions, stmt_cache: usize) -> Result<Conn,
 /// Opens one connection and keeps the driver's error, for callers that decide
 /// whether to retry ([`is_transient_connect_error`]).
 pub fn connect_raw(c: &ConnectOptions, stmt_cache: usize) -> Result<Conn, mysql::Error> {
-    let conn = Conn::new(opts(c, stmt_cache))?;
-    lift_handshake_timeouts(&conn)?;
+    let mut conn = Conn::new(opts(c, stmt_cache))?;
+    lift_handshake_timeouts(&mut conn)?;
     Ok(conn)
 }
 
 /// After the login, statements wait as long as the server takes (see [`opts`]).
+/// Through the driver, not on the descriptor: on a Unix socket the driver's reads wait
+/// in `poll` for the timeout it knows, and with none that wait arms no kernel timer
+/// per query (vendor/mysql/PATCH.md).
 #[cfg(unix)]
-fn lift_handshake_timeouts(conn: &Conn) -> io::Result<()> {
-    use std::os::fd::{AsRawFd, BorrowedFd};
-    // SAFETY: the descriptor belongs to `conn`, which outlives this borrow.
-    let fd = unsafe { BorrowedFd::borrow_raw(conn.as_raw_fd()) };
-    let socket = socket2::SockRef::from(&fd);
-    socket.set_read_timeout(None)?;
-    socket.set_write_timeout(None)
+fn lift_handshake_timeouts(conn: &mut Conn) -> Result<(), mysql::Error> {
+    conn.set_read_timeout(None)?;
+    conn.set_write_timeout(None)
 }
 
 /// The handshake is bounded only where the bound can be lifted afterwards.
@@ -115,7 +114,7 @@ const HANDSHAKE_BOUND: Option<Duration> = Some(HANDSHAKE_TIMEOUT);
 const HANDSHAKE_BOUND: Option<Duration> = None;
 
 #[cfg(not(unix))]
-fn lift_handshake_timeouts(_conn: &Conn) -> io::Result<()> {
+fn lift_handshake_timeouts(_conn: &mut Conn) -> Result<(), mysql::Error> {
     Ok(())
 }
 

@@ -41,8 +41,8 @@ pub fn confidence_lines(r: &StepResult) -> Vec<String> {
     if c.window.len == 0 {
         return Vec::new();
     }
-    let mut parts = vec![format!("tps {}", c.phrase(&c.tps, 2))];
-    for (name, spread) in [("p95", &c.p95), ("p99", &c.p99)] {
+    let mut parts = vec![format!("tps {}", c.phrase(&c.spreads.tps, 2))];
+    for (name, spread) in [("p95", &c.spreads.p95), ("p99", &c.spreads.p99)] {
         if let Spread::Estimated(_) = spread {
             parts.push(format!("{name} ms {}", c.phrase(spread, 2)));
         }
@@ -81,7 +81,7 @@ pub fn table(rows: &[StepResult]) -> Vec<String> {
             opt_ms(r.latency.p95_ms),
             opt_ms(r.latency.p99_ms),
             r.ignored_errors,
-            pct(c.as_ref().and_then(|c| c.tps.half_width_pct())),
+            pct(c.as_ref().and_then(|c| c.spreads.tps.half_width_pct())),
             pct(c.as_ref().and_then(|c| c.cv_pct)),
             open_loop_mark(r),
             r.repeat

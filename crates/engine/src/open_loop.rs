@@ -116,6 +116,8 @@ pub struct ArrivalSchedule {
     taken: u64,
     /// Intended start of the next arrival to hand out.
     next_s: f64,
+    /// When the first arrival is due ([`ArrivalSchedule::starting_at`]).
+    phase_s: f64,
 }
 
 impl ArrivalSchedule {
@@ -134,11 +136,22 @@ impl ArrivalSchedule {
             rng,
             taken: 0,
             next_s: 0.0,
+            phase_s: 0.0,
         };
         if dist == RateDist::Poisson {
             s.next_s = s.exponential_gap();
         }
         s
+    }
+
+    /// The same schedule moved `phase_s` seconds later: a load client's share of a
+    /// fixed-interval step takes its arrivals between the other shares' instead of on
+    /// top of them.
+    pub fn starting_at(mut self, phase_s: f64) -> ArrivalSchedule {
+        let phase_s = phase_s.max(0.0);
+        self.next_s += phase_s - self.phase_s;
+        self.phase_s = phase_s;
+        self
     }
 
     /// A Poisson process's gap: -ln(U) / rate with U in (0, 1] (inverse transform).
@@ -152,7 +165,7 @@ impl ArrivalSchedule {
         self.taken += 1;
         self.next_s = match self.dist {
             // n / rate rather than a running sum: no drift over millions of arrivals.
-            RateDist::Fixed => self.taken as f64 / self.rate,
+            RateDist::Fixed => self.phase_s + self.taken as f64 / self.rate,
             RateDist::Poisson => t + self.exponential_gap(),
         };
         t
@@ -169,7 +182,7 @@ impl ArrivalSchedule {
         }
         match self.dist {
             RateDist::Fixed => {
-                let due = (elapsed_s * self.rate).floor() as u64 + 1;
+                let due = ((elapsed_s - self.phase_s) * self.rate).floor() as u64 + 1;
                 due.saturating_sub(self.taken)
             }
             RateDist::Poisson => {
@@ -302,6 +315,20 @@ mod tests {
             .filter(|w| w[1] - w[0] < std::f64::consts::LN_2 / 1000.0)
             .count();
         assert!((9_500..10_500).contains(&below), "{below}");
+    }
+
+    #[test]
+    fn a_phased_schedule_fills_the_gaps_of_another() {
+        // Two shares of 4/s at 2/s each: the second starts half its interval later, so
+        // together they are the one-machine schedule.
+        let mut a = ArrivalSchedule::new(2.0, RateDist::Fixed, 1);
+        let mut b = ArrivalSchedule::new(2.0, RateDist::Fixed, 1).starting_at(0.25);
+        let mut both: Vec<f64> = (0..3).flat_map(|_| [a.take(), b.take()]).collect();
+        both.sort_by(f64::total_cmp);
+        assert_eq!(both, [0.0, 0.25, 0.5, 0.75, 1.0, 1.25]);
+        let b = ArrivalSchedule::new(2.0, RateDist::Fixed, 1).starting_at(0.25);
+        assert_eq!(b.waiting_at(0.2), 0, "not due before its phase");
+        assert_eq!(b.waiting_at(0.8), 2);
     }
 
     #[test]

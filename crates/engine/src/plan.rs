@@ -160,6 +160,10 @@ pub struct PrewarmOptions {
     pub until_hit_rate: Option<f64>,
     /// Give up waiting after this many seconds (a warning, not an error).
     pub max_wait_s: u64,
+    /// Whose tables the scans read: the plan's scenarios decide ([`PrewarmDataset::of`]).
+    /// Left out of the plan's JSON when it is the OLTP tables, as before it existed.
+    #[serde(skip_serializing_if = "PrewarmDataset::is_oltp")]
+    pub dataset: PrewarmDataset,
 }
 
 impl Default for PrewarmOptions {
@@ -168,7 +172,53 @@ impl Default for PrewarmOptions {
             threads: 1,
             until_hit_rate: None,
             max_wait_s: 300,
+            dataset: PrewarmDataset::Oltp,
         }
+    }
+}
+
+/// The tables prewarm reads: the OLTP scenarios' `sbtest1..N`, TPC-C's sets of tables,
+/// or both for a ladder that runs both kinds (each kind reads its own tables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrewarmDataset {
+    #[default]
+    Oltp,
+    Tpcc,
+    OltpAndTpcc,
+}
+
+impl PrewarmDataset {
+    /// What `scenarios` read: TPC-C's tables when tpcc is among them, the OLTP tables
+    /// when any other is (and when none is given, as before tpcc existed).
+    pub fn of(scenarios: impl IntoIterator<Item = Scenario>) -> PrewarmDataset {
+        let (mut tpcc, mut oltp) = (false, false);
+        for s in scenarios {
+            if s.is_tpcc() {
+                tpcc = true;
+            } else {
+                oltp = true;
+            }
+        }
+        match (oltp, tpcc) {
+            (true, true) => PrewarmDataset::OltpAndTpcc,
+            (false, true) => PrewarmDataset::Tpcc,
+            _ => PrewarmDataset::Oltp,
+        }
+    }
+
+    pub fn is_oltp(&self) -> bool {
+        *self == PrewarmDataset::Oltp
+    }
+
+    /// Whether the OLTP tables `sbtest1..N` are read.
+    pub fn reads_oltp(self) -> bool {
+        self != PrewarmDataset::Tpcc
+    }
+
+    /// Whether TPC-C's tables are read.
+    pub fn reads_tpcc(self) -> bool {
+        self != PrewarmDataset::Oltp
     }
 }
 
@@ -299,6 +349,7 @@ impl LadderSpec {
             phases.push(Phase::Prewarm(PrewarmOptions {
                 threads: self.admin_threads,
                 until_hit_rate: self.prewarm_until_hit_rate,
+                dataset: PrewarmDataset::of(self.scenarios.iter().copied()),
                 ..PrewarmOptions::default()
             }));
         }
@@ -871,5 +922,43 @@ mod tests {
         };
         assert!(!serde_json::to_string(&c).unwrap().contains("hunter2"));
         assert!(!format!("{c:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn a_ladders_prewarm_reads_the_tables_of_its_scenarios() {
+        let prewarm_of = |scenarios: Vec<Scenario>| {
+            let spec = LadderSpec {
+                scenarios,
+                threads: vec![1],
+                prewarm: true,
+                ..Default::default()
+            };
+            spec.phases()
+                .into_iter()
+                .find_map(|p| match p {
+                    Phase::Prewarm(o) => Some(o),
+                    _ => None,
+                })
+                .expect("a prewarm phase")
+        };
+        let tpcc = prewarm_of(vec![Scenario::Tpcc]);
+        assert_eq!(tpcc.dataset, PrewarmDataset::Tpcc);
+        assert!(tpcc.dataset.reads_tpcc() && !tpcc.dataset.reads_oltp());
+        let both = prewarm_of(vec![Scenario::Tpcc, Scenario::OltpReadWrite]);
+        assert_eq!(both.dataset, PrewarmDataset::OltpAndTpcc);
+        assert!(both.dataset.reads_tpcc() && both.dataset.reads_oltp());
+        let oltp = prewarm_of(vec![Scenario::OltpReadOnly]);
+        assert_eq!(oltp.dataset, PrewarmDataset::Oltp);
+        // The OLTP prewarm's JSON is what it was before tpcc had one; older plans read back.
+        let json = serde_json::to_value(&oltp).unwrap();
+        assert!(json.get("dataset").is_none(), "{json}");
+        let back: PrewarmOptions = serde_json::from_value(json).unwrap();
+        assert_eq!(back, oltp);
+        let json = serde_json::to_value(&tpcc).unwrap();
+        assert_eq!(json["dataset"], "tpcc");
+        assert_eq!(
+            serde_json::from_value::<PrewarmOptions>(json).unwrap(),
+            tpcc
+        );
     }
 }

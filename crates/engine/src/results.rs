@@ -289,6 +289,12 @@ pub struct ClientStep {
     /// Set when the client was lost during the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost: Option<ClientLost>,
+    /// This client's own open-loop figures (its share of `--rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoopResult>,
+    /// This client's own TPC-C figures (its New-Orders, its transactions per type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<crate::tpcc::TpccResult>,
 }
 
 /// A load client that stopped answering during a step: the step is partial.

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::cancel::CancelToken;
 use crate::error::EngineError;
 use crate::events::{EngineEvent, EventSink};
-use crate::exec;
+use crate::exec::{self, StepCall};
 use crate::phases::{self, PrepareReport, PrewarmReport};
 use crate::plan::{Phase, Plan, PrewarmOptions, StepErrorPolicy, StepPlan};
 use crate::results::StepResult;
@@ -41,16 +41,8 @@ pub struct FailedStep {
 /// or several load clients (the `dbdyno-clients` coordinator, `--clients`). Prepare and
 /// cleanup always run from this machine: one client loads and drops the tables.
 pub trait StepRunner: Sync {
-    /// Runs one measured step and returns its figures, as [`exec::run_step`] does.
-    fn run_step(
-        &self,
-        plan: &Plan,
-        step: &StepPlan,
-        step_index: usize,
-        server_seen: bool,
-        events: &EventSink,
-        cancel: &CancelToken,
-    ) -> Result<StepResult, EngineError>;
+    /// Runs one measured step and returns its figures, as [`exec::run`] does.
+    fn run_step(&self, call: &StepCall) -> Result<StepResult, EngineError>;
 
     /// Warms the server's caches before the steps.
     fn prewarm(
@@ -68,24 +60,28 @@ pub trait StepRunner: Sync {
 pub struct ThisMachine;
 
 impl StepRunner for ThisMachine {
-    fn run_step(
-        &self,
-        plan: &Plan,
-        step: &StepPlan,
-        step_index: usize,
-        server_seen: bool,
-        events: &EventSink,
-        cancel: &CancelToken,
-    ) -> Result<StepResult, EngineError> {
-        exec::run_step(
-            &plan.connect,
-            &plan.workload,
-            step,
-            step_index,
-            server_seen,
-            events,
-            cancel,
-        )
+    fn run_step(&self, call: &StepCall) -> Result<StepResult, EngineError> {
+        exec::run(call)
+    }
+}
+
+/// The call for `step` of `plan`.
+fn step_call<'a>(
+    plan: &'a Plan,
+    step: &'a StepPlan,
+    step_index: usize,
+    server_seen: bool,
+    events: &'a EventSink,
+    cancel: &'a CancelToken,
+) -> StepCall<'a> {
+    StepCall {
+        connect: &plan.connect,
+        workload: &plan.workload,
+        step,
+        step_index,
+        server_seen,
+        events,
+        cancel,
     }
 }
 
@@ -197,7 +193,8 @@ fn run_phase(
             out.prewarm = Some(r);
         }
         Phase::Step(step) => {
-            let r = runner.run_step(plan, step, *step_index, server_seen, events, cancel)?;
+            let call = step_call(plan, step, *step_index, server_seen, events, cancel);
+            let r = runner.run_step(&call)?;
             events.send(EngineEvent::StepFinished {
                 step: *step_index,
                 result: Box::new(r.clone()),
@@ -254,7 +251,8 @@ fn capacity_search(
                 target.compact(),
                 step.threads
             ));
-            let mut r = runner.run_step(plan, &step, *step_index, true, events, cancel)?;
+            let call = step_call(plan, &step, *step_index, true, events, cancel);
+            let mut r = runner.run_step(&call)?;
             r.sla_search = true;
             events.send(EngineEvent::StepFinished {
                 step: *step_index,

@@ -38,10 +38,10 @@ impl ConfidenceColumns {
         };
         let b = Spread::bounds;
         ConfidenceColumns {
-            tps: b(&c.tps),
-            qps: b(&c.qps),
-            p95: b(&c.p95),
-            p99: b(&c.p99),
+            tps: b(&c.spreads.tps),
+            qps: b(&c.spreads.qps),
+            p95: b(&c.spreads.p95),
+            p99: b(&c.spreads.p99),
             cv_pct: c.cv_pct,
             settled: Some(c.settled),
         }

@@ -643,7 +643,7 @@ fn steps_stored_before_confidence_get_it_from_their_intervals_once() {
         let mut without = run.steps[0].result.clone();
         without.confidence = None;
         assert_eq!(got, StepConfidence::of_step(&without), "made from the stored records");
-        let (lo, hi) = got.tps.bounds().expect("30 seconds give an interval");
+        let (lo, hi) = got.spreads.tps.bounds().expect("30 seconds give an interval");
         assert!(lo < s.tps() && s.tps() < hi, "{lo} {hi}");
         type Columns = (
             Option<f64>,
@@ -661,7 +661,7 @@ fn steps_stored_before_confidence_get_it_from_their_intervals_once() {
             .await
             .unwrap();
         assert_eq!((row.0, row.1), (Some(lo), Some(hi)));
-        assert_eq!(row.2, got.p95.bounds().map(|b| b.0));
+        assert_eq!(row.2, got.spreads.p95.bounds().map(|b| b.0));
         assert!(row.2.is_some(), "the records carry p95");
         assert_eq!(row.3, None, "and not p99");
         let stored = &run.steps[0].result.intervals[0];

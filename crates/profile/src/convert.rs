@@ -2,7 +2,7 @@
 //! (`ConnectOptions`, `WorkloadOptions`, `LadderSpec`), the same the CLI uses, so a
 //! profile that leaves a field out means what the command line means without the option.
 
-use dbdyno_engine::plan::PrewarmOptions;
+use dbdyno_engine::plan::{PrewarmDataset, PrewarmOptions};
 use dbdyno_engine::tpcc::{IsolationLevel, TpccOptions};
 use dbdyno_engine::workload::{IgnoreErrors, RandType};
 use dbdyno_engine::{
@@ -301,6 +301,7 @@ impl Profile {
             SingleCommand::Prewarm => Phase::Prewarm(PrewarmOptions {
                 threads,
                 until_hit_rate: self.plan.prewarm_until_hit_rate,
+                dataset: PrewarmDataset::of([scenario]),
                 ..PrewarmOptions::default()
             }),
             SingleCommand::Cleanup => Phase::Cleanup { scenario, threads },

@@ -49,6 +49,9 @@ pub struct RemoteProcess {
     status: Option<i32>,
     stopped: bool,
     last_keepalive: Instant,
+    /// Where `pump` reads into: kept, because zeroing 32 KiB on every look was most of
+    /// an idle follower's CPU.
+    read_buf: Box<[u8]>,
 }
 
 impl std::fmt::Debug for RemoteProcess {
@@ -93,6 +96,7 @@ impl RemoteProcess {
             status: None,
             stopped: false,
             last_keepalive: Instant::now(),
+            read_buf: vec![0u8; 32 * 1024].into_boxed_slice(),
         };
         // A login shell's startup files may print lines of their own before the wrapper
         // runs (a banner in .bashrc); they are skipped, within reason.
@@ -246,7 +250,7 @@ impl RemoteProcess {
     /// Reads whatever stdout and stderr have now; true if anything came (or ended).
     fn pump(&mut self) -> bool {
         let mut progress = false;
-        let mut buf = [0u8; 32 * 1024];
+        let mut buf = std::mem::take(&mut self.read_buf);
         while !self.stdout_ended {
             match self.channel.read(&mut buf) {
                 Ok(0) => {
@@ -279,6 +283,7 @@ impl RemoteProcess {
                 }
             }
         }
+        self.read_buf = buf;
         progress
     }
 

@@ -176,3 +176,136 @@ fn pdf_shows_tpmc_and_the_transaction_table() {
     );
     assert!(text.contains(&grouped(want.tpmc, 0)), "tpmC of after@16");
 }
+
+/// The fixture's runs with `after` made a copy of `before` whose tpmC and NOPM are
+/// `factor` times before's: the same TPS second by second, so no step shows a real
+/// difference.
+fn runs_with_after_as_before_times(factor: f64) -> Vec<dbdyno_report::ReportRun> {
+    let all = runs(FIXTURE);
+    let before = all.iter().find(|r| r.id == "before").unwrap().clone();
+    let mut after = before.clone();
+    after.id = "after".into();
+    after.env_name = "after".into();
+    for s in &mut after.steps {
+        let t = s.result.tpcc.as_mut().unwrap();
+        t.tpmc *= factor;
+        t.nopm *= factor;
+    }
+    vec![before, after]
+}
+
+/// "25,476 tpmC (25,222 NOPM) at 16 threads", from the fixture's own figures.
+fn peak_words(env: &str, threads: u32) -> String {
+    let t = step_tpcc(env, threads);
+    format!(
+        "{} tpmC ({} NOPM) at {threads} threads",
+        grouped(t.tpmc, 0),
+        grouped(t.nopm, 0)
+    )
+}
+
+#[test]
+fn the_executive_summary_names_each_peak_tpmc_and_the_tpmc_delta() {
+    let r = report(FIXTURE, Some("before"));
+    let peaks = format!(
+        "TPC-C peak: before {}; after {}.",
+        peak_words("before", 16),
+        peak_words("after", 16)
+    );
+    assert!(
+        r.executive_summary.contains(&peaks),
+        "{:#?}",
+        r.executive_summary
+    );
+    // The geometric mean of the tpmC ratios over the four thread counts, as TPS's headline.
+    let mean = [1, 4, 8, 16]
+        .iter()
+        .map(|&t| (1.0 + delta_pct(t) / 100.0).ln())
+        .sum::<f64>()
+        / 4.0;
+    let d = (mean.exp() - 1.0) * 100.0;
+    assert!(d > 10.0, "{d}");
+    let delta = format!(
+        "after delivers {} more tpmC than before (over 4 thread counts).",
+        dbdyno_report::format::pct_words(d)
+    );
+    assert!(
+        r.executive_summary.contains(&delta),
+        "{:#?}",
+        r.executive_summary
+    );
+
+    // One run: its peak alone, beside the TPS headline.
+    let one: Vec<_> = runs(FIXTURE)
+        .into_iter()
+        .filter(|r| r.id == "after")
+        .collect();
+    let single = dbdyno_report::build(&one, &support::opts(None)).unwrap();
+    let said = format!("TPC-C: peak {}.", peak_words("after", 16));
+    assert!(
+        single.executive_summary.contains(&said),
+        "{:#?}",
+        single.executive_summary
+    );
+    assert!(single
+        .executive_summary
+        .iter()
+        .any(|s| s.starts_with("tpcc: peak")));
+
+    let plain = report("seed_000.json", None);
+    assert!(!plain.executive_summary.iter().any(|s| s.contains("tpmC")));
+}
+
+#[test]
+fn a_tpmc_delta_the_tps_noise_covers_cannot_be_told_apart_and_a_tiny_one_matches() {
+    let build = |factor: f64| {
+        dbdyno_report::build(
+            &runs_with_after_as_before_times(factor),
+            &support::opts(Some("before")),
+        )
+        .unwrap()
+        .executive_summary
+    };
+    let covered = build(1.04);
+    let line = covered
+        .iter()
+        .find(|s| s.contains("in tpmC"))
+        .unwrap_or_else(|| panic!("a tpmC sentence: {covered:#?}"));
+    assert!(
+        line.starts_with("after and before cannot be told apart in tpmC: +4.0% over 4 thread counts is within the noise (±"),
+        "{line}"
+    );
+    let tiny = build(1.01);
+    assert!(
+        tiny.contains(
+            &"after matches before in tpmC (within ±2% over 4 thread counts).".to_string()
+        ),
+        "{tiny:#?}"
+    );
+}
+
+#[test]
+fn html_and_markdown_summaries_carry_the_tpmc_sentences() {
+    let r = report(FIXTURE, Some("before"));
+    let peaks = r
+        .executive_summary
+        .iter()
+        .find(|s| s.starts_with("TPC-C peak:"))
+        .expect("the peak sentence");
+    let md = markdown::render(&r);
+    let summary = md
+        .split("## Executive summary")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the summary section");
+    assert!(summary.contains(&format!("- {peaks}")), "{summary}");
+    assert!(summary.contains("more tpmC than before"), "{summary}");
+    let page = html::render(&r);
+    let summary = page
+        .split("<ul class=\"summary\">")
+        .nth(1)
+        .and_then(|s| s.split("</ul>").next())
+        .expect("the summary list");
+    assert!(summary.contains(&format!("<li>{peaks}</li>")), "{summary}");
+    assert!(summary.contains(&peak_words("after", 16)), "{summary}");
+}

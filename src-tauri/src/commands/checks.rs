@@ -148,17 +148,28 @@ fn suite(
 ) -> AppResult<SuiteReport> {
     let p = resolve::load_profile(env)?;
     let plan = crate::commands::plan::plan(&p, form)?;
-    let host = resolve::host_access(&p, &plan.connect, &state.known_hosts_file())?;
+    let known_hosts = state.known_hosts_file();
+    let host = resolve::host_access(&p, &plan.connect, &known_hosts)?;
     let devices = if devices.is_empty() {
         p.data_disk_devices()
     } else {
         devices
     };
-    Ok(run_suite(&SuiteOptions {
-        plan,
+    let clients = resolve::clients_plan(&crate::commands::plan::with_form(&p, form), &known_hosts)?;
+    let mut report = run_suite(&SuiteOptions {
+        plan: plan.clone(),
         host,
         devices,
-    }))
+    });
+    // The load clients the plan runs from, started and checked as a run checks them;
+    // their agents stop when the coordinator is dropped here.
+    if let Some(clients) = clients {
+        report.checks.extend(match clients.connect(&plan) {
+            Ok(coordinator) => coordinator.check_rows(),
+            Err(e) => e.checks,
+        });
+    }
+    Ok(report)
 }
 
 /// Runs every check for this environment and plan. `devices` overrides the data disk

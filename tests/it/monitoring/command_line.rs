@@ -8,6 +8,7 @@ use dbdyno_tests::*;
 
 #[test]
 fn a_closed_pipe_ends_the_command_quietly() {
+    let _g = shared_server();
     // `dbdyno monitor | head -1`: the reader goes away while lines are still coming.
     let mut child = dbdyno_cmd()
         .args(["monitor", "--datadir=/", "--duration=4"])
@@ -35,6 +36,7 @@ fn a_closed_pipe_ends_the_command_quietly() {
 
 #[test]
 fn monitor_and_check_take_no_monitoring_switches() {
+    let _g = shared_server();
     for (cmd, flag) in [
         ("monitor", "--monitor"),
         ("monitor", "--no-monitor"),

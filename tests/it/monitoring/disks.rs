@@ -9,8 +9,8 @@ use crate::sshd::{self, Sshd};
 
 #[test]
 fn device_names_are_checked_against_the_servers_block_devices() {
-    let _g = shared_server();
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let kh = sb.trusted_known_hosts(dir.path());
@@ -103,6 +103,7 @@ fn device_names_are_checked_against_the_servers_block_devices() {
 
 #[test]
 fn monitor_says_when_the_datadir_has_no_disk_and_keeps_its_columns() {
+    let _g = shared_server();
     for (datadir, why) in [
         (
             "/dev/shm",

@@ -12,8 +12,8 @@ use crate::sshd::{self, Sshd};
 
 #[test]
 fn unknown_and_changed_host_keys_and_bad_credentials_stop_before_anything_runs() {
-    let _g = shared_server();
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let fp = sb.fingerprint(dir.path());
@@ -127,8 +127,8 @@ fn unknown_and_changed_host_keys_and_bad_credentials_stop_before_anything_runs()
 
 #[test]
 fn a_pinned_host_key_is_compared_even_when_known_hosts_trusts_the_server() {
-    let _g = shared_server();
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let kh = sb.trusted_known_hosts(dir.path());
@@ -159,6 +159,7 @@ fn a_pinned_host_key_is_compared_even_when_known_hosts_trusts_the_server() {
 #[test]
 fn a_pinned_fingerprint_stores_a_matching_key_on_first_contact_and_refuses_another() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let kh = dir.path().join("known_hosts");
@@ -193,6 +194,7 @@ fn a_pinned_fingerprint_stores_a_matching_key_on_first_contact_and_refuses_anoth
 #[test]
 fn accept_new_host_key_refuses_a_key_of_another_type_than_the_known_ones() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     // known_hosts lists an RSA key for the host; the server presents its ed25519 key.
@@ -232,6 +234,7 @@ fn accept_new_host_key_refuses_a_key_of_another_type_than_the_known_ones() {
 #[test]
 fn keys_trusted_in_the_users_known_hosts_are_trusted_and_never_written() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join(".ssh")).unwrap();

@@ -10,6 +10,7 @@ use crate::sshd::{self, Sshd};
 #[test]
 fn login_options_on_the_command_line_win_and_conflicting_ones_are_refused() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let kh = sb.trusted_known_hosts(dir.path());
@@ -41,6 +42,7 @@ fn login_options_on_the_command_line_win_and_conflicting_ones_are_refused() {
 
 #[test]
 fn a_refused_ssh_connection_names_its_cause_once() {
+    let _g = shared_server();
     let o = dbdyno_cmd()
         .args([
             "monitor",

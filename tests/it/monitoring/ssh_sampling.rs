@@ -15,6 +15,7 @@ use crate::sshd::{self, Restart, Sshd};
 #[test]
 fn monitor_json_gives_one_sample_per_second() {
     let _ssh = sshd::shared();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let dir = tempfile::tempdir().unwrap();
     let kh = sb.trusted_known_hosts(dir.path());
@@ -74,8 +75,8 @@ fn monitor_json_gives_one_sample_per_second() {
 
 #[test]
 fn ladder_outlives_a_dead_sshd_records_the_gap_and_resumes() {
-    let _g = shared_server();
     let _ssh = sshd::exclusive();
+    let _g = shared_server();
     let sb = Sshd::from_env();
     let _restart = Restart(&sb);
     let s = TestSchema::new("mon_gap");

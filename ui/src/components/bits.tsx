@@ -16,6 +16,8 @@ export function ErrorNote({ error }: { error: string | null }) {
 }
 
 export function StepTable({ steps, caption }: { steps: StepRow[]; caption: string }) {
+  // TPC-C's own figures get a column when the run has tpcc steps; Rust fills them.
+  const tpcc = steps.some((s) => s.scenario === "tpcc" || s.tpmc !== null);
   return (
     <table className="data" aria-label={caption} data-testid="step-table">
       <thead>
@@ -26,6 +28,7 @@ export function StepTable({ steps, caption }: { steps: StepRow[]; caption: strin
           <th>Status</th>
           <th className="num">TPS</th>
           <th className="num">QPS</th>
+          {tpcc && <th className="num">tpmC</th>}
           <th className="num">p95 ms</th>
           <th className="num">p99 ms</th>
           <th className="num">Errors</th>
@@ -48,6 +51,12 @@ export function StepTable({ steps, caption }: { steps: StepRow[]; caption: strin
               {s.noise?.tps_half_width_pct != null && <span className="sub"> ± {num(s.noise.tps_half_width_pct, 1)}%</span>}
             </td>
             <td className="num">{num(s.qps, 1)}</td>
+            {tpcc && (
+              <td className="num" data-testid="step-tpmc" data-value={s.tpmc ?? ""}>
+                {num(s.tpmc, 0)}
+                {s.nopm !== null && <span className="sub"> NOPM {num(s.nopm, 0)}</span>}
+              </td>
+            )}
             <td className="num" data-testid="step-p95">
               {num(s.p95_ms, 2)}
               {s.noise?.p95_interval_ms && (

@@ -3,12 +3,11 @@
 // Rust's preview and is only shown).
 import "../test/mocks";
 import { describe, expect, it, vi, beforeEach } from "vitest";
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { ok } from "../test/mocks";
 import { envDetail, envEntry, form, preview, randTypes } from "../test/fixtures";
-import { AppProvider, useApp } from "../state/app";
-import { useEffect } from "react";
+import { mount } from "../test/mount";
 import type { EnvironmentDetail } from "../bindings";
 
 const commands = vi.hoisted(() => ({
@@ -25,19 +24,6 @@ vi.mock("../bindings", () => ({ commands }));
 
 import { Plan } from "./Plan";
 import { Environments } from "./Environments";
-
-function WithEnv({ children }: { children: React.ReactNode }) {
-  const { setEnv } = useApp();
-  useEffect(() => setEnv("sandbox"), [setEnv]);
-  return <>{children}</>;
-}
-
-const mount = (ui: React.ReactNode) =>
-  render(
-    <AppProvider>
-      <WithEnv>{ui}</WithEnv>
-    </AppProvider>,
-  );
 
 const C1 = "ssh://bench@c1:22";
 const C2 = "ssh://bench@c2:22";

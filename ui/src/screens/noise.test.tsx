@@ -4,13 +4,12 @@
 // repeat and warnings as Rust computed them; Compare gives the curves their error bars.
 import "../test/mocks";
 import { describe, expect, it, vi, beforeEach } from "vitest";
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { fail, ok } from "../test/mocks";
 import { form, preview, randTypes, snapshot, step } from "../test/fixtures";
 import { compareView, runRow } from "../test/compare-fixtures";
-import { AppProvider, useApp } from "../state/app";
-import { useEffect } from "react";
+import { mount } from "../test/mount";
 import type { StepNoise } from "../bindings";
 
 const commands = vi.hoisted(() => ({
@@ -27,25 +26,6 @@ vi.mock("../bindings", () => ({ commands }));
 import { Plan } from "./Plan";
 import { Run } from "./Run";
 import { Compare } from "./Compare";
-
-function WithState({ children, snap }: { children: React.ReactNode; snap?: ReturnType<typeof snapshot> }) {
-  const { setEnv, dispatchRun } = useApp();
-  useEffect(() => {
-    setEnv("sandbox");
-    if (snap) {
-      dispatchRun({ type: "started", token: 4 });
-      dispatchRun({ type: "snapshot", token: 4, snapshot: snap });
-    }
-  }, [setEnv, dispatchRun, snap]);
-  return <>{children}</>;
-}
-
-const mount = (ui: React.ReactNode, snap?: ReturnType<typeof snapshot>) =>
-  render(
-    <AppProvider>
-      <WithState snap={snap}>{ui}</WithState>
-    </AppProvider>,
-  );
 
 const lastForm = () => commands.planPreview.mock.calls.at(-1)?.[1];
 

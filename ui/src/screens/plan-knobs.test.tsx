@@ -7,8 +7,8 @@ import { render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { fail, ok } from "../test/mocks";
 import { envDetail, envEntry, form, preview, randTypes } from "../test/fixtures";
-import { AppProvider, useApp } from "../state/app";
-import { useEffect } from "react";
+import { AppProvider } from "../state/app";
+import { mount } from "../test/mount";
 
 const commands = vi.hoisted(() => ({
   planDefaults: vi.fn(),
@@ -27,19 +27,6 @@ import { Plan } from "./Plan";
 import { Environments } from "./Environments";
 import { History } from "./History";
 import { runRow } from "../test/compare-fixtures";
-
-function WithEnv({ children }: { children: React.ReactNode }) {
-  const { setEnv } = useApp();
-  useEffect(() => setEnv("sandbox"), [setEnv]);
-  return <>{children}</>;
-}
-
-const mount = (ui: React.ReactNode) =>
-  render(
-    <AppProvider>
-      <WithEnv>{ui}</WithEnv>
-    </AppProvider>,
-  );
 
 /** The form of the last preview asked for. */
 const lastForm = () => commands.planPreview.mock.calls.at(-1)?.[1];

@@ -168,6 +168,27 @@ describe("Run", () => {
     expect(statuses).toEqual(["done", "cancelled", "skipped"]);
   });
 
+  it("shows a tpcc step's tpmC and NOPM as Rust sent them, and no tpmC column without tpcc", async () => {
+    const snap = snapshot({
+      steps: [
+        step(0, { scenario: "tpcc", status: "done", tps: 40.5, tpmc: 1092.6, nopm: 1081.2 }),
+        step(1, { scenario: "tpcc", status: "running" }),
+      ],
+    });
+    const { unmount } = mount(<Run />, snap);
+    const table = await screen.findByTestId("step-table");
+    expect(within(table).getByRole("columnheader", { name: "tpmC" })).toBeInTheDocument();
+    const cells = within(table).getAllByTestId("step-tpmc");
+    expect(cells[0]).toHaveTextContent("1,093 NOPM 1,081");
+    expect(cells[0]).toHaveAttribute("data-value", "1092.6");
+    expect(cells[1]).toHaveTextContent("—");
+    unmount();
+    mount(<Run />, snapshot({ steps: [step(0, { status: "done", tps: 10 })] }));
+    const plain = await screen.findByTestId("step-table");
+    expect(within(plain).queryByRole("columnheader", { name: "tpmC" })).toBeNull();
+    expect(within(plain).queryByTestId("step-tpmc")).toBeNull();
+  });
+
   it("shows a failed step as failed with its reason, and the end banner says how many failed", async () => {
     const reason = "512 of 1,024 connections opened: Too many connections";
     const snap = snapshot({

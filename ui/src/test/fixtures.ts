@@ -14,6 +14,8 @@ export const step = (index: number, over: Partial<StepRow> = {}): StepRow => ({
   errors: null,
   reconnects: null,
   steady_tps: null,
+  tpmc: null,
+  nopm: null,
   client_cpu_pct: null,
   repeat: null,
   mode: null,

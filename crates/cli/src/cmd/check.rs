@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use dbdyno_checks::{apply_action, run_suite, CheckAction, SuiteOptions, SuiteReport};
+use dbdyno_checks::{apply_action, run_suite, Check, CheckAction, SuiteOptions, SuiteReport};
 use dbdyno_engine::{ConnectOptions, Plan};
 use dbdyno_monitor::HostAccess;
 
@@ -27,8 +27,12 @@ pub fn run(a: &CheckArgs, m: &clap::ArgMatches) -> ExitCode {
         Ok(x) => x,
         Err(e) => return usage_error(e),
     };
+    let client_rows = match client_rows(a, &applied, &plan) {
+        Ok(rows) => rows,
+        Err(e) => return usage_error(e),
+    };
     let mut report = run_suite(&opts);
-    let mut applied = Vec::new();
+    let mut applied_fixes = Vec::new();
     if a.fix {
         let actions: Vec<CheckAction> = report.actions().cloned().collect();
         if actions.is_empty() {
@@ -45,11 +49,12 @@ pub fn run(a: &CheckArgs, m: &clap::ArgMatches) -> ExitCode {
                         if let Some(note) = &o.note {
                             eprintln!("  NOTE: {note}");
                         }
-                        applied.push(serde_json::json!({ "sql": o.applied_sql, "note": o.note }));
+                        applied_fixes
+                            .push(serde_json::json!({ "sql": o.applied_sql, "note": o.note }));
                     }
                     Err(e) => {
                         eprintln!("Could not apply `{}`: {e}", action.sql());
-                        applied.push(
+                        applied_fixes.push(
                             serde_json::json!({ "sql": action.sql(), "error": e.to_string() }),
                         );
                     }
@@ -59,9 +64,10 @@ pub fn run(a: &CheckArgs, m: &clap::ArgMatches) -> ExitCode {
             report = run_suite(&opts);
         }
     }
+    report.checks.extend(client_rows);
     if a.json {
         let mut doc = serde_json::to_value(&report).unwrap_or_default();
-        doc["fixes_applied"] = serde_json::Value::Array(applied);
+        doc["fixes_applied"] = serde_json::Value::Array(applied_fixes);
         println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         print_report(&report, &plan, &opts.host);
@@ -90,6 +96,18 @@ fn prepare(a: &CheckArgs, applied: &Applied) -> Result<(Plan, SuiteOptions)> {
         devices: access::devices(applied, &a.ssh),
     };
     Ok((plan, opts))
+}
+
+/// The load clients' rows (`--clients`, else the profile's; none for this machine
+/// alone): each client started and checked as a run checks it, then stopped.
+fn client_rows(a: &CheckArgs, applied: &Applied, plan: &Plan) -> Result<Vec<Check>> {
+    let data_dir = a.history.data_dir.as_deref();
+    let clients = crate::clients::plan(a.clients.as_deref(), applied, &a.ssh, data_dir)?;
+    Ok(match clients.map(|c| c.connect(plan)) {
+        None => Vec::new(),
+        Some(Ok(coordinator)) => coordinator.check_rows(),
+        Some(Err(e)) => e.checks,
+    })
 }
 
 /// The account `--fix` uses: `--admin-user` with its password, or the benchmark's own.

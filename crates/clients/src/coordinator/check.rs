@@ -1,6 +1,7 @@
 //! The checks of one load client before the run: it answers as the same version, its
 //! cores against its share of threads, its clock against this machine's, and its own
-//! round trip to the database.
+//! round trip to the database. What they found becomes rows of the run's check table
+//! (`rows.rs`).
 
 use std::time::{Duration, SystemTime};
 
@@ -14,10 +15,10 @@ use crate::clock::{best_offset, ClockSample};
 /// Above this many threads per core of a client, its own CPU may set the limit.
 pub const THREADS_PER_CORE_WARN: u32 = 16;
 /// Clocks further apart than this are corrected for, and said (is NTP running?).
-const OFFSET_WARN_MS: f64 = 1000.0;
+pub(crate) const OFFSET_WARN_MS: f64 = 1000.0;
 /// The start instant reaches each client within half a round trip: beyond this the
 /// shares' seconds line up loosely.
-const RTT_WARN_MS: f64 = 100.0;
+pub(crate) const RTT_WARN_MS: f64 = 100.0;
 /// Clock exchanges per measurement; the fastest one counts.
 pub(crate) const CLOCK_SAMPLES: usize = 5;
 
@@ -35,55 +36,8 @@ pub struct ClientCheck {
     pub clock_rtt_ms: f64,
     /// `SELECT 1` from that client, in ms.
     pub database_rtt_ms: f64,
-}
-
-impl ClientCheck {
-    /// One line per check, each with whether it is a warning.
-    pub fn lines(&self) -> Vec<(bool, String)> {
-        let c = &self.client;
-        let mut out = vec![(
-            false,
-            format!(
-                "load client {c}: DB Dyno {} on {}/{}, {} cores, clock {:+.1} ms (round trip {:.1} ms), SELECT 1 in {:.2} ms",
-                self.version,
-                self.os,
-                self.arch,
-                self.cores,
-                self.clock_offset_ms,
-                self.clock_rtt_ms,
-                self.database_rtt_ms
-            ),
-        )];
-        if self.threads > self.cores.max(1) * THREADS_PER_CORE_WARN {
-            out.push((
-                true,
-                format!(
-                    "load client {c}: {} threads on {} cores (more than {THREADS_PER_CORE_WARN} per core): its CPU may set the limit; watch its client-bound flag",
-                    self.threads, self.cores
-                ),
-            ));
-        }
-        if self.clock_offset_ms.abs() > OFFSET_WARN_MS {
-            out.push((
-                true,
-                format!(
-                    "load client {c}: its clock is {:+.0} ms off this machine's (corrected for; is NTP running there?)",
-                    self.clock_offset_ms
-                ),
-            ));
-        }
-        if self.clock_rtt_ms > RTT_WARN_MS {
-            out.push((
-                true,
-                format!(
-                    "load client {c}: {:.0} ms round trip: its share starts within {:.0} ms of the others'",
-                    self.clock_rtt_ms,
-                    self.clock_rtt_ms / 2.0
-                ),
-            ));
-        }
-        out
-    }
+    /// How DB Dyno got there: copied, or an earlier copy reused (SSH clients).
+    pub note: Option<String>,
 }
 
 pub(crate) fn check(
@@ -96,6 +50,7 @@ pub(crate) fn check(
     measure_clock(client, CLOCK_SAMPLES)?;
     let database_rtt_ms = ping(client, connect)?;
     Ok(ClientCheck {
+        note: client.transport.note(),
         client: client.name.clone(),
         version,
         os,
@@ -204,8 +159,8 @@ fn ping(client: &mut Client, connect: &ConnectOptions) -> Result<f64, ClientsErr
     })
     .map_err(|e| transport(client, e))?
     .ok_or_else(|| silent(client, "ping"))?;
-    answer.map_err(|error| ClientsError::Refused {
+    answer.map_err(|reason| ClientsError::Database {
         client: client.name.clone(),
-        reason: format!("cannot reach the database from there: {error}"),
+        reason,
     })
 }

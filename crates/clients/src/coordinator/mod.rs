@@ -9,16 +9,19 @@
 //! input, which ends it.
 
 mod check;
+mod rows;
 mod step;
 mod wire;
 
 use std::sync::Mutex;
 use std::time::Duration;
 
+use dbdyno_checks::Check;
 use dbdyno_engine::clients::{AgentConnect, Order, PrewarmOrder, Report};
+use dbdyno_engine::exec::StepCall;
 use dbdyno_engine::phases::PrewarmReport;
 use dbdyno_engine::plan::PrewarmOptions;
-use dbdyno_engine::{CancelToken, EngineError, EventSink, Plan, StepPlan, StepResult, StepRunner};
+use dbdyno_engine::{CancelToken, EngineError, EventSink, Plan, StepResult, StepRunner};
 
 pub use check::ClientCheck;
 
@@ -39,6 +42,8 @@ pub enum ClientsError {
     },
     #[error("load client {client}: {reason}")]
     Refused { client: String, reason: String },
+    #[error("load client {client} cannot reach the database: {reason}")]
+    Database { client: String, reason: String },
     #[error("load client {client} did not answer {what} within {seconds}s")]
     Silent {
         client: String,
@@ -63,6 +68,15 @@ pub struct Coordinator {
     checks: Vec<ClientCheck>,
 }
 
+/// Some client could not be started or failed a check: nothing runs. `checks` holds
+/// every client's rows, the failed ones with their fix.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct NotConnected {
+    pub error: ClientsError,
+    pub checks: Vec<Check>,
+}
+
 /// How long an agent gets to answer `hello`, `clock` and `ping` (an SSH start
 /// included).
 const ANSWER: Duration = Duration::from_secs(30);
@@ -70,53 +84,52 @@ const ANSWER: Duration = Duration::from_secs(30);
 impl Coordinator {
     /// Starts an agent on every client and checks it: same version, its cores against
     /// its share of the plan's largest step, its clock, its round trip to the database.
-    /// Each check is told on `events` as a message (a warning when it is worth one).
+    /// Every client is checked, so that one look at the rows shows every client that
+    /// needs a fix; one that fails refuses the run ([`NotConnected`]) and every agent
+    /// started is stopped.
     pub fn connect(
         specs: &[ClientSpec],
         launcher: &dyn Launcher,
         plan: &Plan,
-        events: &EventSink,
-    ) -> Result<Coordinator, ClientsError> {
+    ) -> Result<Coordinator, NotConnected> {
         let largest = plan.steps().map(|s| s.threads).max().unwrap_or(0);
         let shares = split(largest as u64, specs.len());
         let mut clients = Vec::with_capacity(specs.len());
         let mut checks = Vec::with_capacity(specs.len());
+        let mut rows = Vec::new();
+        let mut first_error = None;
         for (spec, share) in specs.iter().zip(shares) {
-            let name = spec.to_string();
-            let transport = launcher
-                .launch(spec)
-                .map_err(|source| ClientsError::Transport {
-                    client: name.clone(),
-                    source,
-                })?;
-            if let Some(note) = transport.note() {
-                events.message(format!("load client {name}: {note}"));
-            }
-            let mut client = Client {
-                name,
-                transport,
-                cores: 0,
-                offset: ClockOffset {
-                    offset_us: 0,
-                    rtt_us: 0,
-                },
-                lost: None,
-            };
-            let check = check::check(&mut client, &plan.connect, share as u32)?;
-            for (warn, line) in check.lines() {
-                if warn {
-                    events.warning(line);
-                } else {
-                    events.message(line);
+            match start_and_check(spec, launcher, plan, share as u32) {
+                Ok((client, check)) => {
+                    rows.extend(check.rows());
+                    checks.push(check);
+                    clients.push(client);
+                }
+                Err(e) => {
+                    rows.push(e.row());
+                    first_error.get_or_insert(e);
                 }
             }
-            checks.push(check);
-            clients.push(client);
         }
-        Ok(Coordinator {
+        let coordinator = Coordinator {
             clients: Mutex::new(clients),
             checks,
-        })
+        };
+        match first_error {
+            None => Ok(coordinator),
+            Some(error) => {
+                coordinator.stop();
+                Err(NotConnected {
+                    error,
+                    checks: rows,
+                })
+            }
+        }
+    }
+
+    /// The rows of the run's check table, one per client and check.
+    pub fn check_rows(&self) -> Vec<Check> {
+        self.checks.iter().flat_map(ClientCheck::rows).collect()
     }
 
     /// What the checks before the run found, one per client.
@@ -146,6 +159,39 @@ impl Coordinator {
     }
 }
 
+/// One client's agent started and checked.
+fn start_and_check(
+    spec: &ClientSpec,
+    launcher: &dyn Launcher,
+    plan: &Plan,
+    threads: u32,
+) -> Result<(Client, ClientCheck), ClientsError> {
+    let name = spec.to_string();
+    let transport = launcher
+        .launch(spec)
+        .map_err(|source| ClientsError::Transport {
+            client: name.clone(),
+            source,
+        })?;
+    let mut client = Client {
+        name,
+        transport,
+        cores: 0,
+        offset: ClockOffset {
+            offset_us: 0,
+            rtt_us: 0,
+        },
+        lost: None,
+    };
+    match check::check(&mut client, &plan.connect, threads) {
+        Ok(check) => Ok((client, check)),
+        Err(e) => {
+            client.transport.stop();
+            Err(e)
+        }
+    }
+}
+
 impl Drop for Coordinator {
     fn drop(&mut self) {
         self.stop();
@@ -153,25 +199,9 @@ impl Drop for Coordinator {
 }
 
 impl StepRunner for Coordinator {
-    fn run_step(
-        &self,
-        plan: &Plan,
-        step: &StepPlan,
-        step_index: usize,
-        server_seen: bool,
-        events: &EventSink,
-        cancel: &CancelToken,
-    ) -> Result<StepResult, EngineError> {
+    fn run_step(&self, call: &StepCall) -> Result<StepResult, EngineError> {
         let mut clients = self.lock();
-        step::run(
-            &mut clients,
-            plan,
-            step,
-            step_index,
-            server_seen,
-            events,
-            cancel,
-        )
+        step::run(&mut clients, call)
     }
 
     /// Every client warms with its share of the prewarm threads (at least one each):

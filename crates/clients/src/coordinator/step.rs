@@ -5,12 +5,13 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use dbdyno_engine::clients::{
-    merge, merge_second, AgentConnect, Order, Report, SecondPart, Share, StepOrder,
+    merge, merge_second, AgentConnect, MergedStep, Order, Report, SecondPart, Share, StepOrder,
 };
 use dbdyno_engine::events::ConnectionsOpening;
+use dbdyno_engine::exec::{ShareHistograms, StepCall, WorkerSlice};
 use dbdyno_engine::results::{ClientCpu, Fairness, LatencySummary, QueryCounts};
 use dbdyno_engine::{
-    CancelToken, ClientLost, EngineError, EngineEvent, EventSink, IntervalRecord, Plan, StepPlan,
+    CancelToken, ClientLost, EngineError, EngineEvent, EventSink, IntervalRecord, StepPlan,
     StepResult,
 };
 
@@ -29,14 +30,22 @@ const OPENING_WAIT: Duration = Duration::from_secs(180);
 const SILENCE: Duration = Duration::from_secs(10);
 /// Clock exchanges before each step (the run's checks took more).
 const STEP_CLOCK_SAMPLES: usize = 3;
+/// How long one look at every running client may wait in all, shared among them.
+/// Reports come once a second, so a report waits at most this long to be read; a
+/// shorter wait per client made the coordinator wake over a thousand times a second
+/// and spend a tenth of a core on empty reads, taken from the server and the agents
+/// when they share the machine (`bench/clients_split.sh`).
+const SWEEP: Duration = Duration::from_millis(100);
 
 /// One client's part of the step while it runs.
 struct Part {
     client: usize,
     plan: StepPlan,
+    /// Its workers among the step's.
+    workers: WorkerSlice,
     records: Vec<IntervalRecord>,
     histograms: Vec<String>,
-    finished: Option<StepResult>,
+    finished: Option<(StepResult, ShareHistograms)>,
     lost: Option<ClientLost>,
     last_heard: Instant,
 }
@@ -47,16 +56,14 @@ impl Part {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run(
-    clients: &mut [Client],
-    plan: &Plan,
-    step: &StepPlan,
-    step_index: usize,
-    server_seen: bool,
-    events: &EventSink,
-    cancel: &CancelToken,
-) -> Result<StepResult, EngineError> {
+pub(crate) fn run(clients: &mut [Client], call: &StepCall) -> Result<StepResult, EngineError> {
+    let StepCall {
+        step,
+        step_index,
+        events,
+        cancel,
+        ..
+    } = *call;
     let mut parts = shares_of(clients, step)?;
     events.message(format!(
         "{} @ {} threads across {} load clients: {}",
@@ -75,11 +82,12 @@ pub(crate) fn run(
         // Clocks drift: each step's start uses a fresh offset.
         measure_clock(c, STEP_CLOCK_SAMPLES).map_err(|e| EngineError::Internal(e.to_string()))?;
         let order = Order::Step(Box::new(StepOrder {
-            connect: AgentConnect::new(&plan.connect),
-            workload: plan.workload.clone(),
+            connect: AgentConnect::new(call.connect),
+            workload: call.workload.clone(),
             step: p.plan.clone(),
+            workers: p.workers,
             step_index,
-            server_seen,
+            server_seen: call.server_seen,
         }));
         send(c, &order)?;
     }
@@ -94,8 +102,12 @@ pub(crate) fn run(
         done: true,
     }));
     let start = start_all(clients, &parts)?;
-    follow(clients, &mut parts, step, step_index, start, events, cancel);
-    gather(clients, parts)
+    follow(clients, &mut parts, call, start);
+    let merged = gather(clients, parts)?;
+    for w in merged.warnings {
+        events.warning(w);
+    }
+    Ok(merged.result)
 }
 
 /// The step's threads (and --events, --rate) across the clients still in the run;
@@ -111,12 +123,18 @@ fn shares_of(clients: &[Client], step: &StepPlan) -> Result<Vec<Part>, EngineErr
     }
     let threads = split(step.threads as u64, active.len());
     let events = split_by(step.settings.events, &threads);
+    // Each share's first worker: the threads of the clients before it.
+    let firsts = threads.iter().scan(0u64, |before, &t| {
+        let first = *before;
+        *before += t;
+        Some(first as u32)
+    });
     let now = Instant::now();
     Ok(active
         .into_iter()
-        .zip(threads.iter().zip(events))
-        .filter(|(_, (t, _))| **t > 0)
-        .map(|(client, (&t, e))| {
+        .zip(threads.iter().zip(events).zip(firsts))
+        .filter(|(_, ((t, _), _))| **t > 0)
+        .map(|(client, ((&t, e), first))| {
             let mut plan = step.clone();
             plan.threads = t as u32;
             plan.settings.events = e;
@@ -124,6 +142,10 @@ fn shares_of(clients: &[Client], step: &StepPlan) -> Result<Vec<Part>, EngineErr
             Part {
                 client,
                 plan,
+                workers: WorkerSlice {
+                    first,
+                    of: step.threads,
+                },
                 records: Vec::new(),
                 histograms: Vec::new(),
                 finished: None,
@@ -229,16 +251,14 @@ fn start_all(clients: &mut [Client], parts: &[Part]) -> Result<SystemTime, Engin
 
 /// Reads every client's reports until each share finished or was lost; every second
 /// that all shares still running have reported is merged and told at once.
-#[allow(clippy::too_many_arguments)]
-fn follow(
-    clients: &mut [Client],
-    parts: &mut [Part],
-    step: &StepPlan,
-    step_index: usize,
-    start: SystemTime,
-    events: &EventSink,
-    cancel: &CancelToken,
-) {
+fn follow(clients: &mut [Client], parts: &mut [Part], call: &StepCall, start: SystemTime) {
+    let StepCall {
+        step,
+        step_index,
+        events,
+        cancel,
+        ..
+    } = *call;
     let settings = &step.settings;
     let measure_start = start + Duration::from_secs(settings.warmup_s);
     let interval = Duration::from_secs(settings.record_interval_s());
@@ -267,8 +287,17 @@ fn follow(
                 planned_s: settings.time_s,
             });
         }
+        let running = parts.iter().filter(|p| !p.done()).count().max(1);
+        let wait = SWEEP / running as u32;
         for p in parts.iter_mut().filter(|p| !p.done()) {
-            read_part(&mut clients[p.client], p, measure_start, interval, events);
+            read_part(
+                &mut clients[p.client],
+                p,
+                wait,
+                measure_start,
+                interval,
+                events,
+            );
         }
         told = tell_seconds(parts, clients, step, step_index, told, events);
     }
@@ -288,12 +317,12 @@ fn follow(
 fn read_part(
     c: &mut Client,
     p: &mut Part,
+    mut wait: Duration,
     measure_start: SystemTime,
     interval: Duration,
     events: &EventSink,
 ) {
     let offset_ms = c.offset.offset_us / 1000;
-    let mut wait = Duration::from_millis(5);
     loop {
         match wire::next(c, wait) {
             Ok(Said::Nothing) => break,
@@ -308,10 +337,10 @@ fn read_part(
                         p.records.push(record);
                         p.histograms.push(histogram);
                     }
-                    Report::Finished { result } => {
+                    Report::Finished { result, histograms } => {
                         let mut result = *result;
                         on_our_clock(&mut result, offset_ms);
-                        p.finished = Some(result);
+                        p.finished = Some((result, histograms));
                         return;
                     }
                     Report::Failed { error } => {
@@ -402,16 +431,17 @@ fn tell_seconds(
 }
 
 /// Every share, finished or lost, merged into the step.
-fn gather(clients: &[Client], parts: Vec<Part>) -> Result<StepResult, EngineError> {
+fn gather(clients: &[Client], parts: Vec<Part>) -> Result<MergedStep, EngineError> {
     let mut shares = Vec::with_capacity(parts.len());
     for p in parts {
         let c = &clients[p.client];
         let clock_offset_ms = c.offset.offset_us as f64 / 1000.0;
         let share = match (p.finished, p.lost) {
-            (Some(result), _) => Share {
+            (Some((result, histograms)), _) => Share {
                 client: c.name.clone(),
                 result,
                 interval_histograms: p.histograms,
+                histograms,
                 clock_offset_ms,
                 lost: None,
             },

@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::exec::{ShareHistograms, WorkerSlice};
 use crate::phases::PrewarmReport;
 use crate::plan::{ConnectOptions, PrewarmOptions, StepPlan};
 use crate::results::{IntervalRecord, StepResult};
@@ -62,8 +63,11 @@ impl std::fmt::Debug for AgentConnect {
 pub struct StepOrder {
     pub connect: AgentConnect,
     pub workload: WorkloadOptions,
-    /// The step with this client's share of threads (and of `--events`).
+    /// The step with this client's share of threads (and of `--events`, `--rate`).
     pub step: StepPlan,
+    /// Where the share's workers sit among the step's (their seeds, id slices and
+    /// tables are the ones the one-machine step gives them).
+    pub workers: WorkerSlice,
     pub step_index: usize,
     pub server_seen: bool,
 }
@@ -129,9 +133,12 @@ pub enum Report {
         record: IntervalRecord,
         histogram: String,
     },
-    /// The share's figures at the end of the step.
+    /// The share's figures at the end of the step, with the histograms per statement
+    /// class and TPC-C type they summarise (merged exactly by the coordinator).
     Finished {
         result: Box<StepResult>,
+        #[serde(default)]
+        histograms: ShareHistograms,
     },
     Prewarmed {
         prewarm: PrewarmReport,

@@ -13,6 +13,7 @@ mod interval_latency;
 mod opening;
 mod pacing;
 mod rendezvous;
+mod share;
 mod shared;
 mod statements;
 mod worker;
@@ -27,6 +28,7 @@ use client_cpu::CpuClock;
 use interval_latency::IntervalLatency;
 use opening::{Opening, OpeningProgress};
 pub use rendezvous::StepRendezvous;
+pub use share::{ShareHistograms, WorkerSlice};
 use shared::{IntervalCell, Shared, Timeline};
 use worker::{NotOpened, Worker, WorkerTotals};
 
@@ -46,6 +48,21 @@ const POLL: Duration = Duration::from_millis(20);
 /// How often a step whose connections are still opening says how far it got.
 const OPENING_PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
+/// One measured step as it is asked for: what every road to a step (this machine, a
+/// load client's share, the coordinator) passes along.
+#[derive(Clone, Copy)]
+pub struct StepCall<'a> {
+    pub connect: &'a ConnectOptions,
+    pub workload: &'a WorkloadOptions,
+    pub step: &'a StepPlan,
+    pub step_index: usize,
+    /// A login to this server succeeded earlier in the run, so a refused connect is
+    /// worth retrying (see [`opening`]).
+    pub server_seen: bool,
+    pub events: &'a EventSink,
+    pub cancel: &'a CancelToken,
+}
+
 /// Runs one step and returns its figures. A cancel ends the step early; what was
 /// measured until then is returned with `cancelled = true`. `server_seen`: a login to
 /// this server succeeded earlier in the run, so a refused connect is worth retrying
@@ -59,7 +76,7 @@ pub fn run_step(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<StepResult, EngineError> {
-    run_step_on_cue(
+    run(&StepCall {
         connect,
         workload,
         step,
@@ -67,27 +84,47 @@ pub fn run_step(
         server_seen,
         events,
         cancel,
-        None,
-    )
+    })
 }
 
-/// [`run_step`] with an optional [`StepRendezvous`]: once every connection is ready
-/// the step waits for the start instant it gives, and hands it every interval with its
-/// latency histogram (one share of a step run from several load clients). None is the
-/// one-machine path: the clock starts as soon as the connections are ready.
-#[allow(clippy::too_many_arguments)]
-pub fn run_step_on_cue(
-    connect: &ConnectOptions,
-    workload: &WorkloadOptions,
-    step: &StepPlan,
-    step_index: usize,
-    server_seen: bool,
-    events: &EventSink,
-    cancel: &CancelToken,
+/// [`run_step`] for a [`StepCall`]: the one-machine path, the clock starting as soon
+/// as the connections are ready.
+pub fn run(call: &StepCall) -> Result<StepResult, EngineError> {
+    let whole = WorkerSlice::whole(call.step.threads);
+    run_measured(call, whole, None).map(|(result, _)| result)
+}
+
+/// One share of a step run from several load clients: its workers are `workers` of
+/// the step's; once every connection is ready it waits for the start instant
+/// `rendezvous` gives, and hands it every interval with its latency histogram. Returns
+/// the share's figures and the histograms they summarise (per statement class and
+/// TPC-C type), so that the coordinator merges every percentile exactly.
+pub fn run_share(
+    call: &StepCall,
+    workers: WorkerSlice,
+    rendezvous: &dyn StepRendezvous,
+) -> Result<(StepResult, ShareHistograms), EngineError> {
+    run_measured(call, workers, Some(rendezvous))
+        .map(|(result, histograms)| (result, histograms.unwrap_or_default()))
+}
+
+/// The step itself; the histograms per class and type only for a share (`rendezvous`).
+fn run_measured(
+    call: &StepCall,
+    workers: WorkerSlice,
     rendezvous: Option<&dyn StepRendezvous>,
-) -> Result<StepResult, EngineError> {
+) -> Result<(StepResult, Option<ShareHistograms>), EngineError> {
+    let StepCall {
+        connect,
+        workload,
+        step,
+        step_index,
+        server_seen,
+        events,
+        cancel,
+    } = *call;
     let threads = step.threads;
-    let shared = shared_state(connect, workload, step);
+    let shared = shared_state(connect, workload, step, workers);
     let cells: Vec<Mutex<IntervalCell>> = (0..threads)
         .map(|_| Mutex::new(IntervalCell::default()))
         .collect();
@@ -109,59 +146,62 @@ pub fn run_step_on_cue(
         opening: Opening::new(opening::BUDGET, server_seen),
     };
 
-    std::thread::scope(|scope| -> Result<StepResult, EngineError> {
-        let handles = spawn_workers(scope, &shared, &cells, &gate, ready_tx)?;
-        let first_error = await_ready(&ready_rx, &gate.opening, &shared, &ctx);
-        let opened = gate.opening.progress();
-        if first_error.is_none() {
-            warn_if_retried(&ctx, &opened);
-        }
-        let first_error = first_error.or_else(|| await_cue(&ctx));
-        if first_error.is_some() || cancel.is_cancelled() {
-            gate.abort.store(true, Ordering::SeqCst);
-        }
-        // Phase 2: the clock starts when every connection is ready (or on cue).
-        let measure_start = start_clock(&shared, &gate, step.settings.warmup_s);
-        let not_started = first_error.or_else(|| {
-            cancel
-                .is_cancelled()
-                .then(|| EngineError::Internal("cancelled before the step started".into()))
-        });
-        if let Some(e) = not_started {
-            for h in handles {
-                let _ = h.join();
+    std::thread::scope(
+        |scope| -> Result<(StepResult, Option<ShareHistograms>), EngineError> {
+            let handles = spawn_workers(scope, &shared, &cells, &gate, ready_tx)?;
+            let first_error = await_ready(&ready_rx, &gate.opening, &shared, &ctx);
+            let opened = gate.opening.progress();
+            if first_error.is_none() {
+                warn_if_retried(&ctx, &opened);
             }
-            return Err(e);
-        }
+            let first_error = first_error.or_else(|| await_cue(&ctx));
+            if first_error.is_some() || cancel.is_cancelled() {
+                gate.abort.store(true, Ordering::SeqCst);
+            }
+            // Phase 2: the clock starts when every connection is ready (or on cue).
+            let measure_start = start_clock(&shared, &gate, step.settings.warmup_s);
+            let not_started = first_error.or_else(|| {
+                cancel
+                    .is_cancelled()
+                    .then(|| EngineError::Internal("cancelled before the step started".into()))
+            });
+            if let Some(e) = not_started {
+                for h in handles {
+                    let _ = h.join();
+                }
+                return Err(e);
+            }
 
-        let mut run = control(&shared, &cells, &ctx, measure_start);
-        shared.stop.store(true, Ordering::SeqCst);
-        let totals = join_workers(handles);
-        let ended = Instant::now();
-        let totals = totals?;
-        // What workers recorded after the last interval (a cut-short tail, the
-        // transactions in flight at the stop) counts for the step too.
-        run.step_latency.add(&drain_cells(&cells).latency);
-        let open_loop = pacing::step_result(
-            step,
-            &shared,
-            &totals,
-            &run.intervals,
-            ended.saturating_duration_since(measure_start),
-            ended,
-        );
-        let mut result = finish(
-            step,
-            &mut run,
-            totals,
-            &opened,
-            measure_start,
-            ended,
-            cancel.is_cancelled(),
-        );
-        result.open_loop = open_loop;
-        Ok(result)
-    })
+            let mut run = control(&shared, &cells, &ctx, measure_start);
+            shared.stop.store(true, Ordering::SeqCst);
+            let totals = join_workers(handles);
+            let ended = Instant::now();
+            let totals = totals?;
+            // What workers recorded after the last interval (a cut-short tail, the
+            // transactions in flight at the stop) counts for the step too.
+            run.step_latency.add(&drain_cells(&cells).latency);
+            let open_loop = pacing::step_result(
+                step,
+                &shared,
+                &totals,
+                &run.intervals,
+                ended.saturating_duration_since(measure_start),
+                ended,
+            );
+            let mut result = finish(
+                step,
+                &mut run,
+                &totals,
+                &opened,
+                measure_start,
+                ended,
+                cancel.is_cancelled(),
+            );
+            result.open_loop = open_loop;
+            let histograms = rendezvous.map(|_| ShareHistograms::of(&totals));
+            Ok((result, histograms))
+        },
+    )
 }
 
 /// The step being run and whom to tell about it: what the controller's phases share.
@@ -201,7 +241,12 @@ struct StartGate {
 }
 
 /// The state the step's workers share with the controller.
-fn shared_state(connect: &ConnectOptions, workload: &WorkloadOptions, step: &StepPlan) -> Shared {
+fn shared_state(
+    connect: &ConnectOptions,
+    workload: &WorkloadOptions,
+    step: &StepPlan,
+    workers: WorkerSlice,
+) -> Shared {
     let settings = &step.settings;
     let shape = TxnShape::for_scenario(step.scenario, workload);
     let tables = if step.scenario.single_table_only() {
@@ -214,6 +259,7 @@ fn shared_state(connect: &ConnectOptions, workload: &WorkloadOptions, step: &Ste
     Shared {
         scenario: step.scenario,
         threads: step.threads,
+        workers,
         connect: connect.clone(),
         workload: workload.clone(),
         stmt_cache,
@@ -221,7 +267,7 @@ fn shared_state(connect: &ConnectOptions, workload: &WorkloadOptions, step: &Ste
         stop: AtomicBool::new(false),
         event_limit: settings.events,
         events_done: AtomicU64::new(0),
-        arrivals: pacing::schedule(settings.rate, settings.rate_dist, workload.rand.seed),
+        arrivals: pacing::schedule(settings, workload.rand.seed, workers),
         in_flight: AtomicU64::new(0),
     }
 }
@@ -245,7 +291,9 @@ fn spawn_workers<'scope, 'env>(
             .name(format!("dbdyno-worker-{id}"))
             .stack_size(WORKER_STACK)
             .spawn_scoped(scope, move || -> Result<WorkerTotals, EngineError> {
-                let worker = Worker::connect(id, shared, cell, &gate.opening);
+                // Numbered among the whole step's workers (share.rs says why).
+                let number = shared.workers.first + id;
+                let worker = Worker::connect(number, shared, cell, &gate.opening);
                 let _ = ready_tx.send((id, worker.as_ref().map(|_| ()).map_err(Clone::clone)));
                 gate.barrier.wait();
                 let Ok(worker) = worker else {
@@ -603,14 +651,14 @@ fn client_cpu(run: &Controlled, total_time_s: f64, queries: u64) -> ClientCpu {
 fn finish(
     step: &StepPlan,
     run: &mut Controlled,
-    totals: Vec<WorkerTotals>,
+    totals: &[WorkerTotals],
     opened: &OpeningProgress,
     measure_start: Instant,
     ended: Instant,
     cancelled: bool,
 ) -> StepResult {
     let latency = std::mem::take(&mut run.step_latency);
-    let m = merge_totals(&totals);
+    let m = merge_totals(totals);
     let total_time_s = ended.saturating_duration_since(measure_start).as_secs_f64();
     let summary = latency.summary();
     let client_cpu = client_cpu(run, total_time_s, m.queries.total());
@@ -657,7 +705,7 @@ fn finish(
         sla_search: false,
         clients: Vec::new(),
         open_loop: None,
-        tpcc: tpcc_result(&totals, total_time_s),
+        tpcc: tpcc_result(totals, total_time_s),
     };
     // Every measured step carries its intervals, even when they only say why there are
     // none (a step shorter than one interval).

@@ -7,15 +7,31 @@ use std::time::{Duration, Instant};
 
 use super::shared::Shared;
 use super::worker::WorkerTotals;
-use crate::open_loop::{
-    unsustained_reason, ArrivalSchedule, IntervalQueue, OpenLoopResult, RateDist,
-};
-use crate::plan::StepPlan;
+use super::WorkerSlice;
+use crate::open_loop::{unsustained_reason, ArrivalSchedule, IntervalQueue, OpenLoopResult};
+use crate::plan::{RunSettings, StepPlan};
 use crate::results::{per_sec, IntervalRecord};
 
-/// The step's arrival schedule under --rate, seeded from `--rand-seed`.
-pub fn schedule(rate: f64, dist: RateDist, seed: u64) -> Option<Mutex<ArrivalSchedule>> {
-    (rate > 0.0).then(|| Mutex::new(ArrivalSchedule::new(rate, dist, seed)))
+/// The step's arrival schedule under --rate, seeded from `--rand-seed`. A load
+/// client's share (`workers` not from the first) is moved by its place among the
+/// step's workers, and seeded apart, so that the shares' arrivals together are the
+/// one-machine schedule (fixed) or independent streams (Poisson), not one copied.
+pub fn schedule(
+    settings: &RunSettings,
+    seed: u64,
+    workers: WorkerSlice,
+) -> Option<Mutex<ArrivalSchedule>> {
+    let rate = settings.rate;
+    if rate <= 0.0 {
+        return None;
+    }
+    let seed = match seed {
+        0 => 0,
+        s => s.wrapping_add(u64::from(workers.first).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+    };
+    let phase_s = f64::from(workers.first) / f64::from(workers.of.max(1)) / rate;
+    let s = ArrivalSchedule::new(rate, settings.rate_dist, seed).starting_at(phase_s);
+    Some(Mutex::new(s))
 }
 
 /// The queue at an interval's end; None in a closed loop. `late_starts` and

@@ -57,7 +57,10 @@ pub struct Timeline {
 
 pub struct Shared {
     pub scenario: Scenario,
+    /// This process's workers of the step.
     pub threads: u32,
+    /// Where they sit among the step's workers on every load client.
+    pub workers: super::WorkerSlice,
     pub connect: ConnectOptions,
     pub workload: WorkloadOptions,
     pub stmt_cache: usize,

@@ -10,6 +10,7 @@
 use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 
+use crossbeam_channel::Receiver;
 use mysql::LocalInfileHandler;
 
 /// The file name in our `LOAD DATA LOCAL INFILE`: the handler answers only this name,
@@ -35,33 +36,63 @@ pub(crate) fn load_data_sql(table: &str, columns: &str) -> String {
     )
 }
 
+/// What the next LOAD DATA statement sends.
+enum Source {
+    /// These rows, written before the statement.
+    Rows(Vec<u8>),
+    /// Chunks of rows as another thread writes them, until it closes the channel: one
+    /// statement of any size, written while the server reads it.
+    Chunks(Receiver<Vec<u8>>),
+}
+
 /// The rows of one LOAD DATA statement, shared with the connection's infile handler
-/// (the driver wants a `'static` handler, so the buffer lives behind an `Arc`).
+/// (the driver wants a `'static` handler, so the source lives behind an `Arc`).
 pub(crate) struct LoadDataStream {
-    rows: Arc<Mutex<Vec<u8>>>,
+    source: Arc<Mutex<Source>>,
 }
 
 impl LoadDataStream {
     pub(crate) fn install(conn: &mut mysql::Conn, capacity: usize) -> LoadDataStream {
-        let rows = Arc::new(Mutex::new(Vec::with_capacity(capacity)));
-        let shared = Arc::clone(&rows);
+        let source = Arc::new(Mutex::new(Source::Rows(Vec::with_capacity(capacity))));
+        let shared = Arc::clone(&source);
         conn.set_local_infile_handler(Some(LocalInfileHandler::new(move |name, out| {
             if name != STREAM_NAME.as_bytes() {
                 // A server asking for any other file gets nothing.
                 return Err(std::io::Error::other("DB Dyno sends no local files"));
             }
-            let rows = shared
+            let source = shared
                 .lock()
                 .map_err(|_| std::io::Error::other("poisoned"))?;
-            out.write_all(&rows)
+            match &*source {
+                Source::Rows(rows) => out.write_all(rows),
+                Source::Chunks(chunks) => {
+                    for chunk in chunks {
+                        out.write_all(&chunk)?;
+                    }
+                    Ok(())
+                }
+            }
         })));
-        LoadDataStream { rows }
+        LoadDataStream { source }
     }
 
     /// Replaces the stream's rows with what `f` writes into the emptied buffer.
     pub(crate) fn fill(&self, f: impl FnOnce(&mut Vec<u8>)) {
-        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
-        rows.clear();
-        f(&mut rows);
+        let mut source = self.source.lock().unwrap_or_else(|p| p.into_inner());
+        if let Source::Rows(rows) = &mut *source {
+            rows.clear();
+            f(rows);
+        } else {
+            let mut rows = Vec::new();
+            f(&mut rows);
+            *source = Source::Rows(rows);
+        }
+    }
+
+    /// The next statement sends the chunks `chunks` delivers, until its sender is
+    /// dropped. Call [`fill`](Self::fill) after the statement: that drops the receiver,
+    /// so a writer the server never read from (it refused the statement) stops.
+    pub(crate) fn stream_from(&self, chunks: Receiver<Vec<u8>>) {
+        *self.source.lock().unwrap_or_else(|p| p.into_inner()) = Source::Chunks(chunks);
     }
 }

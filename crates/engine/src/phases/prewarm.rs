@@ -1,5 +1,7 @@
 //! prewarm: read every benchmark table's primary and secondary index into the buffer
-//! pool, as sysbench's `cmd_prewarm` does, then report the buffer pool hit rate.
+//! pool, as sysbench's `cmd_prewarm` does, then report the buffer pool hit rate. The
+//! plan's scenarios say whose tables ([`PrewarmDataset`]): the OLTP tables here,
+//! TPC-C's in [`crate::tpcc::prewarm`], both for a ladder of both kinds.
 //!
 //! Optionally repeat until the pass itself stops missing the buffer pool: the hit rate
 //! over one pass (status deltas) reaching the threshold means the data is resident.
@@ -13,7 +15,7 @@ use crate::cancel::CancelToken;
 use crate::driver;
 use crate::error::EngineError;
 use crate::events::EventSink;
-use crate::plan::{ConnectOptions, PrewarmOptions};
+use crate::plan::{ConnectOptions, PrewarmDataset, PrewarmOptions};
 use crate::workload::WorkloadOptions;
 
 pub fn prewarm(
@@ -29,7 +31,7 @@ pub fn prewarm(
     let mut passes = 0;
     let window = loop {
         let before = driver::global_status(&mut status_conn)?;
-        one_pass(connect, w, opts.threads, events, cancel)?;
+        one_pass(connect, w, opts.threads, opts.dataset, events, cancel)?;
         passes += 1;
         let after = driver::global_status(&mut status_conn)?;
         let window = driver::hit_rate_pct(Some(&before), &after);
@@ -71,7 +73,7 @@ pub fn prewarm(
         events.message(format!("Buffer pool hit rate: {h:.2}%"));
     }
     Ok(PrewarmReport {
-        tables: w.tables,
+        tables: tables_read(w, opts.dataset),
         seconds: started.elapsed().as_secs_f64(),
         hit_rate_pct: hit,
         window_hit_rate_pct: window,
@@ -80,7 +82,37 @@ pub fn prewarm(
     })
 }
 
+/// How many tables a pass reads: `sbtest1..N`, and nine per set of TPC-C tables.
+fn tables_read(w: &WorkloadOptions, dataset: PrewarmDataset) -> u32 {
+    let oltp = if dataset.reads_oltp() { w.tables } else { 0 };
+    let tpcc = if dataset.reads_tpcc() {
+        w.tpcc.tables * crate::tpcc::schema::TABLES.len() as u32
+    } else {
+        0
+    };
+    oltp + tpcc
+}
+
+/// One pass of the scans over every table of `dataset`.
 fn one_pass(
+    connect: &ConnectOptions,
+    w: &WorkloadOptions,
+    threads: u32,
+    dataset: PrewarmDataset,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    if dataset.reads_oltp() {
+        oltp_pass(connect, w, threads, events, cancel)?;
+    }
+    if dataset.reads_tpcc() && !cancel.is_cancelled() {
+        crate::tpcc::prewarm::one_pass(connect, &w.tpcc, threads, events, cancel)?;
+    }
+    Ok(())
+}
+
+/// sysbench's scans of `sbtest1..N`: the primary key, then the secondary index on `k`.
+fn oltp_pass(
     connect: &ConnectOptions,
     w: &WorkloadOptions,
     threads: u32,
@@ -113,4 +145,21 @@ fn one_pass(
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_counts_the_tables_of_the_dataset_read() {
+        let mut w = WorkloadOptions {
+            tables: 4,
+            ..Default::default()
+        };
+        w.tpcc.tables = 2;
+        assert_eq!(tables_read(&w, PrewarmDataset::Oltp), 4);
+        assert_eq!(tables_read(&w, PrewarmDataset::Tpcc), 18);
+        assert_eq!(tables_read(&w, PrewarmDataset::OltpAndTpcc), 22);
+    }
 }

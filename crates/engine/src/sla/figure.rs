@@ -57,8 +57,8 @@ fn upper_bound(step: &StepResult, percentile: f64, value: f64) -> Result<f64, St
         .confidence_or_computed()
         .ok_or("the step has no per-second records")?;
     let spread = match percentile {
-        p if (p - 95.0).abs() < 1e-9 => confidence.p95.clone(),
-        p if (p - 99.0).abs() < 1e-9 => confidence.p99.clone(),
+        p if (p - 95.0).abs() < 1e-9 => confidence.spreads.p95.clone(),
+        p if (p - 99.0).abs() < 1e-9 => confidence.spreads.p99.clone(),
         p => other_percentile(step, &confidence, p, value),
     };
     match spread {

@@ -98,9 +98,16 @@ impl Figures {
     }
 }
 
-/// How sure a step is of its figures.
+/// The 95% intervals of a step's figures and the steadiness of the seconds they rest
+/// on: what a report compares. A step's own are [`StepConfidence::spreads`]; a report
+/// makes the same from a step's repeats (their spread).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepConfidence {
+pub struct StepIntervals {
+    /// What the steady-state detector found, in full (its note says it in words).
+    pub steadiness: Steadiness,
+    /// True when every whole interval was used: the steady part was shorter than an
+    /// interval needs (or not found).
+    pub all_seconds: bool,
     pub tps: Spread,
     pub qps: Spread,
     /// From the per-second p95 and p99 ([`IntervalRecord::latency_at`]): an imported
@@ -108,12 +115,18 @@ pub struct StepConfidence {
     /// `--percentile` only, so there the other has no series.
     pub p95: Spread,
     pub p99: Spread,
+}
+
+/// How sure a step is of its figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepConfidence {
+    /// Flattened, so that a stored confidence keeps the one flat layout it has always
+    /// had (history, `--json`).
+    #[serde(flatten)]
+    pub spreads: StepIntervals,
     /// The per-second records every figure used (indices into the step's intervals):
-    /// the steady window, or every whole interval when `all_seconds`.
+    /// the steady window, or every whole interval when `spreads.all_seconds`.
     pub window: Window,
-    /// True when every whole interval was used: the steady part was shorter than an
-    /// interval needs (or not found).
-    pub all_seconds: bool,
     /// Length of one record in seconds (the median; 1 unless `--report-interval` was
     /// larger), so that a batch size reads as a duration.
     pub interval_s: f64,
@@ -122,8 +135,6 @@ pub struct StepConfidence {
     pub cv_pct: Option<f64>,
     /// True when the step's per-second TPS ended steady (the steady-state detector).
     pub settled: bool,
-    /// What the steady-state detector found, in full (its note says it in words).
-    pub steadiness: Steadiness,
 }
 
 impl StepConfidence {
@@ -138,16 +149,18 @@ impl StepConfidence {
         if records.is_empty() {
             let why = "the step has no per-second records";
             return StepConfidence {
-                tps: Spread::none(why),
-                qps: Spread::none(why),
-                p95: Spread::none(why),
-                p99: Spread::none(why),
+                spreads: StepIntervals {
+                    steadiness: steady_state(&[]),
+                    all_seconds: true,
+                    tps: Spread::none(why),
+                    qps: Spread::none(why),
+                    p95: Spread::none(why),
+                    p99: Spread::none(why),
+                },
                 window: Window { first: 0, len: 0 },
-                all_seconds: true,
                 interval_s: 0.0,
                 cv_pct: None,
                 settled: false,
-                steadiness: steady_state(&[]),
             };
         }
         let series =
@@ -187,15 +200,17 @@ impl StepConfidence {
         };
         StepConfidence {
             cv_pct: dbdyno_stats::coefficient_of_variation_pct(&used(&tps)),
-            tps: Spread::Estimated(tps_estimate),
-            qps: Spread::Estimated(rate(&series(|r| r.qps), f.qps)),
-            p95: percentile(95.0, f.p95_ms),
-            p99: percentile(99.0, f.p99_ms),
             window,
-            all_seconds,
             interval_s: median_duration(records),
             settled: steadiness.settled(),
-            steadiness,
+            spreads: StepIntervals {
+                steadiness,
+                all_seconds,
+                tps: Spread::Estimated(tps_estimate),
+                qps: Spread::Estimated(rate(&series(|r| r.qps), f.qps)),
+                p95: percentile(95.0, f.p95_ms),
+                p99: percentile(99.0, f.p99_ms),
+            },
         }
     }
 
@@ -247,7 +262,7 @@ impl StepConfidence {
         }
         Some(format!(
             "the step's throughput never settled: {}",
-            self.steadiness.note
+            self.spreads.steadiness.note
         ))
     }
 }
@@ -295,63 +310,47 @@ fn whole_intervals(records: &[IntervalRecord]) -> &[IntervalRecord] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    pub(crate) fn record(i: usize, tps: f64, latency_ms: f64, percentile: f64) -> IntervalRecord {
-        IntervalRecord {
-            elapsed_s: (i + 1) as f64,
-            duration_s: 1.0,
-            threads: 1,
-            tps,
-            qps: tps * 20.0,
-            latency_ms,
-            percentile,
-            ..Default::default()
-        }
-    }
-
-    /// `n` seconds around `tps` with a ±`wobble` share of alternating noise.
-    fn records(n: usize, tps: f64, wobble: f64, percentile: f64) -> Vec<IntervalRecord> {
-        (0..n)
-            .map(|i| {
-                let s = if i % 2 == 0 { 1.0 } else { -1.0 } * ((i % 5) as f64 / 4.0);
-                record(
-                    i,
-                    tps * (1.0 + wobble * s),
-                    2.0 * (1.0 - wobble * s),
-                    percentile,
-                )
-            })
-            .collect()
-    }
-
-    fn figures(tps: f64) -> Figures {
-        Figures {
-            tps,
-            qps: tps * 20.0,
-            p95_ms: Some(2.0),
-            p99_ms: Some(3.0),
-        }
-    }
+    use crate::stats::testing::{figures, record, records};
 
     #[test]
     fn intervals_are_centred_on_the_whole_step_figures() {
         let c = StepConfidence::from_records(&records(30, 1000.0, 0.05, 95.0), figures(990.0));
-        let Spread::Estimated(tps) = &c.tps else {
-            panic!("{:?}", c.tps)
+        let Spread::Estimated(tps) = &c.spreads.tps else {
+            panic!("{:?}", c.spreads.tps)
         };
         assert_eq!(tps.mean, 990.0);
         let i = tps.interval.unwrap();
         assert!(i.lower < 990.0 && 990.0 < i.upper, "{i:?}");
-        assert!(matches!(c.p95, Spread::Estimated(_)));
+        assert!(matches!(c.spreads.p95, Spread::Estimated(_)));
         // The records carry p95 only: p99 has no series, and says which it has.
-        let Spread::NoSeries { reason } = &c.p99 else {
-            panic!("{:?}", c.p99)
+        let Spread::NoSeries { reason } = &c.spreads.p99 else {
+            panic!("{:?}", c.spreads.p99)
         };
         assert!(reason.contains("p95 latency, not p99"), "{reason}");
         assert!(c.settled);
         assert_eq!(c.interval_s, 1.0);
         let cv = c.cv_pct.unwrap();
         assert!(cv > 0.5 && cv < 10.0, "{cv}");
+    }
+
+    #[test]
+    fn a_stored_confidence_keeps_its_flat_layout() {
+        let c = StepConfidence::from_records(&records(30, 1000.0, 0.05, 95.0), figures(1000.0));
+        let json = serde_json::to_value(&c).unwrap();
+        for key in [
+            "tps",
+            "qps",
+            "p95",
+            "p99",
+            "all_seconds",
+            "steadiness",
+            "window",
+        ] {
+            assert!(json.get(key).is_some(), "no {key} in {json}");
+        }
+        assert!(json.get("spreads").is_none(), "{json}");
+        let back: StepConfidence = serde_json::from_value(json).unwrap();
+        assert_eq!(back, c);
     }
 
     #[test]
@@ -363,15 +362,19 @@ mod tests {
             x.p99_ms = Some(x.latency_ms * 1.5);
         }
         let c = StepConfidence::from_records(&r, figures(1000.0));
-        let (lo, hi) = c.p99.bounds().expect("a p99 interval");
+        let (lo, hi) = c.spreads.p99.bounds().expect("a p99 interval");
         assert!(lo < 3.0 && 3.0 < hi, "{lo} … {hi}");
-        let (lo, hi) = c.p95.bounds().expect("a p95 interval");
+        let (lo, hi) = c.spreads.p95.bounds().expect("a p95 interval");
         assert!(lo < 2.0 && 2.0 < hi, "{lo} … {hi}");
         // One record without p99 (a gap) leaves p99 without a series, not filled in.
         r[3].p99_ms = None;
         let c = StepConfidence::from_records(&r, figures(1000.0));
-        assert!(matches!(c.p99, Spread::NoSeries { .. }), "{:?}", c.p99);
-        assert!(c.p95.bounds().is_some());
+        assert!(
+            matches!(c.spreads.p99, Spread::NoSeries { .. }),
+            "{:?}",
+            c.spreads.p99
+        );
+        assert!(c.spreads.p95.bounds().is_some());
     }
 
     #[test]
@@ -382,10 +385,10 @@ mod tests {
             .map(|i| record(i, if i % 4 < 2 { 600.0 } else { 1400.0 }, 2.0, 95.0))
             .collect();
         let c = StepConfidence::from_records(&r, figures(1000.0));
-        assert!(c.all_seconds, "{:?}", c.steadiness);
+        assert!(c.spreads.all_seconds, "{:?}", c.spreads.steadiness);
         assert_eq!(c.window, Window { first: 0, len: 12 });
-        let Spread::Estimated(tps) = &c.tps else {
-            panic!("{:?}", c.tps)
+        let Spread::Estimated(tps) = &c.spreads.tps else {
+            panic!("{:?}", c.spreads.tps)
         };
         assert_eq!(tps.values, 12);
         assert!(tps.interval.is_some(), "{}", tps.note);
@@ -398,7 +401,7 @@ mod tests {
         );
         // A quiet step keeps its steady window.
         let quiet = StepConfidence::from_records(&records(30, 1000.0, 0.02, 95.0), figures(1000.0));
-        assert!(!quiet.all_seconds);
+        assert!(!quiet.spreads.all_seconds);
         assert!(quiet.unsettled_note().is_none());
     }
 
@@ -415,7 +418,12 @@ mod tests {
     #[test]
     fn without_records_no_figure_gets_an_interval() {
         let c = StepConfidence::from_records(&[], figures(1000.0));
-        for s in [&c.tps, &c.qps, &c.p95, &c.p99] {
+        for s in [
+            &c.spreads.tps,
+            &c.spreads.qps,
+            &c.spreads.p95,
+            &c.spreads.p99,
+        ] {
             assert_eq!(s.bounds(), None);
             assert!(c.phrase(s, 2).contains("no per-second records"), "{s:?}");
         }
@@ -435,21 +443,21 @@ mod tests {
             x.duration_s = 2.0004;
         }
         let c = StepConfidence::from_records(&r, figures(1000.0));
-        let p = c.phrase(&c.tps, 1);
+        let p = c.phrase(&c.spreads.tps, 1);
         assert!(p.starts_with("1000.0 (95% CI "), "{p}");
         let Spread::Estimated(Estimate {
             method: Method::BatchMeans { batch_size, .. },
             ..
-        }) = &c.tps
+        }) = &c.spreads.tps
         else {
-            panic!("{:?}", c.tps)
+            panic!("{:?}", c.spreads.tps)
         };
         assert!(
             p.ends_with(&format!(", batch means of {} s)", batch_size * 2)),
             "{p}"
         );
         let short = StepConfidence::from_records(&records(4, 1000.0, 0.05, 95.0), figures(1.0));
-        let p = short.phrase(&short.tps, 2);
+        let p = short.phrase(&short.spreads.tps, 2);
         assert!(
             p.starts_with("1.00 (no interval: 4 intervals, at least"),
             "{p}"

@@ -6,8 +6,9 @@
 //! - [`fairness`]: sysbench's "Threads fairness" figures;
 //! - [`find_steady_window`]: the part of a step after a cold start or warm-up, found
 //!   from the interval series;
-//! - [`StepConfidence`]: the 95% intervals of a step's TPS, QPS, p95 and p99, its
-//!   coefficient of variation and whether it settled, stored with the step.
+//! - [`StepConfidence`]: the 95% intervals of a step's TPS, QPS, p95 and p99
+//!   ([`StepIntervals`], what a report compares), its coefficient of variation and
+//!   whether it settled, stored with the step.
 //!
 //! Non-goals: collecting the figures (that is `exec`), printing them (that is
 //! `sysbench_text` and the report crates).
@@ -16,8 +17,10 @@ mod confidence;
 mod fairness;
 mod histogram;
 mod steady;
+#[doc(hidden)]
+pub mod testing;
 
-pub use confidence::{Figures, Spread, StepConfidence};
+pub use confidence::{Figures, Spread, StepConfidence, StepIntervals};
 
 pub use fairness::fairness;
 pub use histogram::LatencyHistogram;

@@ -219,7 +219,7 @@ fn confidence(out: &mut String, r: &StepResult) {
     if c.window.len == 0 {
         return;
     }
-    let used = if c.all_seconds {
+    let used = if c.spreads.all_seconds {
         "every interval".to_string()
     } else {
         "the steady window".to_string()
@@ -232,10 +232,10 @@ fn confidence(out: &mut String, r: &StepResult) {
             r.intervals.len()
         ),
     );
-    kv(out, "tps:", &c.phrase(&c.tps, 2));
-    kv(out, "qps:", &c.phrase(&c.qps, 2));
-    kv(out, "p95 latency (ms):", &c.phrase(&c.p95, 2));
-    kv(out, "p99 latency (ms):", &c.phrase(&c.p99, 2));
+    kv(out, "tps:", &c.phrase(&c.spreads.tps, 2));
+    kv(out, "qps:", &c.phrase(&c.spreads.qps, 2));
+    kv(out, "p95 latency (ms):", &c.phrase(&c.spreads.p95, 2));
+    kv(out, "p99 latency (ms):", &c.phrase(&c.spreads.p99, 2));
     kv(
         out,
         "cv of interval tps:",

@@ -1,20 +1,30 @@
-//! `tpcc prepare`: create the table sets and load them, in parallel across warehouses.
+//! `tpcc prepare`: create the table sets and load them, in parallel.
 //!
 //! The reference (tpcc_common.lua's `cmd_prepare`) creates each set's tables with
 //! their secondary indexes and foreign keys, loads its items, then loads one whole
 //! warehouse per thread with multi-row INSERTs. Here the tables are created with their
-//! primary keys only; the rows go in as units any thread may take (`load_units`),
-//! streamed as `LOAD DATA LOCAL INFILE` from memory (multi-row INSERTs when the server
-//! forbids it: the mechanism the OLTP prepare uses, `phases::load_data`, on the same
-//! loader pool, `phases::pool`); the secondary indexes are then built in one pass per
-//! table, and the foreign keys added (with FOREIGN_KEY_CHECKS=0, as the reference
-//! loads: no row is checked). The end
-//! schema is the reference's, statement for statement (`tests/it/tpcc_data.rs` holds
-//! the two tools' `SHOW CREATE TABLE` side by side).
+//! primary keys only, and the rows are streamed as `LOAD DATA LOCAL INFILE` from
+//! memory (multi-row INSERTs when the server forbids it: the mechanism the OLTP
+//! prepare uses, `phases::load_data`, on the same loader pool, `phases::pool`), cut
+//! one of two ways:
 //!
-//! Why the indexes after the load: at scale 4 with 4 threads on the sandbox, the server
-//! spent 12.2-12.6 s of CPU on the whole prepare this way, 14.7-15.4 s with the indexes
-//! created before the load as the reference does (two runs each, alternating).
+//! * **table by table** (`load_tables`) where the server bulk-inserts into empty
+//!   InnoDB tables: each table in one transaction and one statement, its secondary
+//!   indexes created beforehand, since the bulk insert builds them from sorted entries;
+//! * **unit by unit** (`load_units`) elsewhere: units any thread may take, parallel
+//!   across warehouses, and the secondary indexes built after the load in one pass per
+//!   table.
+//!
+//! The foreign keys are added last (with FOREIGN_KEY_CHECKS=0, as the reference loads:
+//! no row is checked). The end schema is the reference's, statement for statement
+//! (`tests/it/tpcc_data.rs` holds the two tools' `SHOW CREATE TABLE` side by side).
+//!
+//! Measured at scale 4 with 4 threads on the sandbox MariaDB 10.11 (server CPU over
+//! the whole prepare, docs/benchmarks.md): unit by unit with the indexes after the load
+//! 12.0-12.3 s (with the indexes before it, 14.7-15.4 s); table by table in one
+//! statement per table with the indexes before 9.9-10.3 s, with them after 14.5-15.0 s;
+//! table by table in 20,000-row statements (only a transaction's first statement takes
+//! the bulk path) 12.5-18.6 s.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -23,6 +33,7 @@ use mysql::prelude::Queryable;
 use mysql::Conn;
 
 use super::dataset::{self, Found};
+use super::load_tables::{self, TableLoad};
 use super::load_units::{self, Unit};
 use super::options::TpccOptions;
 use super::rows::{RowBuf, RowFormat, RowRng};
@@ -76,16 +87,37 @@ pub fn prepare(
     let mut rng = RowRng::new();
     let units = load_units::plan(o.tables, o.scale, &mut rng);
     let rows_total: u64 = units.iter().map(Unit::rows).sum();
+    let version: String = conn
+        .query_first("SELECT VERSION()")
+        .map_err(|e| driver::query_error("reading the server's version", &e))?
+        .unwrap_or_default();
+    let by_table = load_tables::worth_it(&version, o, threads);
+    // Table by table, the bulk insert builds the secondary indexes from sorted
+    // entries as it loads, so they are created on the empty tables; unit by unit they
+    // are built after the load, in one pass per table.
+    if by_table {
+        add_indexes(connect, o, threads, events, cancel)?;
+    }
     events.message(format!(
-        "Loading {} warehouse(s) into {} set(s) of tables with {threads} thread(s)",
-        o.scale, o.tables
+        "Loading {} warehouse(s) into {} set(s) of tables with {threads} thread(s){}",
+        o.scale,
+        o.tables,
+        if by_table {
+            ", one table per transaction (the server's bulk insert into empty tables)"
+        } else {
+            ""
+        }
     ));
     let load_start = Instant::now();
-    load_rows(connect, units, threads, rows_total, events, cancel)?;
+    if by_table {
+        load_by_table(connect, &units, threads, rows_total, events, cancel)?;
+    } else {
+        load_rows(connect, units, threads, rows_total, events, cancel)?;
+    }
     let load_seconds = load_start.elapsed().as_secs_f64();
 
     let index_start = Instant::now();
-    if !cancel.is_cancelled() {
+    if !cancel.is_cancelled() && !by_table {
         add_indexes(connect, o, threads, events, cancel)?;
     }
     if o.use_fk && !cancel.is_cancelled() {
@@ -169,34 +201,95 @@ fn load_worker(
     flags: &LoadFlags,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
-    let mut conn = driver::connect(connect)?;
-    // As the reference's loader connections: rows are not checked against parents
-    // (the foreign keys are added after the load anyway).
-    driver::admin_exec(
-        &mut conn,
-        "SET FOREIGN_KEY_CHECKS",
-        "SET FOREIGN_KEY_CHECKS=0",
-    )?;
-    let mut sender = RowSender {
-        stream: Some(LoadDataStream::install(&mut conn, 8 << 20)),
-        buf: RowBuf::new(RowFormat::Tsv),
-        rng: RowRng::new(),
-    };
+    let (mut conn, mut sender) = loader_connection(connect, "SET FOREIGN_KEY_CHECKS=0")?;
     while let Ok(unit) = rx.recv() {
         if cancel.is_cancelled() || flags.failed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        // The reference stores the server's NOW() in the date columns.
-        let now: String = conn
-            .query_first("SELECT CAST(NOW() AS CHAR)")
-            .map_err(|e| driver::query_error("reading the server's time", &e))?
-            .unwrap_or_default();
+        let now = server_now(&mut conn)?;
         for t in unit.tables() {
             let rows = sender.send(&mut conn, &t, &now, flags)?;
             flags.rows_done.fetch_add(rows, Ordering::Relaxed);
         }
     }
     Ok(())
+}
+
+fn load_by_table(
+    connect: &ConnectOptions,
+    units: &[Unit],
+    threads: u32,
+    rows_total: u64,
+    events: &EventSink,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    let loads = load_tables::by_table(units);
+    let threads = threads.min(u32::try_from(loads.len()).unwrap_or(u32::MAX));
+    load_in_parallel(loads, threads, rows_total, events, |_, rx, flags| {
+        table_worker(connect, rx, flags, cancel)
+    })
+}
+
+/// One loader connection that loads whole tables, each in one transaction and one
+/// LOAD DATA statement: the server's bulk insert into an empty table (`load_tables`)
+/// needs every row of the table in the transaction whose first insert found it
+/// empty, and takes the bulk path only for that first statement. Cancelled or
+/// failed, the connection closes and the server rolls the table's load back.
+fn table_worker(
+    connect: &ConnectOptions,
+    rx: &crossbeam_channel::Receiver<TableLoad>,
+    flags: &LoadFlags,
+    cancel: &CancelToken,
+) -> Result<(), EngineError> {
+    // unique_checks=0 is safe: the rows are generated unique by construction.
+    let (mut conn, mut sender) =
+        loader_connection(connect, "SET FOREIGN_KEY_CHECKS=0, UNIQUE_CHECKS=0")?;
+    while let Ok(load) = rx.recv() {
+        if cancel.is_cancelled() || flags.failed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let now = server_now(&mut conn)?;
+        driver::admin_exec(&mut conn, "START TRANSACTION", "START TRANSACTION")?;
+        if sender.send_streamed(&mut conn, &load, &now, flags)? {
+            driver::admin_exec(&mut conn, "COMMIT", "COMMIT")?;
+            continue;
+        }
+        // LOCAL INFILE refused: the same rows as INSERTs, in the same transaction.
+        for t in load.parts() {
+            if cancel.is_cancelled() || flags.failed.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let rows = sender.send(&mut conn, &t, &now, flags)?;
+            flags.rows_done.fetch_add(rows, Ordering::Relaxed);
+        }
+        driver::admin_exec(&mut conn, "COMMIT", "COMMIT")?;
+    }
+    Ok(())
+}
+
+/// A loader's connection with its session settings (`set`) and its row sender. As
+/// the reference's loader connections: rows are not checked against parents (the
+/// foreign keys are added after the load anyway).
+fn loader_connection(
+    connect: &ConnectOptions,
+    set: &str,
+) -> Result<(Conn, RowSender), EngineError> {
+    let mut conn = driver::connect(connect)?;
+    driver::admin_exec(&mut conn, "setting the loader's session", set)?;
+    let sender = RowSender {
+        stream: Some(LoadDataStream::install(&mut conn, 8 << 20)),
+        buf: RowBuf::new(RowFormat::Tsv),
+        rng: RowRng::new(),
+    };
+    Ok((conn, sender))
+}
+
+/// The server's `NOW()`, which the reference stores in the date columns.
+fn server_now(conn: &mut Conn) -> Result<String, EngineError> {
+    Ok(conn
+        .query_first("SELECT CAST(NOW() AS CHAR)")
+        .map_err(|e| driver::query_error("reading the server's time", &e))?
+        .unwrap_or_default())
 }
 
 /// Writes a table's rows and sends them: LOAD DATA while the server takes it, INSERTs
@@ -243,6 +336,61 @@ impl RowSender {
                 .map_err(|e| driver::query_error(&context(), &e))?;
         }
         Ok(self.buf.rows() as u64)
+    }
+
+    /// Sends a whole table load as one LOAD DATA statement, its rows written by a
+    /// second thread while the server reads them. Returns false, having loaded
+    /// nothing, when the server refuses LOCAL INFILE (the caller then sends the parts
+    /// as INSERTs, through [`send`](Self::send)).
+    fn send_streamed(
+        &mut self,
+        conn: &mut Conn,
+        load: &TableLoad,
+        now: &str,
+        flags: &LoadFlags,
+    ) -> Result<bool, EngineError> {
+        let Some(stream) = &self.stream else {
+            return Ok(false);
+        };
+        let Some(columns) = load.parts().next().map(|t| t.columns) else {
+            return Ok(true);
+        };
+        let table = schema::table_name(load.table, load.set);
+        // A rendezvous channel: a chunk counts as loaded once the handler took it.
+        let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(0);
+        stream.stream_from(rx);
+        let rng = &mut self.rng;
+        let sent = std::thread::scope(|scope| {
+            scope.spawn(move || {
+                let mut buf = RowBuf::new(RowFormat::Tsv);
+                for t in load.parts() {
+                    buf.clear(RowFormat::Tsv);
+                    (t.write)(&mut buf, rng, now);
+                    let rows = buf.rows() as u64;
+                    if tx.send(std::mem::take(buf.bytes_mut())).is_err() {
+                        return;
+                    }
+                    flags.rows_done.fetch_add(rows, Ordering::Relaxed);
+                }
+            });
+            let sent = conn.query_drop(load_data::load_data_sql(&table, columns));
+            // Drops the receiver: a writer the server never read from stops.
+            stream.fill(|_| {});
+            sent
+        });
+        match sent {
+            Ok(()) => Ok(true),
+            Err(e) if load_data::is_local_infile_refused(&e) => {
+                conn.set_local_infile_handler(None);
+                flags.inserts_instead.store(true, Ordering::Relaxed);
+                self.stream = None;
+                Ok(false)
+            }
+            Err(e) => Err(driver::query_error(
+                &format!("loading rows into {table}"),
+                &e,
+            )),
+        }
     }
 }
 

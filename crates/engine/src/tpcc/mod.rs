@@ -6,16 +6,19 @@
 //! side (schema, parallel load, cleanup, consistency check) and the run side (random
 //! functions, the transactions, the mix) live in their own modules. Data side:
 //! [`schema`] (the tables as the reference creates them), [`load`] (prepare: the
-//! units of `load_units` written by `rows`, on many connections), `dataset` (which
-//! tables are ours), [`cleanup`], [`check`] (tpcc_check.lua's checks).
+//! units of `load_units`, or table by table as `load_tables` cuts them, written by
+//! `rows`, on many connections), `dataset` (which tables are ours), [`prewarm`] (every
+//! index read into the buffer pool), [`cleanup`], [`check`] (tpcc_check.lua's checks).
 
 pub mod args;
 pub mod check;
 pub mod cleanup;
 mod dataset;
 pub mod load;
+mod load_tables;
 mod load_units;
 pub mod options;
+pub mod prewarm;
 pub mod random;
 mod rows;
 pub mod run;

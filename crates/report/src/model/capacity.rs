@@ -177,7 +177,7 @@ fn env_capacity(
 }
 
 fn tps_spread(r: &StepResult) -> Option<Spread> {
-    r.confidence_or_computed().map(|c| c.tps.clone())
+    r.confidence_or_computed().map(|c| c.spreads.tps.clone())
 }
 
 /// A capacity step's TPS (`tps`) as a figure with its interval, or bare with why it

@@ -17,7 +17,8 @@
 //!   (REGRESSED, IMPROVED, within noise, not judged);
 //! - [`coldstart`]: steps pulled down by a cold buffer pool (seed 003);
 //! - [`environment`]: the side-by-side environment table;
-//! - [`summary`]: headline deltas and the executive summary, in sentences;
+//! - [`summary`]: headline deltas and the executive summary, in sentences (its TPC-C
+//!   sentences in `tpcc_summary`);
 //! - [`warnings`]: what to check before trusting the numbers;
 //! - [`timeline`]: the per-second series and latency distribution of one chosen step;
 //! - [`tpcc`]: tpmC and NOPM by threads, per transaction type, and Δ tpmC per environment;
@@ -49,6 +50,7 @@ pub mod repeats;
 pub mod summary;
 pub mod timeline;
 pub mod tpcc;
+mod tpcc_summary;
 pub mod warnings;
 
 pub use bottleneck::{Bottleneck, BottleneckClass, Resource};

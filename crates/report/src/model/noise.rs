@@ -26,11 +26,11 @@
 //! the many cells of a report (the noise floor keeps false verdicts rare).
 
 use dbdyno_engine::stats::StepConfidence;
-pub use dbdyno_engine::stats::{Figures, Spread};
+pub use dbdyno_engine::stats::{Figures, Spread, StepIntervals};
 use dbdyno_engine::{IntervalRecord, StepResult};
 use dbdyno_stats::{
     judge, noise_floor, relative_difference, Delta, DeltaRange, Direction, Judgement, NoiseFloor,
-    Steadiness, Verdict as FigureVerdict,
+    Verdict as FigureVerdict,
 };
 use serde::{Deserialize, Serialize};
 
@@ -38,45 +38,18 @@ use super::compare::{Comparison, Verdict};
 use super::Cell;
 use crate::format;
 
-/// The intervals of one step's figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepIntervals {
-    /// The steady part of the per-second TPS, and whether the step settled.
-    pub steadiness: Steadiness,
-    /// True when every second was used: the steady part was shorter than an interval
-    /// needs (or not found).
-    pub all_seconds: bool,
-    pub tps: Spread,
-    pub qps: Spread,
-    pub p95: Spread,
-    pub p99: Spread,
-}
-
-impl From<&StepConfidence> for StepIntervals {
-    fn from(c: &StepConfidence) -> StepIntervals {
-        StepIntervals {
-            steadiness: c.steadiness.clone(),
-            all_seconds: c.all_seconds,
-            tps: c.tps.clone(),
-            qps: c.qps.clone(),
-            p95: c.p95.clone(),
-            p99: c.p99.clone(),
-        }
-    }
-}
-
 /// A step's intervals: the confidence stored with it, or (a step recorded before steps
 /// carried one) the same made from its per-second records.
 pub fn of_step(r: &StepResult) -> StepIntervals {
     match &r.confidence {
-        Some(c) => c.into(),
-        None => (&StepConfidence::of_step(r)).into(),
+        Some(c) => c.spreads.clone(),
+        None => StepConfidence::of_step(r).spreads,
     }
 }
 
 /// The 95% intervals of a step's figures from its per-second records.
 pub fn step_intervals(records: &[IntervalRecord], f: Figures) -> StepIntervals {
-    (&StepConfidence::from_records(records, f)).into()
+    StepConfidence::from_records(records, f).spreads
 }
 
 /// Each figure's Δ with its 95% interval and verdict, for one compared cell.
@@ -248,45 +221,10 @@ pub fn scenario_noise(comparisons: &[Comparison]) -> Option<ScenarioNoise> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
+    use dbdyno_engine::stats::testing::{figures, records};
+
     use super::*;
-
-    fn record(i: usize, tps: f64, latency_ms: f64, percentile: f64) -> IntervalRecord {
-        IntervalRecord {
-            elapsed_s: (i + 1) as f64,
-            duration_s: 1.0,
-            threads: 1,
-            tps,
-            qps: tps * 20.0,
-            latency_ms,
-            percentile,
-            ..Default::default()
-        }
-    }
-
-    /// `n` seconds around `tps` with a ±`wobble` share of alternating noise.
-    pub(crate) fn records(n: usize, tps: f64, wobble: f64, percentile: f64) -> Vec<IntervalRecord> {
-        (0..n)
-            .map(|i| {
-                let s = if i % 2 == 0 { 1.0 } else { -1.0 } * ((i % 5) as f64 / 4.0);
-                record(
-                    i,
-                    tps * (1.0 + wobble * s),
-                    2.0 * (1.0 - wobble * s),
-                    percentile,
-                )
-            })
-            .collect()
-    }
-
-    fn figures(tps: f64) -> Figures {
-        Figures {
-            tps,
-            qps: tps * 20.0,
-            p95_ms: Some(2.0),
-            p99_ms: Some(3.0),
-        }
-    }
 
     // How a step's intervals are made is tested beside their one owner,
     // dbdyno_engine::stats::confidence; here, that the report reads them.
@@ -301,15 +239,15 @@ pub(crate) mod tests {
             .confidence
             .clone()
             .expect("a log with interval lines has one");
-        assert_eq!(of_step(&r), StepIntervals::from(&stored));
+        assert_eq!(of_step(&r), stored.spreads);
         // A step written before steps carried it: the same, from its records.
         r.confidence = None;
-        assert_eq!(of_step(&r), StepIntervals::from(&stored));
+        assert_eq!(of_step(&r), stored.spreads);
         // What is stored is what the report reads (not made again).
         let mut odd = stored.clone();
-        odd.all_seconds = !odd.all_seconds;
+        odd.spreads.all_seconds = !odd.spreads.all_seconds;
         r.confidence = Some(odd);
-        assert_ne!(of_step(&r), StepIntervals::from(&stored));
+        assert_ne!(of_step(&r), stored.spreads);
     }
 
     fn cell(records: &[IntervalRecord], tps: f64) -> Cell {

@@ -121,6 +121,7 @@ fn intervals(done: &[Cell]) -> StepIntervals {
 
 #[cfg(test)]
 mod tests {
+    use dbdyno_engine::stats::testing::records;
     use dbdyno_stats::Method;
 
     use super::*;
@@ -131,7 +132,7 @@ mod tests {
     fn run(tps: f64, p95: f64) -> Cell {
         let mut cell = c(4, tps, p95);
         cell.intervals = noise::step_intervals(
-            &noise::tests::records(30, tps, 0.02, 95.0),
+            &records(30, tps, 0.02, 95.0),
             Figures {
                 tps,
                 qps: cell.qps,

@@ -8,15 +8,18 @@
 //! the headline's direction (every Δ interval reaches 0), the headline says the runs
 //! cannot be told apart instead of naming a winner. The executive summary counts the
 //! cells that regressed, improved or are within noise, and gives each scenario's noise
-//! floor.
+//! floor; with tpcc steps, the peak tpmC and its comparison ([`super::tpcc_summary`]).
 
 use std::collections::BTreeMap;
 
-use super::{BottleneckClass, Comparison, EnvSummary, KneeKind, Report, ScenarioReport, Severity};
+use super::{
+    tpcc_summary, BottleneckClass, Comparison, EnvSummary, KneeKind, Report, ScenarioReport,
+    Severity,
+};
 use crate::format;
 
 /// Differences smaller than this (percent) read as "matches".
-const SAME_PCT: f64 = 2.0;
+pub(super) const SAME_PCT: f64 = 2.0;
 /// Headline deltas shown in the executive summary.
 const EXECUTIVE_HEADLINES: usize = 3;
 
@@ -98,7 +101,7 @@ fn delta_items(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<(f64, S
 /// headline's `d` (every interval of Δ TPS reaches 0 or lies on the other side), the
 /// widest TPS noise: the headline then says the runs cannot be told apart. `None` when
 /// some step does differ, or no step has an interval.
-fn within_noise(c: &Comparison, d: f64) -> Option<f64> {
+pub(super) fn within_noise(c: &Comparison, d: f64) -> Option<f64> {
     let tps: Vec<_> = c
         .rows
         .iter()
@@ -154,10 +157,13 @@ pub fn executive(r: &Report) -> Vec<String> {
             // Environment names are kept as given, even at the start of a sentence.
             out.push(format!("{s}."));
         }
+        out.extend(tpcc_summary::peaks(r));
+        out.extend(tpcc_summary::deltas(r));
     } else {
         for h in &r.headlines {
             out.push(format!("{h}."));
         }
+        out.extend(tpcc_summary::peaks(r));
     }
     out.push(bottlenecks(r));
     out.extend(knees(r));

@@ -518,6 +518,8 @@ impl StepRow {
             errors: None,
             reconnects: None,
             steady_tps: None,
+            tpmc: None,
+            nopm: None,
             client_cpu_pct: None,
             repeat: None,
             mode: None,
@@ -576,6 +578,8 @@ fn fill_row(row: &mut StepRow, r: &StepResult) {
     row.errors = Some(r.ignored_errors as f64);
     row.reconnects = Some(r.reconnects as f64);
     row.steady_tps = r.steady.as_ref().map(|s| s.tps);
+    row.tpmc = r.tpcc.as_ref().map(|t| t.tpmc);
+    row.nopm = r.tpcc.as_ref().map(|t| t.nopm);
     row.client_cpu_pct = Some(r.client_cpu.percent_of_machine);
     row.repeat = r.repeat.label();
     row.mode = r.open_loop.as_ref().map(|o| o.mode());
@@ -673,6 +677,28 @@ mod tests {
         let s2 = live.snapshot();
         assert_eq!(s2.status, RunStatus::CoolingDown);
         assert!(s2.cooldown_left_s.unwrap() <= 1.0);
+    }
+
+    /// A tpcc step's row carries the tpmC and NOPM the engine counted (the Run and
+    /// History screens show them); a step without TPC-C figures has none.
+    #[test]
+    fn a_tpcc_steps_row_carries_its_tpmc_and_nopm() {
+        let text =
+            include_str!("../../../engine/src/sysbench_text/fixtures/read_only_no_intervals.txt");
+        let parsed = dbdyno_engine::sysbench_text::parse_sysbench_output(text).unwrap();
+        let mut r = parsed[0].to_step_result(Scenario::Tpcc);
+        let row = StepRow::finished(0, &r);
+        assert_eq!((row.tpmc, row.nopm), (None, None));
+        r.tpcc = Some(dbdyno_engine::tpcc::TpccResult {
+            tpmc: 1234.5,
+            nopm: 1221.0,
+            rollbacks: 13,
+            deadlocks: 0,
+            lock_wait_timeouts: 0,
+            transactions: Vec::new(),
+        });
+        let row = StepRow::finished(0, &r);
+        assert_eq!((row.tpmc, row.nopm), (Some(1234.5), Some(1221.0)));
     }
 
     /// Each planned row says which repeat it is and how it drives load, before it runs.

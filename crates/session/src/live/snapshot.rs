@@ -111,6 +111,11 @@ pub struct StepRow {
     pub reconnects: Option<f64>,
     /// Throughput of the steady part of the step, when one was found.
     pub steady_tps: Option<f64>,
+    /// A finished tpcc step's tpmC (New-Orders per minute, the ones rolled back by
+    /// design included) and NOPM (committed New-Orders per minute), as the engine
+    /// counted them; None for other scenarios.
+    pub tpmc: Option<f64>,
+    pub nopm: Option<f64>,
     pub client_cpu_pct: Option<f64>,
     /// "repeat 2/3" for a repeated step (`--repeat`); None for a single run.
     pub repeat: Option<String>,

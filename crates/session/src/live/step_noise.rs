@@ -50,9 +50,9 @@ impl StepNoise {
         let confidence = r.confidence_or_computed();
         let c = confidence.as_deref();
         StepNoise {
-            tps_half_width_pct: c.and_then(|c| c.tps.half_width_pct()),
+            tps_half_width_pct: c.and_then(|c| c.spreads.tps.half_width_pct()),
             p95_interval_ms: c
-                .and_then(|c| c.p95.bounds())
+                .and_then(|c| c.spreads.p95.bounds())
                 .map(|(lower, upper)| Bounds { lower, upper }),
             cv_pct: c.and_then(|c| c.cv_pct),
             settled: c.is_some_and(|c| c.settled),

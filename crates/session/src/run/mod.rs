@@ -22,7 +22,7 @@ mod tests;
 use std::time::{Duration, Instant};
 
 use dbdyno_checks::{Check, CheckStatus};
-use dbdyno_clients::ClientsPlan;
+use dbdyno_clients::{ClientsPlan, Coordinator};
 use dbdyno_engine::{run_plan, CancelToken, EngineError, EngineEvent, EventSink, Plan, RunOutcome};
 use dbdyno_monitor::{HostAccess, SshConnection, StepServerFigures};
 
@@ -190,8 +190,8 @@ pub struct Run {
     plan: Plan,
     problems: Vec<Check>,
     engine: Engine,
-    /// The load clients the engine's steps run across, if any.
-    clients: Option<ClientsPlan>,
+    /// The load clients the engine's steps run across, started and checked, if any.
+    clients: Option<Coordinator>,
     side: Side,
 }
 
@@ -233,6 +233,9 @@ impl Run {
             Some(p) => p.problems().into_iter().cloned().collect(),
             None => Vec::new(),
         };
+        // The load clients are started and checked next, even under --skip-checks: a
+        // client that cannot take its share refuses the run, its row saying why.
+        let (clients, problems) = connect_clients(clients.as_ref(), &plan, problems)?;
         // Before anything loads the server (the checks only read it): a hardware test on
         // it refuses the run. Taken after the checks, so that a run they refuse leaves
         // nothing behind, not even the lock's directory.
@@ -330,13 +333,41 @@ impl Run {
     }
 }
 
+/// Starts and checks `clients`: their warnings and failures join `problems`, worst
+/// first; a failure refuses the run.
+fn connect_clients(
+    clients: Option<&ClientsPlan>,
+    plan: &Plan,
+    mut problems: Vec<Check>,
+) -> Result<(Option<Coordinator>, Vec<Check>), NotStarted> {
+    let Some(clients) = clients else {
+        return Ok((None, problems));
+    };
+    let (coordinator, rows) = match clients.connect(plan) {
+        Ok(c) => {
+            let rows = c.check_rows();
+            (Some(c), rows)
+        }
+        Err(e) => (None, e.checks),
+    };
+    problems.extend(
+        rows.into_iter()
+            .filter(|c| matches!(c.status, CheckStatus::Warn | CheckStatus::Fail)),
+    );
+    problems.sort_by_key(|c| std::cmp::Reverse(c.status));
+    match coordinator {
+        Some(c) => Ok((Some(c), problems)),
+        None => Err(NotStarted::Refused { problems }),
+    }
+}
+
 impl Side {
     /// The engine on its thread, this thread folding its events and the samplers'.
     fn engine_loop(
         &mut self,
         plan: &Plan,
         engine: Engine,
-        clients: Option<&ClientsPlan>,
+        clients: Option<&Coordinator>,
         cancel: &CancelToken,
         on: &mut impl FnMut(RunEvent<'_>),
     ) -> (RunOutcome, Option<EngineError>) {

@@ -83,6 +83,8 @@ pub mod opts;
 pub mod pool;
 pub mod query;
 pub mod query_result;
+// DB DYNO PATCH (vendor/mysql/PATCH.md): `Conn::set_read_timeout` / `set_write_timeout`.
+mod timeouts;
 pub mod queryable;
 #[cfg(test)]
 mod server_key_tests;

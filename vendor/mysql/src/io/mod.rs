@@ -52,11 +52,11 @@ impl Stream {
     ) -> MyResult<Stream> {
         match unix::net::UnixStream::connect(socket) {
             Ok(stream) => {
+                // DB DYNO PATCH: the polling stream keeps the read timeout it waits for.
+                let mut stream = unix_socket::PollingUnixStream::new(stream);
                 stream.set_read_timeout(read_timeout)?;
                 stream.set_write_timeout(write_timeout)?;
-                Ok(Stream::SocketStream(BufStream::new(
-                    unix_socket::PollingUnixStream::new(stream),
-                )))
+                Ok(Stream::SocketStream(BufStream::new(stream)))
             }
             Err(e) => {
                 let addr = socket.to_string();
@@ -140,6 +140,26 @@ impl Stream {
             })
     }
 
+    /// DB DYNO PATCH (vendor/mysql/PATCH.md): changes an open stream's read timeout
+    /// (None: reads wait as long as the server takes). On the Unix socket this is the
+    /// bound of the wait in `poll` too, which a timeout set on the descriptor is not.
+    #[cfg(unix)]
+    pub fn set_read_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::SocketStream(stream) => stream.get_mut().set_read_timeout(timeout),
+            Stream::TcpStream(stream) => with_socket(stream, |s| s.set_read_timeout(timeout)),
+        }
+    }
+
+    /// DB DYNO PATCH (vendor/mysql/PATCH.md): changes an open stream's write timeout.
+    #[cfg(unix)]
+    pub fn set_write_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
+        match self {
+            Stream::SocketStream(stream) => stream.get_mut().set_write_timeout(timeout),
+            Stream::TcpStream(stream) => with_socket(stream, |s| s.set_write_timeout(timeout)),
+        }
+    }
+
     pub fn is_insecure(&self) -> bool {
         matches!(self, Stream::TcpStream(TcpStream::Insecure(_)))
     }
@@ -155,6 +175,14 @@ impl Stream {
             Please enable one of the following features: \"native-tls\", \"rustls-tls\", \"rustls-tls-ring\""
         )
     }
+}
+
+/// DB DYNO PATCH: `f` on the TCP socket under any of the stream's layers.
+#[cfg(unix)]
+fn with_socket<R>(stream: &TcpStream, f: impl FnOnce(socket2::SockRef<'_>) -> R) -> R {
+    // SAFETY: the descriptor belongs to `stream`, which outlives the borrow.
+    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(stream.as_raw_fd()) };
+    f(socket2::SockRef::from(&fd))
 }
 
 #[cfg(unix)]

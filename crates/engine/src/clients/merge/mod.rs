@@ -5,14 +5,25 @@
 //! percentile, of the step and of each second, is read from the merged HDR histogram,
 //! never averaged; min, max and the latency sum come from the shares' exact figures;
 //! fairness is the population mean and deviation over all threads of all clients.
-//! What cannot be merged exactly is left out: a statement class's percentiles when more
-//! than one client ran it (their histograms are not carried), and the open-loop queue.
+//! The statement classes' and TPC-C transaction types' percentiles come from their
+//! merged histograms (each share sends them beside its result); the open-loop figures
+//! add up (targets, connections, late starts, queues) and the achieved rate is the
+//! shares' transactions over the common window, as tpmC and NOPM are.
+//!
+//! What cannot be merged exactly is left out, and said: a client lost mid-step sent
+//! its per-second records but not its per-class, per-type or open-loop totals, so those
+//! figures of that step are absent (never the other clients' alone under the step's
+//! name) and [`MergedStep::warnings`] says why.
 
+mod figures;
+
+use crate::exec::ShareHistograms;
 use crate::results::{
-    per_sec, ClassLatency, ClientCpu, ClientLost, ClientStep, ConnectionsOpened, Fairness,
-    IntervalRecord, LatencySummary, QueryCounts, StepResult,
+    per_sec, ClientCpu, ClientLost, ClientStep, ConnectionsOpened, Fairness, IntervalRecord,
+    LatencySummary, QueryCounts, StepResult,
 };
 use crate::stats::{self, LatencyHistogram, StatsError, StepConfidence};
+use figures::{merge_classes, merge_open_loop, merge_queues, merge_tpcc};
 
 /// A client whose load generator used at least this share of its machine's CPU likely
 /// limited its share of the step (the rule the reports apply to a one-machine step).
@@ -26,6 +37,8 @@ pub struct Share {
     pub result: StepResult,
     /// Each of `result.intervals`' latency histograms (base64), in the same order.
     pub interval_histograms: Vec<String>,
+    /// The histograms of `result.per_class` and of its TPC-C types.
+    pub histograms: ShareHistograms,
     /// That client's clock minus this machine's, in ms.
     pub clock_offset_ms: f64,
     /// Set when the client was lost during the step: `result` then holds what its
@@ -104,6 +117,7 @@ impl Share {
             client,
             result,
             interval_histograms: histograms,
+            histograms: ShareHistograms::default(),
             clock_offset_ms,
             lost: Some(lost),
         })
@@ -117,8 +131,16 @@ fn decode(client: &str, base64: &str) -> Result<LatencyHistogram, MergeError> {
     })
 }
 
+/// A step merged from its shares, and what could not be merged exactly: each warning
+/// names a figure left out of `result` and why.
+#[derive(Debug, Clone)]
+pub struct MergedStep {
+    pub result: StepResult,
+    pub warnings: Vec<String>,
+}
+
 /// Folds the shares of one step into one result whose `clients` keeps each share.
-pub fn merge(shares: Vec<Share>) -> Result<StepResult, MergeError> {
+pub fn merge(shares: Vec<Share>) -> Result<MergedStep, MergeError> {
     let first = shares.first().ok_or(MergeError::NoShares)?.result.clone();
     let percentile = first.percentile;
     let mut latency = LatencyHistogram::new();
@@ -133,9 +155,26 @@ pub fn merge(shares: Vec<Share>) -> Result<StepResult, MergeError> {
     }
     let transactions = results.iter().map(|r| r.transactions).sum();
     let total_time_s = results.iter().map(|r| r.total_time_s).fold(0.0, f64::max);
-    let summary = exact_summary(&latency, &results);
+    let exact: Vec<&LatencySummary> = results.iter().map(|r| &r.latency).collect();
+    let summary = exact_summary(&latency, &exact);
     let whole_tps = per_sec(transactions, total_time_s);
     let steady = stats::find_steady_window(&intervals, whole_tps);
+    let label = format!(
+        "{} @ {} threads",
+        first.scenario,
+        results.iter().map(|r| r.threads).sum::<u32>()
+    );
+    let mut warnings = Vec::new();
+    let per_class = merge_classes(&shares, &label, &mut warnings)?;
+    let tpcc = merge_tpcc(&shares, total_time_s, &label, &mut warnings)?;
+    let open_loop = merge_open_loop(
+        &shares,
+        &intervals,
+        transactions,
+        total_time_s,
+        &label,
+        &mut warnings,
+    );
     let mut merged = StepResult {
         threads: results.iter().map(|r| r.threads).sum(),
         // A share that never measured (lost before its first second) has no window.
@@ -155,7 +194,7 @@ pub fn merge(shares: Vec<Share>) -> Result<StepResult, MergeError> {
             .value_at_percentile_ms(percentile)
             .min(summary.max_ms),
         latency: summary,
-        per_class: merge_classes(&results),
+        per_class,
         fairness: merge_fairness(&results),
         intervals,
         steady,
@@ -164,35 +203,25 @@ pub fn merge(shares: Vec<Share>) -> Result<StepResult, MergeError> {
         cancelled: results.iter().any(|r| r.cancelled),
         printed: None,
         connections: merge_connections(&results),
-        // Each share's queue and TPC-C figures are its own: not summed here.
-        open_loop: if shares.len() == 1 {
-            first.open_loop.clone()
-        } else {
-            None
-        },
-        tpcc: if shares.len() == 1 {
-            first.tpcc.clone()
-        } else {
-            None
-        },
+        open_loop,
+        tpcc,
         confidence: None,
         clients: Vec::new(),
         ..first
     };
     merged.clients = shares.into_iter().map(client_step).collect();
     merged.confidence = Some(StepConfidence::of_step(&merged));
-    Ok(merged)
+    Ok(MergedStep {
+        result: merged,
+        warnings,
+    })
 }
 
 /// The merged histogram's percentiles with the exact min, max and sum of the shares
 /// (a histogram read back has them at bucket precision only).
-fn exact_summary(latency: &LatencyHistogram, results: &[&StepResult]) -> LatencySummary {
+fn exact_summary(latency: &LatencyHistogram, shares: &[&LatencySummary]) -> LatencySummary {
     let mut s = latency.summary();
-    let counted: Vec<&LatencySummary> = results
-        .iter()
-        .map(|r| &r.latency)
-        .filter(|l| l.count > 0)
-        .collect();
+    let counted: Vec<&LatencySummary> = shares.iter().copied().filter(|l| l.count > 0).collect();
     if counted.is_empty() || s.count == 0 {
         return s;
     }
@@ -268,46 +297,11 @@ pub fn merge_second(parts: &[SecondPart], percentile: f64) -> Result<IntervalRec
         m.errors_ps += r.errors_ps;
         m.reconnects_ps += r.reconnects_ps;
     }
+    m.open_loop = merge_queues(parts.iter().map(|p| p.record.open_loop));
     m.latency_ms = latency.value_at_percentile_ms(percentile);
     m.p95_ms = Some(latency.value_at_percentile_ms(95.0));
     m.p99_ms = Some(latency.value_at_percentile_ms(99.0));
     Ok(m)
-}
-
-/// Counts, min, max and sums per statement class add up exactly; percentiles only
-/// when a single client ran that class.
-fn merge_classes(results: &[&StepResult]) -> Vec<ClassLatency> {
-    let mut out: Vec<(ClassLatency, usize)> = Vec::new();
-    for r in results {
-        for c in &r.per_class {
-            match out.iter_mut().find(|(m, _)| m.class == c.class) {
-                None => out.push((c.clone(), 1)),
-                Some((m, n)) => {
-                    *n += 1;
-                    let (a, b) = (&mut m.latency, &c.latency);
-                    a.count += b.count;
-                    a.min_ms = a.min_ms.min(b.min_ms);
-                    a.max_ms = a.max_ms.max(b.max_ms);
-                    a.sum_ms += b.sum_ms;
-                    a.avg_ms = if a.count > 0 {
-                        a.sum_ms / a.count as f64
-                    } else {
-                        0.0
-                    };
-                }
-            }
-        }
-    }
-    out.into_iter()
-        .map(|(mut c, n)| {
-            if n > 1 {
-                let l = &mut c.latency;
-                (l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.p999_ms) =
-                    (None, None, None, None, None);
-            }
-            c
-        })
-        .collect()
 }
 
 /// Population mean and deviation over every thread, from each client's own (its
@@ -401,6 +395,8 @@ fn client_step(s: Share) -> ClientStep {
         clock_offset_ms: s.clock_offset_ms,
         intervals: r.intervals,
         lost: s.lost,
+        open_loop: r.open_loop,
+        tpcc: r.tpcc,
     }
 }
 

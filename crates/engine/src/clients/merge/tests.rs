@@ -3,8 +3,11 @@
 //! threads.
 
 use super::*;
-use crate::results::IntervalRecord;
+use crate::open_loop::{IntervalQueue, OpenLoopResult};
+use crate::results::{ClassLatency, IntervalRecord};
 use crate::stats::fairness;
+use crate::tpcc::TxnKind;
+use crate::workload::StatementClass;
 use crate::Scenario;
 
 /// A template step (scenario, percentile, settings) from a parsed sysbench log.
@@ -81,6 +84,7 @@ fn share(client: &str, threads: u32, seconds: &[Vec<u64>], cpu_pct: f64) -> Shar
         client: client.to_string(),
         result,
         interval_histograms: histograms,
+        histograms: ShareHistograms::default(),
         clock_offset_ms: 0.0,
         lost: None,
     }
@@ -137,7 +141,7 @@ fn the_merged_histogram_is_the_histogram_of_every_recorded_value() {
             }
         }
     }
-    let merged = merge(shares).unwrap();
+    let merged = merge(shares).unwrap().result;
     let back = LatencyHistogram::from_base64(&merged.histogram).unwrap();
     assert_eq!(recorded(&back), recorded(&all));
     assert_eq!(merged.transactions, all.count());
@@ -167,7 +171,7 @@ fn rates_add_up_second_by_second_and_each_client_keeps_its_row() {
             90.0,
         ),
     ];
-    let merged = merge(shares).unwrap();
+    let merged = merge(shares).unwrap().result;
     assert_eq!(merged.threads, 3);
     assert_eq!(
         merged.intervals.len(),
@@ -206,7 +210,7 @@ fn fairness_is_that_of_every_thread() {
     a.result.fairness = fairness(&[10, 20], &[]);
     let mut b = share("ssh://a", 3, &[values(2, 10)], 1.0);
     b.result.fairness = fairness(&[5, 5, 60], &[]);
-    let merged = merge(vec![a, b]).unwrap();
+    let merged = merge(vec![a, b]).unwrap().result;
     let all = fairness(&[10, 20, 5, 5, 60], &[]);
     assert!((merged.fairness.events_avg - all.events_avg).abs() < 1e-9);
     assert!((merged.fairness.events_stddev - all.events_stddev).abs() < 1e-9);
@@ -234,7 +238,9 @@ fn a_lost_client_counts_what_its_intervals_said() {
     assert_eq!(lost.result.histogram, kept.result.histogram);
     // Its window comes from its records' clock, not from the empty plan.
     assert_eq!(lost.result.started_unix_ms, START_MS);
-    let merged = merge(vec![share("local", 1, &[values(9, 5)], 1.0), lost]).unwrap();
+    let merged = merge(vec![share("local", 1, &[values(9, 5)], 1.0), lost])
+        .unwrap()
+        .result;
     assert_eq!(merged.transactions, 105);
     assert_eq!(merged.started_unix_ms, START_MS);
     assert_eq!(merged.ended_unix_ms, START_MS + 2000);
@@ -244,4 +250,204 @@ fn a_lost_client_counts_what_its_intervals_said() {
 #[test]
 fn nothing_to_merge_is_an_error() {
     assert!(matches!(merge(Vec::new()), Err(MergeError::NoShares)));
+}
+
+/// `share` with per-class latencies: each value is one point select and one commit.
+fn with_classes(mut s: Share, seed: u64) -> Share {
+    let mut select = LatencyHistogram::coarse();
+    let mut commit = LatencyHistogram::coarse();
+    for v in values(seed, 500) {
+        select.record_us(v);
+        commit.record_us(v / 3);
+    }
+    s.result.per_class = vec![
+        ClassLatency {
+            class: StatementClass::PointSelect,
+            latency: select.summary(),
+        },
+        ClassLatency {
+            class: StatementClass::Commit,
+            latency: commit.summary(),
+        },
+    ];
+    s.histograms.per_class = vec![
+        (StatementClass::PointSelect, select.to_base64()),
+        (StatementClass::Commit, commit.to_base64()),
+    ];
+    s
+}
+
+#[test]
+fn each_statement_class_is_read_from_its_merged_histogram() {
+    let a = with_classes(share("local", 2, &[values(1, 10)], 1.0), 100);
+    let b = with_classes(share("ssh://a", 2, &[values(2, 10)], 1.0), 200);
+    let mut all = LatencyHistogram::coarse();
+    for v in values(100, 500).into_iter().chain(values(200, 500)) {
+        all.record_us(v);
+    }
+    let merged = merge(vec![a, b]).unwrap();
+    assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
+    // In the one-machine step's order of classes.
+    let classes: Vec<StatementClass> = merged.result.per_class.iter().map(|c| c.class).collect();
+    assert_eq!(
+        classes,
+        [StatementClass::Commit, StatementClass::PointSelect]
+    );
+    let select = &merged.result.per_class[1];
+    let exact = all.summary();
+    assert_eq!(select.latency.count, 1000);
+    assert_eq!(
+        select.latency.p99_ms, exact.p99_ms,
+        "never None, never averaged"
+    );
+    assert_eq!(select.latency.p50_ms, exact.p50_ms);
+    assert_eq!(select.latency.max_ms, exact.max_ms);
+}
+
+fn tpcc_share(client: &str, seconds: f64, new_orders: u64, rolled_back: u64, seed: u64) -> Share {
+    use crate::tpcc::run::TpccTotals;
+    use crate::tpcc::txn::Outcome;
+    let mut totals = TpccTotals::default();
+    let latencies = values(seed, (new_orders + 40) as usize);
+    for (i, &us) in latencies.iter().enumerate() {
+        let (kind, outcome) = match i as u64 {
+            i if i < rolled_back => (TxnKind::NewOrder, Outcome::RolledBack),
+            i if i < new_orders => (TxnKind::NewOrder, Outcome::Committed),
+            _ => (TxnKind::Payment, Outcome::Committed),
+        };
+        totals.record(kind, outcome, us);
+    }
+    let mut s = share(client, 2, &[values(seed, 10)], 1.0);
+    s.result.total_time_s = seconds;
+    s.result.tpcc = Some(totals.result(seconds));
+    s.histograms.tpcc = totals
+        .kinds
+        .iter()
+        .zip(TxnKind::ALL)
+        .filter_map(|(k, kind)| Some((kind, k.latency.as_ref()?.to_base64())))
+        .collect();
+    s
+}
+
+#[test]
+fn tpmc_is_every_clients_new_orders_per_minute_of_the_common_window() {
+    let merged = merge(vec![
+        tpcc_share("local", 30.0, 120, 2, 1),
+        tpcc_share("ssh://a", 29.5, 80, 1, 2),
+    ])
+    .unwrap();
+    assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
+    let t = merged.result.tpcc.expect("merged, not dropped");
+    // 200 New-Orders over the common 30 s window.
+    assert!((t.tpmc - 400.0).abs() < 1e-9, "{}", t.tpmc);
+    assert!((t.nopm - 197.0 * 2.0).abs() < 1e-9, "{}", t.nopm);
+    assert_eq!(t.rollbacks, 3);
+    let counts: Vec<(TxnKind, u64)> = t.transactions.iter().map(|t| (t.kind, t.count)).collect();
+    assert_eq!(counts, [(TxnKind::NewOrder, 200), (TxnKind::Payment, 80)]);
+    let mut all = LatencyHistogram::new();
+    for v in values(1, 160)
+        .into_iter()
+        .take(120)
+        .chain(values(2, 120).into_iter().take(80))
+    {
+        all.record_us(v);
+    }
+    let new_order = t.transactions[0].latency.as_ref().unwrap();
+    assert_eq!(new_order.count, 200);
+    assert_eq!(new_order.p95_ms, all.summary().p95_ms);
+    let rows: Vec<f64> = merged
+        .result
+        .clients
+        .iter()
+        .map(|c| c.tpcc.as_ref().unwrap().tpmc)
+        .collect();
+    assert_eq!(
+        rows,
+        [240.0, 80.0 * 60.0 / 29.5],
+        "each client keeps its own"
+    );
+}
+
+#[test]
+fn a_lost_clients_missing_figures_leave_them_out_with_a_warning() {
+    let kept = tpcc_share("local", 30.0, 120, 2, 1);
+    let planned = share("ssh://a", 2, &[values(1, 10)], 1.0);
+    let lost = Share::from_intervals(
+        "ssh://a".into(),
+        &planned.result,
+        planned.result.intervals.clone(),
+        planned.interval_histograms.clone(),
+        0.0,
+        ClientLost::default(),
+    )
+    .unwrap();
+    let merged = merge(vec![kept, lost]).unwrap();
+    assert_eq!(merged.result.tpcc, None, "absent rather than one client's");
+    assert_eq!(merged.warnings.len(), 1, "{:?}", merged.warnings);
+    assert!(
+        merged.warnings[0].contains("TPC-C") && merged.warnings[0].contains("ssh://a"),
+        "{}",
+        merged.warnings[0]
+    );
+}
+
+fn rate_share(client: &str, target: f64, queues: &[u64], late: u64) -> Share {
+    let mut s = share(client, 2, &vec![values(3, 100); queues.len()], 1.0);
+    for (r, &q) in s.result.intervals.iter_mut().zip(queues) {
+        r.open_loop = Some(IntervalQueue {
+            queue: q,
+            concurrency: 1,
+            late_starts: late,
+            max_lag_ms: q as f64,
+        });
+    }
+    s.result.open_loop = Some(OpenLoopResult {
+        target_rate: target,
+        dist: crate::open_loop::RateDist::Fixed,
+        connections: 4,
+        achieved_rate: 100.0,
+        late_starts: late * queues.len() as u64,
+        max_lag_ms: *queues.iter().max().unwrap() as f64,
+        max_queue: *queues.iter().max().unwrap(),
+        queue_at_end: *queues.last().unwrap(),
+        sustained: true,
+        reason: None,
+    });
+    s
+}
+
+#[test]
+fn open_loop_figures_add_up_and_the_verdict_is_taken_on_the_sums() {
+    let merged = merge(vec![
+        rate_share("local", 100.0, &[0, 30, 5], 2),
+        rate_share("ssh://a", 100.0, &[10, 40, 200], 1),
+    ])
+    .unwrap();
+    assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
+    let r = &merged.result;
+    let o = r.open_loop.as_ref().expect("merged, not dropped");
+    assert_eq!((o.target_rate, o.connections), (200.0, 8));
+    assert_eq!(
+        o.achieved_rate,
+        r.tps(),
+        "the shares' transactions over the window"
+    );
+    assert_eq!(o.late_starts, 9);
+    assert_eq!(
+        o.max_queue, 205,
+        "the largest summed second, not a sum of maxima"
+    );
+    assert_eq!(o.queue_at_end, 205);
+    assert_eq!(o.max_lag_ms, 200.0);
+    assert!(
+        !o.sustained,
+        "205 arrivals still waiting is over a second of 200/s"
+    );
+    let second: Vec<u64> = r
+        .intervals
+        .iter()
+        .map(|i| i.open_loop.unwrap().queue)
+        .collect();
+    assert_eq!(second, [10, 70, 205]);
+    assert_eq!(r.intervals[0].open_loop.unwrap().concurrency, 2);
 }

@@ -1,0 +1,93 @@
+//! The gate of `tests/support/gate.rs` on gates of the tests' own: shared tests up to the
+//! limit, a test alone beside none, and tests waiting to share before a test alone.
+//! (Each test also passes the binary's own gate, as every test here does.)
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use dbdyno_tests::{shared_server, Gate, ServerGuard};
+
+/// A gate of the test's own (the guards borrow it for 'static).
+fn gate() -> &'static Gate {
+    Box::leak(Box::new(Gate::new()))
+}
+
+/// Takes a guard on another thread; the receiver hears when it got in, and the
+/// sender lets it go.
+fn take_elsewhere(
+    take: impl FnOnce() -> ServerGuard + Send + 'static,
+) -> (mpsc::Receiver<()>, mpsc::Sender<()>) {
+    let (entered_tx, entered) = mpsc::channel();
+    let (release, release_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let _guard = take();
+        entered_tx.send(()).unwrap();
+        let _ = release_rx.recv();
+    });
+    (entered, release)
+}
+
+// A thread that must not get in is given 200 ms to get in wrongly: a slow machine
+// can only hide a broken gate that way, never fail a working one.
+const GRACE: Duration = Duration::from_millis(200);
+
+#[test]
+fn a_test_alone_waits_for_the_shared_ones_and_they_wait_for_it() {
+    let _server = shared_server();
+    let g = gate();
+    let shared = g.share(4);
+    let (alone_in, alone_out) = take_elsewhere(move || g.alone());
+    assert!(
+        alone_in.recv_timeout(GRACE).is_err(),
+        "alone beside a shared test"
+    );
+    drop(shared);
+    alone_in.recv().unwrap();
+    let (shared_in, _shared_out) = take_elsewhere(move || g.share(4));
+    assert!(
+        shared_in.recv_timeout(GRACE).is_err(),
+        "shared beside a test alone"
+    );
+    alone_out.send(()).unwrap();
+    shared_in.recv().unwrap();
+}
+
+#[test]
+fn shared_tests_run_together_up_to_the_limit() {
+    let _server = shared_server();
+    let g = gate();
+    let (first_in, first_out) = take_elsewhere(move || g.share(2));
+    let (second_in, _second_out) = take_elsewhere(move || g.share(2));
+    first_in.recv().unwrap();
+    second_in.recv().unwrap();
+    let (third_in, _third_out) = take_elsewhere(move || g.share(2));
+    assert!(
+        third_in.recv_timeout(GRACE).is_err(),
+        "a third past a limit of 2"
+    );
+    first_out.send(()).unwrap();
+    third_in.recv().unwrap();
+}
+
+#[test]
+fn a_test_alone_lets_the_waiting_shared_tests_go_first() {
+    let _server = shared_server();
+    let g = gate();
+    let (first_in, first_out) = take_elsewhere(move || g.share(1));
+    first_in.recv().unwrap();
+    // The second shared test waits for the limit; the test alone waits for both.
+    let (second_in, second_out) = take_elsewhere(move || g.share(1));
+    while g.waiting_to_share() == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (alone_in, _alone_out) = take_elsewhere(move || g.alone());
+    std::thread::sleep(GRACE);
+    first_out.send(()).unwrap();
+    second_in.recv().unwrap();
+    assert!(
+        alone_in.recv_timeout(GRACE).is_err(),
+        "alone beside a shared test"
+    );
+    second_out.send(()).unwrap();
+    alone_in.recv().unwrap();
+}
