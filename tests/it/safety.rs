@@ -97,28 +97,11 @@ fn prepare_loads_sysbench_shape_with_secondary_index() {
     assert_eq!(idx, ["PRIMARY", "k_1"]);
 }
 
-/// Restores `local_infile` when the test ends, passed or not: other tests share the server.
-struct LocalInfileOff<'a>(&'a TestSchema);
-
-impl Drop for LocalInfileOff<'_> {
-    fn drop(&mut self) {
-        let _ = self
-            .0
-            .sandbox
-            .admin()
-            .query_drop("SET GLOBAL local_infile = 1");
-    }
-}
-
 #[test]
 fn prepare_without_local_infile_falls_back_to_inserts_and_says_so() {
     let _g = exclusive_server();
     let s = TestSchema::new("noinfile");
-    s.sandbox
-        .admin()
-        .query_drop("SET GLOBAL local_infile = 0")
-        .unwrap();
-    let _restore = LocalInfileOff(&s);
+    let _restore = LocalInfileOff::set(&s);
     let o = s.dbdyno(&[
         "oltp_read_write",
         "--tables=2",

@@ -203,28 +203,11 @@ fn tpcc_prepare_refuses_tables_that_exist() {
     );
 }
 
-/// Restores `local_infile` when the test ends, passed or not: other tests share the server.
-struct LocalInfileOff<'a>(&'a TestSchema);
-
-impl Drop for LocalInfileOff<'_> {
-    fn drop(&mut self) {
-        let _ = self
-            .0
-            .sandbox
-            .admin()
-            .query_drop("SET GLOBAL local_infile = 1");
-    }
-}
-
 #[test]
 fn tpcc_prepare_without_local_infile_loads_the_same_data_with_inserts() {
     let _g = exclusive_server();
     let s = TestSchema::new("tpcc_noinfile");
-    s.sandbox
-        .admin()
-        .query_drop("SET GLOBAL local_infile = 0")
-        .unwrap();
-    let _restore = LocalInfileOff(&s);
+    let _restore = LocalInfileOff::set(&s);
     let o = s.dbdyno(&["tpcc", "--scale=1", "--threads=2", "prepare"]);
     let out = ok(&o);
     assert!(

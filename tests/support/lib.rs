@@ -479,3 +479,29 @@ fn path_with_an_instant_sleep() -> std::ffi::OsString {
     std::env::join_paths(std::iter::once(shim.clone()).chain(std::env::split_paths(&path)))
         .expect("PATH entries without separators")
 }
+
+/// `local_infile` turned off on the sandbox server for one test, and back on when the
+/// test ends, passed or not: other tests share the server. The test must hold the
+/// exclusive guard.
+pub struct LocalInfileOff<'a>(&'a TestSchema);
+
+impl<'a> LocalInfileOff<'a> {
+    pub fn set(schema: &'a TestSchema) -> LocalInfileOff<'a> {
+        schema
+            .sandbox
+            .admin()
+            .query_drop("SET GLOBAL local_infile = 0")
+            .unwrap();
+        LocalInfileOff(schema)
+    }
+}
+
+impl Drop for LocalInfileOff<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .0
+            .sandbox
+            .admin()
+            .query_drop("SET GLOBAL local_infile = 1");
+    }
+}
