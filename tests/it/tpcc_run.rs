@@ -217,8 +217,7 @@ fn tpcc_counters_per_transaction_match_sysbench_tpcc() {
 fn tpcc_run_and_ladder_record_and_report() {
     let _g = shared_server();
     let s = TestSchema::new("tpcc_run_hist");
-    // The OLTP step of the ladder needs its own table beside the TPC-C ones (first: the
-    // OLTP prepare refuses a schema that holds other tables).
+    // The OLTP step of the ladder needs its own table beside the TPC-C ones.
     ok(&s.dbdyno(&[
         "oltp_read_write",
         "--tables=1",
@@ -226,8 +225,8 @@ fn tpcc_run_and_ladder_record_and_report() {
         "prepare",
     ]));
     // DB Dyno's own prepare (the counter test above compares with the reference's data);
-    // --force: the OLTP table is already there.
-    ok(&s.dbdyno(&["tpcc", "--scale=1", "--tables=1", "--force", "prepare"]));
+    // sbtest1 beside it is a benchmark table, no reason for --force.
+    ok(&s.dbdyno(&["tpcc", "--scale=1", "--tables=1", "prepare"]));
     let data = tempfile::tempdir().unwrap();
     let dd = data_dir_arg(data.path());
 
@@ -294,4 +293,63 @@ fn tpcc_run_and_ladder_record_and_report() {
         assert!(text.contains("tpcc"), "{name} names the tpcc step:\n{text}");
     }
     assert!(std::fs::metadata(f("r.pdf")).unwrap().len() > 1000);
+}
+
+/// A ladder of an OLTP scenario and tpcc with --prepare and --cleanup loads both
+/// datasets (sbtest1 and TPC-C's tables), runs both steps on them, and drops both.
+#[test]
+fn a_ladder_of_oltp_and_tpcc_prepares_and_cleans_up_both_datasets() {
+    let _g = shared_server();
+    let s = TestSchema::new("tpcc_oltp_both");
+    let data = tempfile::tempdir().unwrap();
+    let json = data.path().join("out.json");
+    ok(&s.dbdyno(&[
+        "ladder",
+        "--scenarios=tpcc,oltp_point_select",
+        "--ladder=1",
+        "--time=1",
+        "--scale=1",
+        "--tables=1",
+        "--table-size=1000",
+        "--prepare",
+        "--cleanup",
+        &format!("--json={}", json.display()),
+        &data_dir_arg(data.path()),
+    ]));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let phases_of = |kind: &str| -> Vec<String> {
+        doc["plan"]["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["phase"] == kind)
+            .map(|p| p["scenario"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(phases_of("prepare"), ["tpcc", "oltp_point_select"]);
+    assert_eq!(phases_of("cleanup"), ["tpcc", "oltp_point_select"]);
+    let steps = doc["outcome"]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{}", doc["outcome"]);
+    assert!(
+        steps[0]["tpcc"]["tpmc"].as_f64().unwrap() > 0.0,
+        "{}",
+        steps[0]
+    );
+    assert!(
+        steps[1]["transactions"].as_u64().unwrap() > 0,
+        "{}",
+        steps[1]
+    );
+    // One prepare report for both: sbtest1 and the nine TPC-C tables.
+    assert_eq!(
+        doc["outcome"]["prepare"]["tables"], 10,
+        "{}",
+        doc["outcome"]
+    );
+    assert_eq!(
+        s.tables(),
+        Vec::<String>::new(),
+        "cleanup dropped both datasets"
+    );
 }

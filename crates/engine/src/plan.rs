@@ -332,18 +332,12 @@ impl LadderSpec {
     /// Normalise the ladder into the flat list of phases the engine runs (like goose's steps).
     pub fn phases(&self) -> Vec<Phase> {
         let mut phases = Vec::new();
-        // One OLTP dataset serves every OLTP scenario; prepare it for the first one.
-        let data_scenario = self
-            .scenarios
-            .iter()
-            .copied()
-            .find(|s| !s.uses_bulk_tables())
-            .unwrap_or(Scenario::OltpReadWrite);
+        let datasets = self.data_scenarios();
         if self.prepare {
-            phases.push(Phase::Prepare {
-                scenario: data_scenario,
+            phases.extend(datasets.iter().map(|&scenario| Phase::Prepare {
+                scenario,
                 threads: self.admin_threads,
-            });
+            }));
         }
         if self.prewarm {
             phases.push(Phase::Prewarm(PrewarmOptions {
@@ -390,12 +384,30 @@ impl LadderSpec {
             }));
         }
         if self.cleanup {
-            phases.push(Phase::Cleanup {
-                scenario: data_scenario,
+            phases.extend(datasets.iter().map(|&scenario| Phase::Cleanup {
+                scenario,
                 threads: self.admin_threads,
-            });
+            }));
         }
         phases
+    }
+
+    /// One scenario per dataset the ladder reads, in the order the scenarios name them:
+    /// one OLTP dataset (sbtest1..N) serves every OLTP scenario, so it is prepared for
+    /// the first; TPC-C has tables of its own. A ladder of bulk inserts alone gets the
+    /// OLTP dataset, as sysbench's would.
+    fn data_scenarios(&self) -> Vec<Scenario> {
+        let mut out: Vec<Scenario> = Vec::new();
+        for &s in &self.scenarios {
+            let kind_seen = out.iter().any(|o| o.is_tpcc() == s.is_tpcc());
+            if !s.uses_bulk_tables() && !kind_seen {
+                out.push(s);
+            }
+        }
+        if out.is_empty() {
+            out.push(Scenario::OltpReadWrite);
+        }
+        out
     }
 }
 
@@ -777,6 +789,44 @@ mod tests {
         assert_eq!(plan.validate(), Ok(()));
         // The preview's estimate counts every repeat: 12 steps of 10 s + 2 s warmup.
         assert_eq!(plan.estimated_seconds(), 12 * 12);
+    }
+
+    #[test]
+    fn a_ladder_prepares_and_cleans_up_each_dataset_its_scenarios_read() {
+        let datasets = |scenarios: Vec<Scenario>| {
+            let spec = LadderSpec {
+                scenarios,
+                threads: vec![1],
+                prepare: true,
+                cleanup: true,
+                ..Default::default()
+            };
+            let phases = spec.phases();
+            let of = |f: fn(&Phase) -> Option<Scenario>| -> Vec<Scenario> {
+                phases.iter().filter_map(f).collect()
+            };
+            let prepared = of(|p| match p {
+                Phase::Prepare { scenario, .. } => Some(*scenario),
+                _ => None,
+            });
+            let cleaned = of(|p| match p {
+                Phase::Cleanup { scenario, .. } => Some(*scenario),
+                _ => None,
+            });
+            assert_eq!(prepared, cleaned);
+            prepared
+        };
+        use Scenario::*;
+        assert_eq!(datasets(vec![Tpcc]), [Tpcc]);
+        assert_eq!(
+            datasets(vec![OltpReadOnly, Tpcc, OltpPointSelect]),
+            [OltpReadOnly, Tpcc]
+        );
+        assert_eq!(
+            datasets(vec![BulkInsert, Tpcc, OltpInsert]),
+            [Tpcc, OltpInsert]
+        );
+        assert_eq!(datasets(vec![BulkInsert]), [OltpReadWrite]);
     }
 
     #[test]

@@ -185,7 +185,11 @@ fn run_phase(
         Phase::Prepare { scenario, threads } => {
             let r = phases::prepare(c, w, *scenario, *threads, plan.force, events, cancel)?;
             events.send(EngineEvent::PrepareFinished(r.clone()));
-            out.prepare = Some(r);
+            // A ladder of OLTP and tpcc scenarios prepares both datasets.
+            out.prepare = Some(match out.prepare.take() {
+                Some(earlier) => earlier.and(&r),
+                None => r,
+            });
         }
         Phase::Prewarm(p) => {
             let r = runner.prewarm(plan, p, events, cancel)?;
@@ -207,7 +211,8 @@ fn run_phase(
             cancel.sleep(std::time::Duration::from_secs(*seconds));
         }
         Phase::Cleanup { scenario, threads } => {
-            out.dropped_tables = phases::cleanup(c, w, *scenario, *threads, events)?;
+            let dropped = phases::cleanup(c, w, *scenario, *threads, events)?;
+            out.dropped_tables.extend(dropped);
         }
         Phase::Sla(sla) => capacity_search(plan, sla, step_index, out, events, cancel, runner)?,
     }

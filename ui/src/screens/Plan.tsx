@@ -19,7 +19,8 @@ export const DEFAULT_LADDER = [1, 8, 16, 32, 64, 128];
 
 let nextToken = 1;
 
-/** Starts a run and wires its channel into the run state. */
+/** Starts a run and wires its channel into the run state. The Run screen is already
+ * showing when Rust answers, so a refusal (failed checks...) is told there. */
 export function useStartRun() {
   const { env, dispatchRun, go } = useApp();
   return async (form: PlanForm) => {
@@ -29,7 +30,11 @@ export function useStartRun() {
     channel.onmessage = (snapshot) => dispatchRun({ type: "snapshot", token, snapshot });
     dispatchRun({ type: "started", token });
     go("run");
-    await call(commands.startRun(env, form, channel));
+    try {
+      await call(commands.startRun(env, form, channel));
+    } catch (e) {
+      dispatchRun({ type: "refused", token, message: message(e) });
+    }
   };
 }
 

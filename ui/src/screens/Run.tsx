@@ -38,6 +38,21 @@ export function Run() {
     [run.mysql],
   );
 
+  if (!s && run.refused) {
+    return (
+      <div className="stack">
+        <div className="screen-head"><h1>Run</h1><Badge kind="failed" /></div>
+        <div className="notice error" role="alert" data-testid="run-refused">
+          <p>The run did not start.</p>
+          <pre>{run.refused}</pre>
+        </div>
+        <div className="row">
+          <button className="btn primary" onClick={() => go("plan")}>Back to Plan</button>
+          <button className="btn" onClick={() => go("checks")}>Open Checks</button>
+        </div>
+      </div>
+    );
+  }
   if (!s) {
     return (
       <div className="stack">

@@ -22,6 +22,15 @@ describe("runReducer", () => {
     expect(v.series.t).toEqual([]);
   });
 
+  it("keeps the refusal of the run it started, not of an older one", () => {
+    let v = runReducer(emptyRun(), { type: "started", token: 3 });
+    v = runReducer(v, { type: "refused", token: 2, message: "older" });
+    expect(v.refused).toBeNull();
+    v = runReducer(v, { type: "refused", token: 3, message: "max_prepared_stmt_count is too low" });
+    expect(v.refused).toBe("max_prepared_stmt_count is too low");
+    expect(runReducer(v, { type: "started", token: 4 }).refused).toBeNull();
+  });
+
   it("keeps a missing figure as null and caps the log", () => {
     let v = runReducer(emptyRun(), { type: "started", token: 1 });
     const server = [{ t_s: 1, cpu_pct: 40, disk_util_pct: null }];

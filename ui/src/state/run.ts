@@ -38,6 +38,8 @@ export interface RunView {
   /** Id the page gave the run when it started it; snapshots of older runs are dropped. */
   token: number;
   snapshot: RunSnapshot | null;
+  /** Why Rust refused to start the run (failed checks, a busy host...), in its words. */
+  refused: string | null;
   series: Series;
   server: ServerSeries;
   client: ClientSeries;
@@ -48,6 +50,7 @@ export interface RunView {
 export const emptyRun = (token = 0): RunView => ({
   token,
   snapshot: null,
+  refused: null,
   series: { t: [], tps: [], qps: [], latency: [] },
   server: { t: [], cpu: [], disk: [] },
   client: { t: [], cpu: [] },
@@ -58,6 +61,7 @@ export const emptyRun = (token = 0): RunView => ({
 export type RunAction =
   | { type: "started"; token: number }
   | { type: "snapshot"; token: number; snapshot: RunSnapshot }
+  | { type: "refused"; token: number; message: string }
   | { type: "reset" };
 
 export function runReducer(view: RunView, action: RunAction): RunView {
@@ -66,6 +70,8 @@ export function runReducer(view: RunView, action: RunAction): RunView {
       return emptyRun(view.token);
     case "started":
       return emptyRun(action.token);
+    case "refused":
+      return action.token === view.token ? { ...view, refused: action.message } : view;
     case "snapshot": {
       if (action.token !== view.token) return view;
       const s = action.snapshot;

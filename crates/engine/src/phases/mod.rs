@@ -51,6 +51,28 @@ pub struct PrepareReport {
     pub threads: u32,
 }
 
+impl PrepareReport {
+    /// Two prepares of one ladder (its OLTP tables, then TPC-C's) as one: the tables,
+    /// rows and seconds of both, the rate over both.
+    pub fn and(&self, other: &PrepareReport) -> PrepareReport {
+        let seconds = self.seconds + other.seconds;
+        let rows = self.rows + other.rows;
+        PrepareReport {
+            tables: self.tables + other.tables,
+            rows,
+            seconds,
+            rows_per_sec: if seconds > 0.0 {
+                rows as f64 / seconds
+            } else {
+                0.0
+            },
+            load_seconds: self.load_seconds + other.load_seconds,
+            index_seconds: self.index_seconds + other.index_seconds,
+            threads: self.threads.max(other.threads),
+        }
+    }
+}
+
 /// What prewarm did and the buffer pool hit rate it left behind.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PrewarmReport {

@@ -148,7 +148,8 @@ fn refuse_occupied_schema(
     scenario: Scenario,
     force: bool,
 ) -> Result<(), EngineError> {
-    let foreign = schema::foreign_tables(existing);
+    // TPC-C's tables are benchmark tables too: a ladder of both prepares both.
+    let foreign = crate::tpcc::foreign_tables(existing);
     if !foreign.is_empty() && !force {
         return Err(EngineError::Refused(format!(
             "schema '{}' holds tables that are not benchmark tables: {}. DB Dyno only creates and drops sbtest1..N, but it will not load test data next to real data unless you pass --force (or use an empty schema)",

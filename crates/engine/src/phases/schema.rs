@@ -91,16 +91,6 @@ pub fn benchmark_table_number(name: &str) -> Option<u32> {
     n.parse().ok()
 }
 
-/// Tables in the schema that are not benchmark tables: their presence means the schema
-/// is someone's real data, and prepare refuses to run there without --force.
-pub fn foreign_tables(tables: &BTreeMap<String, TableInfo>) -> Vec<String> {
-    tables
-        .values()
-        .filter(|t| benchmark_table_number(&t.name).is_none() || t.shape == TableShape::Other)
-        .map(|t| t.name.clone())
-        .collect()
-}
-
 pub fn describe_columns(columns: &[(String, String)]) -> String {
     columns
         .iter()

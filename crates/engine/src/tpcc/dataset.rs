@@ -37,7 +37,10 @@ pub fn classify(info: &TableInfo) -> Found {
     }
 }
 
-/// Tables that are neither a TPC-C table nor an OLTP benchmark table: someone's data.
+/// Tables that are neither a TPC-C table nor an OLTP benchmark table (sbtestN of the
+/// OLTP shape): someone's real data, next to which no prepare loads without --force.
+/// Both prepares and the checks use this one list, so a ladder of both kinds prepares
+/// both.
 pub fn foreign_tables(tables: &BTreeMap<String, TableInfo>) -> Vec<String> {
     tables
         .values()

@@ -153,9 +153,15 @@ pub fn human_bytes(b: u64) -> String {
 }
 
 fn prepares(plan: &Plan) -> bool {
+    prepares_where(plan, |_| true)
+}
+
+/// Whether the plan has a prepare of a scenario `which` accepts (the OLTP tables and
+/// TPC-C's are prepared apart).
+fn prepares_where(plan: &Plan, which: impl Fn(dbdyno_engine::Scenario) -> bool) -> bool {
     plan.phases
         .iter()
-        .any(|p| matches!(p, Phase::Prepare { .. }))
+        .any(|p| matches!(p, Phase::Prepare { scenario, .. } if which(*scenario)))
 }
 
 /// What a data/buffer-pool ratio makes the test measure (seed 003's table).

@@ -6,7 +6,7 @@
 use dbdyno_engine::phases::schema::{benchmark_table_number, TableShape};
 use dbdyno_engine::{Plan, Scenario};
 
-use super::{connection_args, human_bytes, prepares, TABLES_WHY};
+use super::{connection_args, human_bytes, prepares_where, tpcc, TABLES_WHY};
 use crate::check::{Check, CheckStatus};
 use crate::probe::{Facts, MysqlFacts};
 
@@ -23,19 +23,24 @@ pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
         );
     }
     let t = Tables::of(m, plan);
-    if prepares(plan) {
+    let prepares_tpcc = prepares_where(plan, |s| s.is_tpcc());
+    if prepares_tpcc {
+        if let Some(taken) = tpcc::tables_taken(m, plan) {
+            return taken;
+        }
+    }
+    if prepares_where(plan, |s| !s.is_tpcc()) {
         return t.before_prepare();
     }
     // TPC-C steps read their own tables (warehouse1, ...), which the run itself checks
     // against --scale before its clock starts: the sbtest tables concern the others.
     if plan.steps().all(|s| s.scenario.is_tpcc()) {
-        return Check::new(
-            ID,
-            TITLE,
-            CheckStatus::Pass,
-            "the plan runs tpcc only: no sbtest tables needed",
-            TABLES_WHY,
-        );
+        let detail = if prepares_tpcc {
+            "prepare will create TPC-C's tables; the plan runs tpcc only: no sbtest tables needed"
+        } else {
+            "the plan runs tpcc only: no sbtest tables needed"
+        };
+        return Check::new(ID, TITLE, CheckStatus::Pass, detail, TABLES_WHY);
     }
     let reads_rows = plan.steps().any(|s| {
         !matches!(
@@ -275,5 +280,45 @@ mod tests {
         let c = find(&checks(&f, &prep), "dataset.tables").clone();
         assert_eq!(c.status, CheckStatus::Fail);
         assert!(c.seen.contains("already exists"), "{}", c.seen);
+    }
+
+    /// TPC-C's prepare creates warehouse1, ...: sbtest tables left by an OLTP run are
+    /// no reason to refuse it, its own tables are.
+    #[test]
+    fn a_tpcc_prepare_minds_its_own_tables_not_sbtest() {
+        let mut f = facts();
+        mysql(&mut f).tables = BTreeMap::from([oltp("sbtest1")]);
+        let prep = plan(&[Scenario::Tpcc], &[2], 1, 1000, true);
+        let c = find(&checks(&f, &prep), "dataset.tables").clone();
+        assert_eq!(c.status, CheckStatus::Pass, "{}", c.seen);
+
+        mysql(&mut f)
+            .tables
+            .extend([oltp("warehouse1"), oltp("stock1")]);
+        let c = find(&checks(&f, &prep), "dataset.tables").clone();
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(
+            c.seen.contains("warehouse1 already exists (and 1 more)"),
+            "{}",
+            c.seen
+        );
+        let fix = c.fix.unwrap().sql_or_command.unwrap();
+        assert!(
+            fix.starts_with("dbdyno tpcc ") && fix.ends_with("--tables=1 cleanup"),
+            "{fix}"
+        );
+
+        // A ladder of both prepares both: the OLTP tables are checked too.
+        let both = plan(
+            &[Scenario::OltpReadOnly, Scenario::Tpcc],
+            &[2],
+            1,
+            1000,
+            true,
+        );
+        mysql(&mut f).tables = BTreeMap::from([oltp("sbtest1")]);
+        let c = find(&checks(&f, &both), "dataset.tables").clone();
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(c.seen.contains("sbtest1 already exists"), "{}", c.seen);
     }
 }

@@ -2,8 +2,12 @@
 //! `--tables` (sets of tables), for the buffer-pool and free-space checks and the
 //! Plan screen's estimate.
 
+use dbdyno_engine::tpcc::schema::TABLES;
 use dbdyno_engine::tpcc::TpccOptions;
 use dbdyno_engine::{Phase, Plan};
+
+use crate::check::{Check, CheckStatus};
+use crate::probe::MysqlFacts;
 
 /// Bytes one warehouse takes on disk, measured rather than guessed: DB Dyno prepared
 /// `dbdyno tpcc --scale=1 --tables=1 prepare` (foreign keys on, the defaults) on the
@@ -24,6 +28,39 @@ pub fn plans_tpcc(plan: &Plan) -> bool {
             .phases
             .iter()
             .any(|p| matches!(p, Phase::Prepare { scenario, .. } if scenario.is_tpcc()))
+}
+
+/// A failing check when TPC-C's prepare would create a table the schema already has
+/// (`warehouse1`, ...): prepare refuses rather than load twice, as for the OLTP tables.
+pub(super) fn tables_taken(m: &MysqlFacts, plan: &Plan) -> Option<Check> {
+    let o = &plan.workload.tpcc;
+    let taken: Vec<String> = (1..=o.tables)
+        .flat_map(|set| TABLES.iter().map(move |t| format!("{}{set}", t.name)))
+        .filter(|name| m.tables.keys().any(|k| k.eq_ignore_ascii_case(name)))
+        .collect();
+    let first = taken.first()?;
+    let more = match taken.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(
+        Check::new(
+            "dataset.tables",
+            "Benchmark tables",
+            CheckStatus::Fail,
+            format!("tpcc's prepare will create its {} set(s) of tables, but {first} already exists{more}: prepare refuses rather than load twice", o.tables),
+            super::TABLES_WHY,
+        )
+        .with_fix(
+            "drop the old tables first, or run without --prepare to reuse them",
+            Some(format!(
+                "dbdyno tpcc {} --scale={} --tables={} cleanup",
+                super::connection_args(plan),
+                o.scale,
+                o.tables
+            )),
+        ),
+    )
 }
 
 /// Estimated bytes of a TPC-C dataset with these options.
