@@ -91,7 +91,8 @@ pub fn prepare(
         .query_first("SELECT VERSION()")
         .map_err(|e| driver::query_error("reading the server's version", &e))?
         .unwrap_or_default();
-    let by_table = load_tables::worth_it(&version, o, threads);
+    let loaders = load_tables::loaders(threads, server_cpus(&mut conn));
+    let by_table = load_tables::worth_it(&version, o, loaders);
     // Table by table, the bulk insert builds the secondary indexes from sorted
     // entries as it loads, so they are created on the empty tables; unit by unit they
     // are built after the load, in one pass per table.
@@ -99,9 +100,13 @@ pub fn prepare(
         add_indexes(connect, o, threads, events, cancel)?;
     }
     events.message(format!(
-        "Loading {} warehouse(s) into {} set(s) of tables with {threads} thread(s){}",
+        "Loading {} warehouse(s) into {} set(s) of tables with {}{}",
         o.scale,
         o.tables,
+        match (by_table, loaders < threads) {
+            (true, true) => format!("{loaders} of {threads} threads (one per server CPU)"),
+            _ => format!("{threads} thread(s)"),
+        },
         if by_table {
             ", one table per transaction (the server's bulk insert into empty tables)"
         } else {
@@ -110,7 +115,7 @@ pub fn prepare(
     ));
     let load_start = Instant::now();
     if by_table {
-        load_by_table(connect, &units, threads, rows_total, events, cancel)?;
+        load_by_table(connect, &units, loaders, rows_total, events, cancel)?;
     } else {
         load_rows(connect, units, threads, rows_total, events, cancel)?;
     }
@@ -213,6 +218,15 @@ fn load_worker(
         }
     }
     Ok(())
+}
+
+/// The server's CPUs as MariaDB gives them: `thread_pool_size` defaults to the number
+/// of processors (the table-by-table load only runs on MariaDB). None when the server
+/// does not say.
+fn server_cpus(conn: &mut Conn) -> Option<u32> {
+    conn.query_first::<u32, _>("SELECT @@thread_pool_size")
+        .ok()
+        .flatten()
 }
 
 fn load_by_table(
