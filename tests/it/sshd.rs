@@ -58,6 +58,51 @@ impl Sshd {
         ]
     }
 
+    /// The same sandbox, logged in to with a key of the test's own, made in `dir` and
+    /// authorized on the sandbox; with its fingerprint (`SHA256:…`), which sshd's log
+    /// names on each of its logins: a test counts its own logins among other tests'.
+    pub fn with_own_key(&self, dir: &Path) -> (Sshd, String) {
+        let key = dir.join("own_key");
+        let made = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", "dbdyno-test", "-f"])
+            .arg(&key)
+            .status()
+            .expect("ssh-keygen runs");
+        assert!(made.success(), "ssh-keygen failed");
+        let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+        let authorized = self.state_dir().join("authorized_keys");
+        // Appended in one write: other tests may append theirs at the same time.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&authorized)
+            .unwrap_or_else(|e| panic!("{}: {e}", authorized.display()));
+        std::io::Write::write_all(&mut file, public.as_bytes()).unwrap();
+        let listed = std::process::Command::new("ssh-keygen")
+            .arg("-lf")
+            .arg(key.with_extension("pub"))
+            .output()
+            .expect("ssh-keygen -l runs");
+        let fingerprint = String::from_utf8_lossy(&listed.stdout)
+            .split_whitespace()
+            .nth(1)
+            .expect("ssh-keygen -l prints the fingerprint second")
+            .to_string();
+        let mine = Sshd {
+            key,
+            host: self.host.clone(),
+            user: self.user.clone(),
+            host_pubkey: self.host_pubkey.clone(),
+            script: self.script.clone(),
+            port: self.port,
+        };
+        (mine, fingerprint)
+    }
+
+    /// Where the sandbox sshd keeps its configuration, keys and log.
+    pub fn state_dir(&self) -> PathBuf {
+        self.script.parent().unwrap().join("../.work/sshd")
+    }
+
     /// A known_hosts file in `dir` that trusts the sandbox's host key.
     pub fn trusted_known_hosts(&self, dir: &Path) -> PathBuf {
         let f = dir.join("known_hosts");

@@ -60,6 +60,7 @@ pub struct Gate {
 pub struct ServerGuard {
     gate: &'static Gate,
     alone: bool,
+    admitted: std::time::Instant,
 }
 
 impl Gate {
@@ -100,6 +101,7 @@ impl Gate {
         ServerGuard {
             gate: self,
             alone: false,
+            admitted: std::time::Instant::now(),
         }
     }
 
@@ -113,6 +115,7 @@ impl Gate {
         ServerGuard {
             gate: self,
             alone: true,
+            admitted: std::time::Instant::now(),
         }
     }
 }
@@ -123,8 +126,76 @@ impl Default for Gate {
     }
 }
 
+/// The machine's busy and total CPU time so far (the first line of /proc/stat).
+fn cpu_times() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+    let total: u64 = fields.iter().take(8).sum();
+    let idle = fields.get(3)? + fields.get(4).copied().unwrap_or(0);
+    Some((total - idle, total))
+}
+
+/// A test that measures waits, up to 20 s, until the machine has been quiet for two
+/// half-seconds in a row (under a fifth of its CPUs busy): what the tests before it
+/// left running goes on for a while (a restarted server loading its buffer pool,
+/// InnoDB purging a big load's undo), and an A/A comparison that caught it in one of
+/// its runs and not the other called a difference of a third (seen in CI).
+pub fn wait_for_a_quiet_machine() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut quiet_in_a_row = 0;
+    let Some(mut last) = cpu_times() else {
+        return; // no /proc/stat: nothing to wait on
+    };
+    while quiet_in_a_row < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let Some(now) = cpu_times() else { return };
+        let (busy, total) = (now.0 - last.0, now.1 - last.1);
+        last = now;
+        quiet_in_a_row = if total > 0 && busy * 5 < total {
+            quiet_in_a_row + 1
+        } else {
+            0
+        };
+    }
+    if quiet_in_a_row < 2 {
+        eprintln!("gate: the machine stayed busy for 20 s before a test that runs alone; running it anyway");
+    }
+}
+
+/// With `DBDYNO_TEST_TIMES=<file>`, each test appends how long it held its place:
+/// `alone|shared <seconds> <test name>`, what the suite's time is made of
+/// (`sort -k2 -n -r <file> | head` names the tests worth shortening).
+fn record_time(guard: &ServerGuard) {
+    let Some(path) = std::env::var_os("DBDYNO_TEST_TIMES") else {
+        return;
+    };
+    let kind = if guard.alone { "alone" } else { "shared" };
+    let secs = guard.admitted.elapsed().as_secs_f64();
+    // Threads without a name are the gate tests' own helpers, not tests.
+    let Some(name) = std::thread::current().name().map(str::to_string) else {
+        return;
+    };
+    let line = format!("{kind} {secs:.1} {name}\n");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path);
+    // A timing that cannot be written is not a test failure.
+    if let Ok(mut f) = file {
+        let _ = std::io::Write::write_all(&mut f, line.as_bytes());
+    }
+}
+
 impl Drop for ServerGuard {
     fn drop(&mut self) {
+        record_time(self);
         let mut s = self.gate.lock();
         if self.alone {
             s.alone = false;

@@ -34,9 +34,12 @@ pub fn shared_server() -> ServerGuard {
 }
 
 /// For a test that restarts the server, sets or reads its globals, or measures timings,
-/// rates or CPU: it runs with no other test of this binary beside it.
+/// rates or CPU: it runs with no other test of this binary beside it, and once what
+/// the tests before it left running has calmed down (`gate::wait_for_a_quiet_machine`).
 pub fn exclusive_server() -> ServerGuard {
-    GATE.alone()
+    let guard = GATE.alone();
+    gate::wait_for_a_quiet_machine();
+    guard
 }
 
 pub struct Sandbox {

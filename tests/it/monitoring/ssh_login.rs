@@ -60,15 +60,18 @@ fn a_refused_ssh_connection_names_its_cause_once() {
 
 #[test]
 fn monitor_logs_in_once() {
-    let _ssh = sshd::exclusive();
-    let sb = Sshd::from_env();
+    let _ssh = sshd::shared();
+    let _g = shared_server();
     let dir = tempfile::tempdir().unwrap();
+    // Logins with a key of this test's own: other tests log in to the same sshd.
+    let (sb, fingerprint) = Sshd::from_env().with_own_key(dir.path());
     let kh = sb.trusted_known_hosts(dir.path());
-    let log = sb.script.parent().unwrap().join("../.work/sshd/sshd.log");
+    let log = sb.state_dir().join("sshd.log");
     let logins = || {
         std::fs::read_to_string(&log)
             .unwrap_or_else(|e| panic!("{}: {e}", log.display()))
-            .matches("Accepted publickey")
+            .lines()
+            .filter(|l| l.contains("Accepted publickey") && l.contains(&fingerprint))
             .count()
     };
     let before = logins();
@@ -84,7 +87,6 @@ fn monitor_logs_in_once() {
 
     // A ladder: the host key check's session carries the sampler; the facts for the
     // checks and the snapshot take one more.
-    let _g = shared_server();
     let s = TestSchema::new("mon_logins");
     let args = ladder_args(&sb, &kh, &[]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
