@@ -18,7 +18,7 @@
 #   DBDYNO_KEEP_SANDBOX=1    leave the sandboxes running afterwards
 #   DBDYNO_TEST_FAIL_FAST=1  stop at the first failing check stage
 #   DBDYNO_SKIP_DEPS=1       do not check system packages (machine already set up)
-#   DBDYNO_IT_THREADS=N      the integration tests' libtest threads (default 24)
+#   DBDYNO_IT_THREADS=N      the integration tests' libtest threads (default 200: one per test)
 #
 # Sandboxes that were already running before this script are never stopped by it.
 set -euo pipefail
@@ -225,12 +225,13 @@ main() {
     check_stage "cargo test" cargo test --workspace --exclude dbdyno-tests
     # The integration tests mostly wait (timed steps, the server, SSH), so many run at
     # once: tests/support/gate.rs lets 6 share the machine and runs the ones that
-    # measure alone. A test waiting at the gate holds a libtest thread, hence more
-    # threads than places.
+    # measure alone. A test waiting at the gate holds a libtest thread, hence a thread
+    # per test: every test waits at the gate from the start, and the gate, not the
+    # tests' names, decides the order (the long shared tests first).
     # `--workspace` in both, as in the build: with every package selected, every crate
     # gets one feature set, and the three share their artifacts (`-p dbdyno-tests` alone
     # unifies fewer features and builds some 20 crates, and the tests, a second time).
-    check_stage "integration tests" cargo test --workspace --test it -- --test-threads="${DBDYNO_IT_THREADS:-24}"
+    check_stage "integration tests" cargo test --workspace --test it -- --test-threads="${DBDYNO_IT_THREADS:-200}"
 
     local suite
     if [ -d scripts/test.d ]; then

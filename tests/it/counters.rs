@@ -156,7 +156,7 @@ fn compare(server: &PrivateSandbox, workload: &str, opts: &[&str]) -> Vec<String
 fn counters_per_transaction_match_sysbench() {
     // Global counters, so a server of the test's own: nothing else runs on it. It counts
     // statements and rows, not time, so it shares the machine.
-    let _g = shared_server();
+    let _g = shared_server_long();
     let server = PrivateSandbox::start("counters", "");
     let mut problems = Vec::new();
     for w in [

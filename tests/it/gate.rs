@@ -1,5 +1,6 @@
 //! The gate of `tests/support/gate.rs` on gates of the tests' own: shared tests up to the
-//! limit, a test alone beside none, and tests waiting to share before a test alone.
+//! limit, a test alone beside none, tests waiting to share before a test alone, and
+//! long tests before short ones.
 //! (Each test also passes the binary's own gate, as every test here does.)
 
 use std::sync::mpsc;
@@ -35,7 +36,7 @@ const GRACE: Duration = Duration::from_millis(200);
 fn a_test_alone_waits_for_the_shared_ones_and_they_wait_for_it() {
     let _server = shared_server();
     let g = gate();
-    let shared = g.share(4);
+    let shared = g.share(4, false);
     let (alone_in, alone_out) = take_elsewhere(move || g.alone());
     assert!(
         alone_in.recv_timeout(GRACE).is_err(),
@@ -43,7 +44,7 @@ fn a_test_alone_waits_for_the_shared_ones_and_they_wait_for_it() {
     );
     drop(shared);
     alone_in.recv().unwrap();
-    let (shared_in, _shared_out) = take_elsewhere(move || g.share(4));
+    let (shared_in, _shared_out) = take_elsewhere(move || g.share(4, false));
     assert!(
         shared_in.recv_timeout(GRACE).is_err(),
         "shared beside a test alone"
@@ -56,11 +57,11 @@ fn a_test_alone_waits_for_the_shared_ones_and_they_wait_for_it() {
 fn shared_tests_run_together_up_to_the_limit() {
     let _server = shared_server();
     let g = gate();
-    let (first_in, first_out) = take_elsewhere(move || g.share(2));
-    let (second_in, _second_out) = take_elsewhere(move || g.share(2));
+    let (first_in, first_out) = take_elsewhere(move || g.share(2, false));
+    let (second_in, _second_out) = take_elsewhere(move || g.share(2, false));
     first_in.recv().unwrap();
     second_in.recv().unwrap();
-    let (third_in, _third_out) = take_elsewhere(move || g.share(2));
+    let (third_in, _third_out) = take_elsewhere(move || g.share(2, false));
     assert!(
         third_in.recv_timeout(GRACE).is_err(),
         "a third past a limit of 2"
@@ -73,10 +74,10 @@ fn shared_tests_run_together_up_to_the_limit() {
 fn a_test_alone_lets_the_waiting_shared_tests_go_first() {
     let _server = shared_server();
     let g = gate();
-    let (first_in, first_out) = take_elsewhere(move || g.share(1));
+    let (first_in, first_out) = take_elsewhere(move || g.share(1, false));
     first_in.recv().unwrap();
     // The second shared test waits for the limit; the test alone waits for both.
-    let (second_in, second_out) = take_elsewhere(move || g.share(1));
+    let (second_in, second_out) = take_elsewhere(move || g.share(1, false));
     while g.waiting_to_share() == 0 {
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -90,4 +91,29 @@ fn a_test_alone_lets_the_waiting_shared_tests_go_first() {
     );
     second_out.send(()).unwrap();
     alone_in.recv().unwrap();
+}
+
+#[test]
+fn a_long_test_gets_the_next_place_before_the_others_waiting() {
+    let _server = shared_server();
+    let g = gate();
+    let (first_in, first_out) = take_elsewhere(move || g.share(1, false));
+    first_in.recv().unwrap();
+    // A short test waits first, a long one after it: the long one gets in first.
+    let (short_in, _short_out) = take_elsewhere(move || g.share(1, false));
+    while g.waiting_to_share() < 1 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (long_in, long_out) = take_elsewhere(move || g.share(1, true));
+    while g.waiting_to_share() < 2 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    first_out.send(()).unwrap();
+    long_in.recv().unwrap();
+    assert!(
+        short_in.recv_timeout(GRACE).is_err(),
+        "the short test got in beside the long one past a limit of 1"
+    );
+    long_out.send(()).unwrap();
+    short_in.recv().unwrap();
 }

@@ -7,7 +7,11 @@ use std::path::{Path, PathBuf};
 use dbdyno_tests::shared_server;
 
 /// What a test calls to pass the gate.
-const GUARDS: [&str; 2] = ["shared_server()", "exclusive_server()"];
+const GUARDS: [&str; 3] = [
+    "shared_server()",
+    "shared_server_long()",
+    "exclusive_server()",
+];
 /// Other locks tests take; the gate's guard must come after them.
 const OTHER_LOCKS: [&str; 3] = ["sshd::", "serial()", ".lock()"];
 
@@ -59,7 +63,9 @@ fn problem(body: &[&str]) -> Option<String> {
             .position(|l| needles.iter().any(|n| l.contains(n)))
     };
     let Some(guard) = first(&GUARDS) else {
-        return Some("takes no guard (shared_server() or exclusive_server())".into());
+        return Some(
+            "takes no guard (shared_server(), shared_server_long() or exclusive_server())".into(),
+        );
     };
     let alone = body.iter().any(|l| l.contains("exclusive_server()"));
     if let Some(other) = first(&OTHER_LOCKS).filter(|_| alone) {

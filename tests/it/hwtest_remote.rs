@@ -164,7 +164,7 @@ fn results(out: &Output) -> Vec<Value> {
 #[test]
 fn a_measurement_reports_every_test_and_leaves_no_file() {
     let _g = sshd::shared();
-    let _server = shared_server();
+    let _server = shared_server_long();
     let s = Setup::new("hw_ok");
     let out = s.run(&["--json"]);
     let r = results(&out);

@@ -11,7 +11,7 @@ use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::{
     sha256_file, Installed, Platform, RemoteError, RemoteHost, Transfer, KEEP_VERSIONS,
 };
-use dbdyno_tests::{dbdyno_path, shared_server};
+use dbdyno_tests::{dbdyno_path, shared_server, shared_server_long};
 
 use crate::sshd::{self, Sshd};
 
@@ -108,7 +108,7 @@ fn wait_until_gone(host: &RemoteHost, installed: &Installed, limit: Duration) ->
 #[test]
 fn remote_install_copies_then_reuses_and_replaces_a_damaged_copy() {
     let _ssh = sshd::shared();
-    let _g = shared_server();
+    let _g = shared_server_long();
     let setup = Setup::new();
     let host = setup.host();
     let local = setup.dbdyno();

@@ -143,7 +143,7 @@ fn tpcc_dataset_of_the_reference_passes_dbdyno_check_and_has_the_same_tables() {
     let Some(dir) = sysbench_tpcc_dir() else {
         return;
     };
-    let _g = shared_server();
+    let _g = shared_server_long();
     let theirs = TestSchema::new("tpcc_ref");
     let options = ["--scale=1", "--tables=1", "--force_pk=1"];
     ok(&reference(&dir, &theirs, &options, "prepare"));

@@ -181,7 +181,7 @@ fn events_of(text: &str) -> f64 {
 
 #[test]
 fn tpcc_counters_per_transaction_match_sysbench_tpcc() {
-    let _g = shared_server();
+    let _g = shared_server_long();
     let Some(dir) = sysbench_tpcc_dir() else {
         return;
     };

@@ -46,6 +46,8 @@ pub fn shared_limit() -> usize {
 struct State {
     sharing: usize,
     waiting_to_share: usize,
+    /// Of `waiting_to_share`, the long tests, which get the next free place first.
+    long_waiting: usize,
     alone: bool,
 }
 
@@ -69,6 +71,7 @@ impl Gate {
             state: Mutex::new(State {
                 sharing: 0,
                 waiting_to_share: 0,
+                long_waiting: 0,
                 alone: false,
             }),
             changed: Condvar::new(),
@@ -89,19 +92,24 @@ impl Gate {
         self.lock().waiting_to_share
     }
 
-    /// Waits for a place beside the other shared tests.
-    pub fn share(&'static self, limit: usize) -> ServerGuard {
+    /// Waits for a place beside the other shared tests. A `long` test (one of the few
+    /// that take a minute) gets the next free place before the others waiting: started
+    /// last, it would run on alone at the end of the shared tests and hold back the
+    /// tests that must run alone.
+    pub fn share(&'static self, limit: usize, long: bool) -> ServerGuard {
         let mut s = self.lock();
         s.waiting_to_share += 1;
-        while s.alone || s.sharing >= limit {
+        s.long_waiting += usize::from(long);
+        while s.alone || s.sharing >= limit || (!long && s.long_waiting > 0) {
             s = self.wait(s);
         }
         s.waiting_to_share -= 1;
+        s.long_waiting -= usize::from(long);
         s.sharing += 1;
         ServerGuard {
             gate: self,
             alone: false,
-            admitted: std::time::Instant::now(),
+            admitted: admitted_now(),
         }
     }
 
@@ -115,7 +123,7 @@ impl Gate {
         ServerGuard {
             gate: self,
             alone: true,
-            admitted: std::time::Instant::now(),
+            admitted: admitted_now(),
         }
     }
 }
@@ -124,6 +132,15 @@ impl Default for Gate {
     fn default() -> Self {
         Gate::new()
     }
+}
+
+/// When the binary's first test got its place (for `DBDYNO_TEST_TIMES`).
+static FIRST_ADMITTED: OnceLock<std::time::Instant> = OnceLock::new();
+
+fn admitted_now() -> std::time::Instant {
+    let now = std::time::Instant::now();
+    FIRST_ADMITTED.get_or_init(|| now);
+    now
 }
 
 /// The machine's busy and total CPU time so far (the first line of /proc/stat).
@@ -169,8 +186,9 @@ pub fn wait_for_a_quiet_machine() {
     }
 }
 
-/// With `DBDYNO_TEST_TIMES=<file>`, each test appends how long it held its place:
-/// `alone|shared <seconds> <test name>`, what the suite's time is made of
+/// With `DBDYNO_TEST_TIMES=<file>`, each test appends how long it held its place and
+/// when it got it (seconds since the binary's first test did):
+/// `alone|shared <seconds> <test name> <admitted at>`, what the suite's time is made of
 /// (`sort -k2 -n -r <file> | head` names the tests worth shortening).
 fn record_time(guard: &ServerGuard) {
     let Some(path) = std::env::var_os("DBDYNO_TEST_TIMES") else {
@@ -182,7 +200,12 @@ fn record_time(guard: &ServerGuard) {
     let Some(name) = std::thread::current().name().map(str::to_string) else {
         return;
     };
-    let line = format!("{kind} {secs:.1} {name}\n");
+    let first = *FIRST_ADMITTED.get().unwrap_or(&guard.admitted);
+    let at = guard
+        .admitted
+        .saturating_duration_since(first)
+        .as_secs_f64();
+    let line = format!("{kind} {secs:.1} {name} {at:.1}\n");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

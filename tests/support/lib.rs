@@ -30,7 +30,16 @@ static GATE: gate::Gate = gate::Gate::new();
 /// Every test's last lock, unless it must run alone: it runs beside other shared tests
 /// (at most [`shared_limit`] at once), never beside a test alone.
 pub fn shared_server() -> ServerGuard {
-    GATE.share(shared_limit())
+    GATE.share(shared_limit(), false)
+}
+
+/// [`shared_server`] for the few shared tests that take a minute or so: they get a
+/// place before the other shared tests waiting for one, so that none of them starts
+/// last and runs on alone while the tests that must run alone wait behind it
+/// (`DBDYNO_TEST_TIMES` says which tests are long). Needs as many libtest threads as
+/// tests, so that every test waits at the gate from the start (scripts/test.sh).
+pub fn shared_server_long() -> ServerGuard {
+    GATE.share(shared_limit(), true)
 }
 
 /// For a test that restarts the server, sets or reads its globals, or measures timings,

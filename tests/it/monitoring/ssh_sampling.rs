@@ -76,7 +76,7 @@ fn monitor_json_gives_one_sample_per_second() {
 #[test]
 fn ladder_outlives_a_dead_sshd_records_the_gap_and_resumes() {
     let _ssh = sshd::exclusive();
-    let _g = shared_server();
+    let _g = shared_server_long();
     let sb = Sshd::from_env();
     let _restart = Restart(&sb);
     let s = TestSchema::new("mon_gap");
