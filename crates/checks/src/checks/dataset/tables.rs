@@ -10,8 +10,8 @@ use super::{connection_args, human_bytes, prepares_where, tpcc, TABLES_WHY};
 use crate::check::{Check, CheckStatus};
 use crate::probe::{Facts, MysqlFacts};
 
-const ID: &str = "dataset.tables";
-const TITLE: &str = "Benchmark tables";
+pub(super) const ID: &str = "dataset.tables";
+pub(super) const TITLE: &str = "Benchmark tables";
 
 pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
     if !m.schema_exists {

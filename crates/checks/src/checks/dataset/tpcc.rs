@@ -45,8 +45,8 @@ pub(super) fn tables_taken(m: &MysqlFacts, plan: &Plan) -> Option<Check> {
     };
     Some(
         Check::new(
-            "dataset.tables",
-            "Benchmark tables",
+            super::tables::ID,
+            super::tables::TITLE,
             CheckStatus::Fail,
             format!("tpcc's prepare will create its {} set(s) of tables, but {first} already exists{more}: prepare refuses rather than load twice", o.tables),
             super::TABLES_WHY,
