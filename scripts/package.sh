@@ -92,11 +92,12 @@ build_deb() {
     [ -x ui/node_modules/.bin/tauri ] || fail "no tauri CLI in ui/node_modules/.bin (npm ci in ui/ failed?)"
     # Stale packages would hide a build that made none.
     rm -rf "$bundle_dir"
-    # --features custom-protocol: the feature set tests/e2e/run.sh builds with (tauri
-    # adds tauri/custom-protocol itself), so cargo finds the e2e build fresh.
+    # --features custom-protocol and cargo's --workspace (tauri adds --bins): the build
+    # tests/e2e/run.sh makes (tauri adds tauri/custom-protocol itself), so cargo finds
+    # it fresh.
     step "tauri build ${debug_flag[*]} --no-bundle (log: $OUT/build.log)"
     if ! ui/node_modules/.bin/tauri build "${debug_flag[@]}" --no-bundle \
-        --features custom-protocol --ci >"$OUT/build.log" 2>&1; then
+        --features custom-protocol --ci -- --workspace >"$OUT/build.log" 2>&1; then
         tail -n 40 "$OUT/build.log" >&2
         fail "tauri build failed (log: $OUT/build.log)"
     fi
