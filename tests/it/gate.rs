@@ -28,6 +28,13 @@ fn take_elsewhere(
     (entered, release)
 }
 
+/// Waits until `n` tests wait for a place at `g`.
+fn until_waiting(g: &Gate, n: usize) {
+    while g.waiting_to_share() < n {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 // A thread that must not get in is given 200 ms to get in wrongly: a slow machine
 // can only hide a broken gate that way, never fail a working one.
 const GRACE: Duration = Duration::from_millis(200);
@@ -78,9 +85,7 @@ fn a_test_alone_lets_the_waiting_shared_tests_go_first() {
     first_in.recv().unwrap();
     // The second shared test waits for the limit; the test alone waits for both.
     let (second_in, second_out) = take_elsewhere(move || g.share(1, false));
-    while g.waiting_to_share() == 0 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    until_waiting(g, 1);
     let (alone_in, _alone_out) = take_elsewhere(move || g.alone());
     std::thread::sleep(GRACE);
     first_out.send(()).unwrap();
@@ -101,13 +106,9 @@ fn a_long_test_gets_the_next_place_before_the_others_waiting() {
     first_in.recv().unwrap();
     // A short test waits first, a long one after it: the long one gets in first.
     let (short_in, _short_out) = take_elsewhere(move || g.share(1, false));
-    while g.waiting_to_share() < 1 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    until_waiting(g, 1);
     let (long_in, long_out) = take_elsewhere(move || g.share(1, true));
-    while g.waiting_to_share() < 2 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    until_waiting(g, 2);
     first_out.send(()).unwrap();
     long_in.recv().unwrap();
     assert!(

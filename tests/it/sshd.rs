@@ -23,6 +23,7 @@ fn env(name: &str) -> String {
     })
 }
 
+#[derive(Clone)]
 pub struct Sshd {
     pub host: String,
     pub port: u16,
@@ -87,15 +88,13 @@ impl Sshd {
             .nth(1)
             .expect("ssh-keygen -l prints the fingerprint second")
             .to_string();
-        let mine = Sshd {
-            key,
-            host: self.host.clone(),
-            user: self.user.clone(),
-            host_pubkey: self.host_pubkey.clone(),
-            script: self.script.clone(),
-            port: self.port,
-        };
-        (mine, fingerprint)
+        (
+            Sshd {
+                key,
+                ..self.clone()
+            },
+            fingerprint,
+        )
     }
 
     /// Where the sandbox sshd keeps its configuration, keys and log.

@@ -2,7 +2,7 @@
 //! `--tables` (sets of tables), for the buffer-pool and free-space checks and the
 //! Plan screen's estimate.
 
-use dbdyno_engine::tpcc::schema::TABLES;
+use dbdyno_engine::tpcc::schema::{table_name, TABLES};
 use dbdyno_engine::tpcc::TpccOptions;
 use dbdyno_engine::{Phase, Plan};
 
@@ -35,7 +35,7 @@ pub fn plans_tpcc(plan: &Plan) -> bool {
 pub(super) fn tables_taken(m: &MysqlFacts, plan: &Plan) -> Option<Check> {
     let o = &plan.workload.tpcc;
     let taken: Vec<String> = (1..=o.tables)
-        .flat_map(|set| TABLES.iter().map(move |t| format!("{}{set}", t.name)))
+        .flat_map(|set| TABLES.iter().map(move |t| table_name(t.name, set)))
         .filter(|name| m.tables.keys().any(|k| k.eq_ignore_ascii_case(name)))
         .collect();
     let first = taken.first()?;
