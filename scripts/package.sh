@@ -6,9 +6,10 @@
 #   bash scripts/package.sh             the debug .deb (CI: scripts/test.d/60-package.sh)
 #   bash scripts/package.sh --release   the release .deb (a full optimised build: many minutes)
 #
-# The debug .deb re-uses the app that tests/e2e/run.sh builds (same features, same
-# ui/dist) and the `dbdyno` that CI's `cargo build --workspace --bins` builds, shipped
-# beside the app, so in CI only the bundling is new work. Logs and the package's control file go
+# The debug .deb re-uses the app and the `dbdyno` that scripts/test.sh builds (`cargo
+# build --workspace --bins ... --features dbdyno-app/custom-protocol`: same packages,
+# same features, same ui/dist), the CLI shipped beside the app, so in CI only the
+# bundling is new work. Logs and the package's control file go
 # to test-output/package/. DBDYNO_PACKAGE_KEEP=1 keeps the throwaway root (its path is
 # printed). Needs no root: the package is unpacked into a temporary directory, never
 # installed on the machine.
@@ -53,15 +54,15 @@ trap stop_all EXIT
 # A value from src-tauri/tauri.conf.json: $1 is a JS expression on it, named `c`.
 conf() { node -p "const c = require('./src-tauri/tauri.conf.json'); $1"; }
 
-# The `dbdyno` command line, built as CI's `cargo build --workspace --bins` builds it (the
-# same packages, so the same features: in CI this finds it fresh), staged under the name
+# The `dbdyno` command line, built as scripts/test.sh builds it (the same packages and
+# features: in CI this finds it fresh), staged under the name
 # Tauri's bundler wants for an external binary: <name>-<target triple>. Prints the stem
 # to give `bundle.externalBin`.
 stage_cli() {
     local profile_flag=() triple stem
     [ "$PROFILE" = release ] && profile_flag=(--release)
-    step "cargo build ${profile_flag[*]} --workspace --bin dbdyno (log: $OUT/build-cli.log)"
-    if ! cargo build "${profile_flag[@]}" --workspace --bin dbdyno >"$OUT/build-cli.log" 2>&1; then
+    step "cargo build ${profile_flag[*]} --workspace --bin dbdyno --features dbdyno-app/custom-protocol (log: $OUT/build-cli.log)"
+    if ! cargo build "${profile_flag[@]}" --workspace --bin dbdyno --features dbdyno-app/custom-protocol >"$OUT/build-cli.log" 2>&1; then
         tail -n 40 "$OUT/build-cli.log" >&2
         fail "cargo build of dbdyno failed (log: $OUT/build-cli.log)"
     fi

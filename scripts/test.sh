@@ -7,12 +7,12 @@
 #   system packages (scripts/deps.sh), Rust toolchain, sandbox MariaDB
 #   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present).
 # Check stages (all run, the script fails at the end if any failed):
-#   cargo fmt --check, cargo build --workspace --bins with clippy as the workspace's
-#   compiler (-D warnings; it lints every target as cargo compiles it),
-#   ui: npm ci + npm test (when ui/package.json exists; in the background while cargo
-#   compiles, its output shown when it ends),
-#   cargo test --workspace but the integration tests, then the integration tests
-#   (tests/, many at once: tests/support/gate.rs),
+#   ui: npm ci + vite build (a setup stage: the app embeds ui/dist), then npm test in
+#   the background while cargo compiles, its output shown when it ends,
+#   cargo fmt --check, cargo build of every binary, test and example with clippy as the
+#   workspace's compiler (-D warnings; it lints every target as cargo compiles it),
+#   cargo test --workspace (the crates' own tests), then the integration tests
+#   (tests/it, many at once: tests/support/gate.rs),
 #   every executable scripts/test.d/*.sh, in name order.
 #
 # Environment:
@@ -157,10 +157,16 @@ join_by() {
     printf '%s' "$out"
 }
 
-ui_tests() {
+# The front-end built before cargo compiles the app: with the `custom-protocol` feature
+# the app embeds ui/dist (see CARGO_FEATURES).
+ui_build() {
     ensure_node
+    ensure_ui_dist "$DBDYNO_ROOT/test-output/ui-build.log"
+}
+
+# After ui_build, which installed ui/node_modules.
+ui_tests() {
     cd ui
-    npm ci --no-audit --no-fund
     npm test
 }
 
@@ -223,6 +229,8 @@ main() {
     # The front-end's tests need neither cargo's build nor the server: they run while
     # cargo compiles, which leaves a core idle much of the time (one crate at a time).
     if [ -f ui/package.json ]; then
+        mkdir -p test-output
+        setup_stage "ui build" ui_build
         start_background_stage "ui tests" ui_tests
     fi
     check_stage "cargo fmt" cargo fmt --all --check
@@ -232,24 +240,33 @@ main() {
     # lints to the one real build (`cargo clippy` itself sets these two variables).
     # Every cargo command below inherits them, so the build, the tests and the app
     # share one set of artifacts; dependencies are built by plain rustc as always.
-    # Each target is linted where it is compiled: libraries and binaries here, tests
-    # and examples in the `cargo test` stages, with warnings denied.
+    # Every target is linted as it is compiled, here, with warnings denied.
     use_clippy_as_the_workspace_compiler
     # `cargo test` only builds a package's binaries for that package's own integration
     # tests; the `dbdyno` binary that tests/ drives lives in another package, so it is
     # built here (a warm cache makes this a no-op, a cold one does not skip it).
-    check_stage "cargo build + clippy" cargo build --workspace --bins
+    #
+    # One package selection (`--workspace`) and one feature set for every cargo command,
+    # the app's `custom-protocol` included (the GUI suite and the package run the app
+    # as shipped, with the front-end embedded): cargo builds each crate once, and the
+    # GUI suite's and the package's builds find everything fresh. This one command
+    # builds the binaries, the examples (`cargo test` builds them) and every test
+    # target, the integration tests' included, so that the two cores build them side
+    # by side.
+    CARGO_FEATURES=(--features dbdyno-app/custom-protocol)
+    check_stage "cargo build + clippy" cargo build --workspace --bins --examples --tests --test it "${CARGO_FEATURES[@]}"
     join_background_stages
-    check_stage "cargo test" cargo test --workspace --exclude dbdyno-tests
+    # The crates' own tests: tests/it is `test = false` (tests/Cargo.toml), it runs next.
+    check_stage "cargo test" cargo test --workspace "${CARGO_FEATURES[@]}"
     # The integration tests mostly wait (timed steps, the server, SSH), so many run at
     # once: tests/support/gate.rs lets 6 share the machine and runs the ones that
     # measure alone. A test waiting at the gate holds a libtest thread, hence a thread
     # per test: every test waits at the gate from the start, and the gate, not the
     # tests' names, decides the order (the long shared tests first).
-    # `--workspace` in both, as in the build: with every package selected, every crate
-    # gets one feature set, and the three share their artifacts (`-p dbdyno-tests` alone
-    # unifies fewer features and builds some 20 crates, and the tests, a second time).
-    check_stage "integration tests" cargo test --workspace --test it -- --test-threads="${DBDYNO_IT_THREADS:-200}"
+    # `--workspace` and the features, as in the build: every crate gets one feature set,
+    # and the commands share their artifacts (`-p dbdyno-tests` alone unifies fewer
+    # features and builds some 20 crates, and the tests, a second time).
+    check_stage "integration tests" cargo test --workspace "${CARGO_FEATURES[@]}" --test it -- --test-threads="${DBDYNO_IT_THREADS:-200}"
 
     local suite
     if [ -d scripts/test.d ]; then

@@ -40,10 +40,10 @@ ensure_node
 
 # The front-end is rebuilt only when a source is newer than ui/dist (scripts/lib.sh).
 ensure_ui_dist "$OUT/npm-ui.log"
-# --workspace, as scripts/test.sh builds: with every package selected every crate gets
-# the build's feature set, and only the crates under tauri build again here for the
-# embedded front-end (`-p dbdyno-app` alone unified fewer features and built most of the
-# workspace a second time: 6 min 52 s of a cold run with tauri-driver, on 2 cores).
+# The packages and features scripts/test.sh builds with (`--workspace`, the app's
+# `custom-protocol` for the embedded front-end): after it, this build finds everything
+# fresh. (`-p dbdyno-app` alone unified fewer features and built most of the workspace a
+# second time: 6 min 52 s of a cold run with tauri-driver, on 2 cores.)
 info "e2e: app (cargo build --workspace --bins --features dbdyno-app/custom-protocol)"
 cargo build --workspace --bins --features dbdyno-app/custom-protocol
 [ -x "$APP_BIN" ] || die "no app binary at $APP_BIN"

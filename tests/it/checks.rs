@@ -11,40 +11,19 @@ use serde_json::Value;
 
 use crate::sshd::{self, Sshd};
 
-/// Sets a global variable for the test and puts the old value back when dropped, even
-/// when the test fails half-way.
-struct GlobalVar {
-    name: &'static str,
-    original: String,
+/// A server of the test's own whose `max_prepared_stmt_count` is too low for 16 threads
+/// of oltp_read_write on 8 tables, set through its config: the test changes it back and
+/// forth, which on the shared sandbox would need every other test to stand aside.
+fn server_with_few_prepared_statements(tag: &str) -> PrivateSandbox {
+    PrivateSandbox::start(tag, "max_prepared_stmt_count = 500")
 }
 
-impl GlobalVar {
-    fn set(name: &'static str, value: u64) -> GlobalVar {
-        let mut admin = Sandbox::from_env().admin();
-        let original: String = admin
-            .query_first(format!("SELECT @@GLOBAL.{name}"))
-            .unwrap()
-            .expect("the variable exists");
-        admin
-            .query_drop(format!("SET GLOBAL {name} = {value}"))
-            .unwrap();
-        GlobalVar { name, original }
-    }
-
-    fn reset_to(&self, value: u64) {
-        Sandbox::from_env()
-            .admin()
-            .query_drop(format!("SET GLOBAL {} = {value}", self.name))
-            .unwrap();
-    }
-}
-
-impl Drop for GlobalVar {
-    fn drop(&mut self) {
-        if let Ok(mut admin) = std::panic::catch_unwind(|| Sandbox::from_env().admin()) {
-            let _ = admin.query_drop(format!("SET GLOBAL {} = {}", self.name, self.original));
-        }
-    }
+/// Sets a global variable of the schema's server, as its administrator.
+fn set_global(s: &TestSchema, name: &str, value: u64) {
+    s.sandbox
+        .admin()
+        .query_drop(format!("SET GLOBAL {name} = {value}"))
+        .unwrap();
 }
 
 fn ladder_plan(s: &TestSchema, threads: u32, tables: u32, table_size: u64) -> Plan {
@@ -87,8 +66,9 @@ const CHECK_16: [&str; 5] = [
 
 #[test]
 fn too_low_max_prepared_stmt_count_fails_runs_is_caught_and_fixed() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("psc");
+    let _g = shared_server();
+    let server = server_with_few_prepared_statements("psc");
+    let s = TestSchema::on(server.sandbox(), "psc");
     ok(&s.dbdyno(&[
         "oltp_read_write",
         "--tables=8",
@@ -96,8 +76,8 @@ fn too_low_max_prepared_stmt_count_fails_runs_is_caught_and_fixed() {
         "--threads=4",
         "prepare",
     ]));
-    // oltp_read_write at 16 threads on 8 tables holds 16 × (9 × 8 + 2) = 1184 statements.
-    let var = GlobalVar::set("max_prepared_stmt_count", 500);
+    // oltp_read_write at 16 threads on 8 tables holds 16 × (9 × 8 + 2) = 1184 statements,
+    // and the server allows 500.
 
     // Ignoring the check: the server refuses, and the error names the statement class.
     let o = s.dbdyno(&RUN_16);
@@ -176,7 +156,7 @@ fn too_low_max_prepared_stmt_count_fails_runs_is_caught_and_fixed() {
     assert!(out.contains("transactions:"), "{out}");
 
     // Through the command line: `check --fix` as the administrator.
-    var.reset_to(500);
+    set_global(&s, "max_prepared_stmt_count", 500);
     let mut args: Vec<String> = CHECK_16.iter().map(|a| a.to_string()).collect();
     args.extend(s.mysql_args());
     args.extend([
@@ -209,8 +189,9 @@ fn too_low_max_prepared_stmt_count_fails_runs_is_caught_and_fixed() {
 
 #[test]
 fn a_ladder_or_run_whose_checks_fail_is_stopped_before_anything_runs() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("psc_stop");
+    let _g = shared_server();
+    let server = server_with_few_prepared_statements("psc-stop");
+    let s = TestSchema::on(server.sandbox(), "psc_stop");
     ok(&s.dbdyno(&[
         "oltp_read_write",
         "--tables=8",
@@ -218,7 +199,6 @@ fn a_ladder_or_run_whose_checks_fail_is_stopped_before_anything_runs() {
         "--threads=4",
         "prepare",
     ]));
-    let _var = GlobalVar::set("max_prepared_stmt_count", 500);
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("data");
     let dd = format!("--data-dir={}", data.display());

@@ -28,12 +28,16 @@ static SERIAL: Mutex<()> = Mutex::new(());
 /// One clients test at a time, and no other SSH test beside it: these tests count the
 /// agents and sshd sessions on the sandbox hosts and share the agents' binary cache,
 /// which other tests' agents (remote, hwtest_remote, clients_profile) would change.
+/// The test says first that it will share, so that no test alone runs between two of
+/// these while they wait for each other (seen: the A/A verdict in such a gap).
 fn serial() -> (
+    dbdyno_tests::Announced,
     std::sync::MutexGuard<'static, ()>,
     std::sync::RwLockWriteGuard<'static, ()>,
 ) {
+    let announced = dbdyno_tests::will_share();
     let one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    (one, crate::sshd::exclusive())
+    (announced, one, crate::sshd::exclusive())
 }
 
 fn second_host() -> String {

@@ -1,6 +1,6 @@
 //! The gate of `tests/support/gate.rs` on gates of the tests' own: shared tests up to the
 //! limit, a test alone beside none, tests waiting to share before a test alone, and
-//! long tests before short ones.
+//! long tests before short ones, announced tests before a test alone.
 //! (Each test also passes the binary's own gate, as every test here does.)
 
 use std::sync::mpsc;
@@ -117,4 +117,25 @@ fn a_long_test_gets_the_next_place_before_the_others_waiting() {
     );
     long_out.send(()).unwrap();
     short_in.recv().unwrap();
+}
+
+#[test]
+fn a_test_alone_waits_for_a_shared_test_that_announced_itself() {
+    let _server = shared_server();
+    let g = gate();
+    // Announced, and still waiting for its own lock: not at the gate yet.
+    let announced = g.announce_shared();
+    let (alone_in, _alone_out) = take_elsewhere(move || g.alone());
+    assert!(
+        alone_in.recv_timeout(GRACE).is_err(),
+        "alone while an announced test has not run"
+    );
+    // It gets its place, runs and ends: then the test alone goes in.
+    drop(g.share(4, false));
+    assert!(
+        alone_in.recv_timeout(GRACE).is_err(),
+        "alone before the announced test ended"
+    );
+    drop(announced);
+    alone_in.recv().unwrap();
 }

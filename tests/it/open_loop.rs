@@ -72,9 +72,12 @@ fn slower_than(r: &StepResult, ms: f64) -> u64 {
 
 #[test]
 fn a_two_second_stall_shows_in_open_loop_p99_and_hides_in_a_closed_loop() {
-    // FLUSH TABLES WITH READ LOCK stops every writer on the server: run alone.
-    let _g = exclusive_server();
-    let schema = TestSchema::new("open_loop_stall");
+    // FLUSH TABLES WITH READ LOCK stops every writer on its server: a server of its own.
+    // Beside other tests, the closed loop still runs thousands of transactions in the
+    // step, so its p99 stays clear of the few stalled ones.
+    let _g = shared_server();
+    let server = PrivateSandbox::start("open-loop-stall", "");
+    let schema = TestSchema::on(server.sandbox(), "open_loop_stall");
     schema.prepare_one_table("oltp_update_index", 1000);
     let connections = dbdyno_engine::open_loop::connections_for_rate(RATE);
 
@@ -210,18 +213,11 @@ fn a_rate_ladder_runs_one_open_loop_step_per_rate() {
 /// attempt on the one-row table time out (1205, ignored by default) until it is let go.
 #[test]
 fn an_arrival_retried_after_an_ignored_error_keeps_its_intended_start() {
-    // Changes the server's innodb_lock_wait_timeout for its new sessions: run alone.
-    let _g = exclusive_server();
-    let schema = TestSchema::new("open_loop_retry");
+    // A lock wait timeout of 1 s for every session: on a server of its own.
+    let _g = shared_server();
+    let server = PrivateSandbox::start("open-loop-retry", "innodb_lock_wait_timeout = 1");
+    let schema = TestSchema::on(server.sandbox(), "open_loop_retry");
     schema.prepare_one_table("oltp_update_index", 1);
-    let mut admin = schema.sandbox.admin();
-    let old: u64 = admin
-        .query_first("SELECT @@GLOBAL.innodb_lock_wait_timeout")
-        .unwrap()
-        .unwrap();
-    admin
-        .query_drop("SET GLOBAL innodb_lock_wait_timeout = 1")
-        .unwrap();
     let mut holder = schema.conn();
     let step = update_index_step(4, RATE_RETRY);
     let workload = WorkloadOptions {
@@ -255,9 +251,6 @@ fn an_arrival_retried_after_an_ignored_error_keeps_its_intended_start() {
         holder.query_drop("ROLLBACK").unwrap();
         run.join().unwrap()
     });
-    admin
-        .query_drop(format!("SET GLOBAL innodb_lock_wait_timeout = {old}"))
-        .unwrap();
     let r = r.expect("the step ran");
     let ol = r.open_loop.as_ref().unwrap();
     let report = format!(

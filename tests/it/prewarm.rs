@@ -2,13 +2,11 @@
 //! the pool often enough, and the figures land in the output, the `--json` document and
 //! the history; a gate not reached within the maximum wait says so.
 //!
-//! A cold pool is made by restarting the sandbox server with
-//! `innodb_buffer_pool_dump_at_shutdown` turned off first: MariaDB otherwise saves the
+//! A cold pool is made by restarting a server of the test's own (a [`PrivateSandbox`],
+//! so the test shares the machine with others and restarts no one else's server), whose
+//! config turns off `innodb_buffer_pool_dump_at_shutdown`: MariaDB otherwise saves the
 //! pool's page list at shutdown and reads those pages back at startup, and the pool is
-//! not cold. (A scan of other data cannot evict these tables: they are far smaller than
-//! the sandbox's 256 MiB pool.) The setting comes back from the config at the restart.
-
-use std::process::Command;
+//! not cold.
 
 use dbdyno_engine::plan::PrewarmOptions;
 use dbdyno_engine::{CancelToken, EngineEvent, EventSink, WorkloadOptions};
@@ -22,24 +20,24 @@ const ROWS: u64 = 20_000;
 /// the time when cold, 99.7% on the second pass and 99.95% when warm.
 const GATE: f64 = 99.0;
 
-fn restart_cold(s: &TestSchema) {
-    restart_with_a_cold_pool(s, u64::from(TABLES));
+fn restart_cold(server: &PrivateSandbox, s: &TestSchema) {
+    restart_with_a_cold_pool(server, s, u64::from(TABLES));
 }
 
-/// Restarts the sandbox server with an empty buffer pool and checks that at most the
-/// `tables`' root pages are in it (seen: InnoDB reads the clustered index's root page of
+/// A server of the test's own whose buffer pool is empty after each restart: its page
+/// list is neither saved at shutdown nor loaded at startup.
+pub(crate) fn cold_pool_server(tag: &str) -> PrivateSandbox {
+    PrivateSandbox::start(
+        tag,
+        "innodb_buffer_pool_dump_at_shutdown = OFF\ninnodb_buffer_pool_load_at_startup = OFF",
+    )
+}
+
+/// Restarts `server` (a [`cold_pool_server`]) and checks that at most the `tables`' root
+/// pages of `s` are in its pool (seen: InnoDB reads the clustered index's root page of
 /// freshly loaded tables at startup; a pass of the scans reads hundreds of pages).
-pub(crate) fn restart_with_a_cold_pool(s: &TestSchema, tables: u64) {
-    s.sandbox
-        .admin()
-        .query_drop("SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF")
-        .unwrap();
-    let r = Command::new("bash")
-        .arg(sandbox_script())
-        .arg("restart")
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "sandbox restart failed: {}", stderr(&r));
+pub(crate) fn restart_with_a_cold_pool(server: &PrivateSandbox, s: &TestSchema, tables: u64) {
+    server.control("restart");
     let pages = pages_in_pool(s);
     assert!(
         pages <= tables,
@@ -65,13 +63,14 @@ fn workload_args() -> [String; 2] {
 
 #[test]
 fn prewarm_waits_for_the_hit_rate_on_a_cold_pool_and_records_it() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("prewarm");
+    let _g = shared_server();
+    let server = cold_pool_server("prewarm");
+    let s = TestSchema::on(server.sandbox(), "prewarm");
     let [tables, size] = workload_args();
     ok(&s.dbdyno(&["oltp_read_only", &tables, &size, "prepare"]));
 
     // A gate not reached within the maximum wait: one pass allowed, on a cold pool.
-    restart_cold(&s);
+    restart_cold(&server, &s);
     let (tx, rx) = crossbeam_channel::unbounded();
     let report = dbdyno_engine::phases::prewarm(
         &s.connect_options(),
@@ -108,7 +107,7 @@ fn prewarm_waits_for_the_hit_rate_on_a_cold_pool_and_records_it() {
     );
 
     // The sysbench form: the first pass misses, the gate opens on a later one.
-    restart_cold(&s);
+    restart_cold(&server, &s);
     let gate = format!("--prewarm-until-hit-rate={GATE}");
     let out = s.dbdyno(&["oltp_read_only", &tables, &size, &gate, "prewarm"]);
     let text = format!("{}{}", ok(&out), stderr(&out));
@@ -128,7 +127,7 @@ fn prewarm_waits_for_the_hit_rate_on_a_cold_pool_and_records_it() {
     );
 
     // The ladder with the gate: the figures in --json and in the history.
-    restart_cold(&s);
+    restart_cold(&server, &s);
     let data = tempfile::tempdir().unwrap();
     let json = data.path().join("out.json");
     let out = ok(&s.dbdyno(&[

@@ -1,14 +1,17 @@
 //! A server restart mid-run: the run finishes, and the reconnects are counted.
+//!
+//! Each test restarts a server of its own (a [`PrivateSandbox`]), so it shares the
+//! machine with the other tests instead of stopping the shared sandbox under them.
 
-use std::process::Command;
 use std::time::Duration;
 
 use dbdyno_tests::*;
 
 #[test]
 fn server_restart_mid_run_reconnects_and_finishes() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("restart");
+    let _g = shared_server();
+    let server = PrivateSandbox::start("restart", "");
+    let s = TestSchema::on(server.sandbox(), "restart");
     ok(&s.dbdyno(&[
         "oltp_read_only",
         "--tables=1",
@@ -22,19 +25,16 @@ fn server_restart_mid_run_reconnects_and_finishes() {
             "--tables=1",
             "--table-size=1000",
             "--threads=2",
-            "--time=12",
+            // Long enough for the restart on a machine busy with other tests: the
+            // transactions counted from the 7th second on come after it.
+            "--time=15",
             "--report-interval=1",
             "run",
         ],
         file.path(),
     );
     std::thread::sleep(Duration::from_secs(3));
-    let r = Command::new("bash")
-        .arg(sandbox_script())
-        .arg("restart")
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "sandbox restart failed: {}", stderr(&r));
+    server.control("restart");
     let out = child.wait_with_output().unwrap();
     let text = ok(&out);
     let doc: serde_json::Value =
@@ -94,8 +94,9 @@ fn wait_for(rx: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, need
 
 #[test]
 fn a_step_that_starts_while_the_server_is_down_waits_for_it() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("restart_between");
+    let _g = shared_server();
+    let server = PrivateSandbox::start("restart-between", "");
+    let s = TestSchema::on(server.sandbox(), "restart_between");
     s.prepare_one_table("oltp_read_only", 1000);
     let file = tempfile::NamedTempFile::new().unwrap();
     let mut child = s.spawn_dbdyno(
@@ -112,21 +113,13 @@ fn a_step_that_starts_while_the_server_is_down_waits_for_it() {
     );
     let rx = lines_of(&mut child);
     let mut seen = Vec::new();
-    let sandbox = |verb: &str| {
-        let r = Command::new("bash")
-            .arg(sandbox_script())
-            .arg(verb)
-            .output()
-            .unwrap();
-        assert!(r.status.success(), "sandbox {verb} failed: {}", stderr(&r));
-    };
     // Down during the first step, still down when the second starts, back 3 s later.
     wait_for(&rx, &mut seen, "oltp_read_only @ 1 threads");
     std::thread::sleep(Duration::from_secs(1));
-    sandbox("stop");
+    server.control("stop");
     wait_for(&rx, &mut seen, "oltp_read_only @ 2 threads");
     std::thread::sleep(Duration::from_secs(3));
-    sandbox("start");
+    server.control("start");
     let out = child.wait_with_output().unwrap();
     seen.extend(stdout(&out).lines().map(str::to_string));
     let text = format!("{}\n{}", seen.join("\n"), stderr(&out));

@@ -99,9 +99,9 @@ fn prepare_loads_sysbench_shape_with_secondary_index() {
 
 #[test]
 fn prepare_without_local_infile_falls_back_to_inserts_and_says_so() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("noinfile");
-    let _restore = LocalInfileOff::set(&s);
+    let _g = shared_server();
+    let server = server_without_local_infile("noinfile");
+    let s = TestSchema::on(server.sandbox(), "noinfile");
     let o = s.dbdyno(&[
         "oltp_read_write",
         "--tables=2",

@@ -205,9 +205,9 @@ fn tpcc_prepare_refuses_tables_that_exist() {
 
 #[test]
 fn tpcc_prepare_without_local_infile_loads_the_same_data_with_inserts() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("tpcc_noinfile");
-    let _restore = LocalInfileOff::set(&s);
+    let _g = shared_server();
+    let server = server_without_local_infile("tpcc-noinfile");
+    let s = TestSchema::on(server.sandbox(), "tpcc_noinfile");
     let o = s.dbdyno(&["tpcc", "--scale=1", "--threads=2", "prepare"]);
     let out = ok(&o);
     assert!(

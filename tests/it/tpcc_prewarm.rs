@@ -3,8 +3,8 @@
 //! into the pool (counted by index in `information_schema.INNODB_BUFFER_PAGE`); tables
 //! of a set that was never prepared are refused, by name.
 //!
-//! The pool is made cold as the OLTP prewarm test makes it (`prewarm.rs`): a restart
-//! with the pool's page list not saved at shutdown.
+//! The pool is made cold as the OLTP prewarm test makes it (`prewarm.rs`): a restart of
+//! a server of the test's own, whose pool's page list is not saved at shutdown.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +13,7 @@ use dbdyno_tests::*;
 use mysql::prelude::Queryable;
 use serde_json::Value;
 
-use crate::prewarm::restart_with_a_cold_pool;
+use crate::prewarm::{cold_pool_server, restart_with_a_cold_pool};
 
 const SCALE: &str = "--scale=1";
 const SETS: &str = "--tables=1";
@@ -94,13 +94,14 @@ fn assert_every_index_warm(s: &TestSchema, after: &str) {
 
 #[test]
 fn tpcc_prewarm_reads_every_index_of_every_table_into_a_cold_pool() {
-    let _g = exclusive_server();
-    let s = TestSchema::new("tpcc_prewarm");
+    let _g = shared_server();
+    let server = cold_pool_server("tpcc-prewarm");
+    let s = TestSchema::on(server.sandbox(), "tpcc_prewarm");
     ok(&s.dbdyno(&["tpcc", SCALE, SETS, "--threads=2", "prepare"]));
     let tables = TABLES.len() as u64;
 
     // The command: exit code 0, each table named, the hit rate said.
-    restart_with_a_cold_pool(&s, tables);
+    restart_with_a_cold_pool(&server, &s, tables);
     let out = s.dbdyno(&["tpcc", SCALE, SETS, "--threads=2", "prewarm"]);
     let text = format!("{}{}", ok(&out), stderr(&out));
     for t in &TABLES {
@@ -112,7 +113,7 @@ fn tpcc_prewarm_reads_every_index_of_every_table_into_a_cold_pool() {
     assert_every_index_warm(&s, "dbdyno tpcc prewarm");
 
     // A ladder with tpcc and --prewarm: the plan says whose tables, the pool fills again.
-    restart_with_a_cold_pool(&s, tables);
+    restart_with_a_cold_pool(&server, &s, tables);
     let data = tempfile::tempdir().unwrap();
     let json = data.path().join("out.json");
     ok(&s.dbdyno(&[

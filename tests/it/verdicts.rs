@@ -306,11 +306,16 @@ fn a_really_slowed_server_regresses_beyond_its_noise() {
     let size = "--table-size=50000";
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = files(dir.path());
+    // Intervals from three 1-second repeats of each step: the slowdown is many times the
+    // noise, and 12-second steps (for intervals from batch means) took 55 s of a test
+    // that must run alone.
     let plan = [
         "--scenarios=oltp_write_only",
         "--ladder=1,4",
         "--tables=1",
         size,
+        REPEATED_STEP,
+        "--repeat=3",
     ];
     for (server, json) in [(&fast, &a), (&slow, &b)] {
         ok(&server.dbdyno(&["oltp_write_only", "--tables=1", size, "prepare"]));

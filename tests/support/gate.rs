@@ -2,9 +2,10 @@
 //!
 //! Most tests wait far more than they compute (timed steps, a server's answer, an SSH
 //! login), so the test binary runs many at once. They share the sandbox server and the
-//! machine's cores. A few must run alone: those that restart the server or set its
-//! globals, read its global counters, or measure timings, rates or CPU (a test beside
-//! them would be part of what they measure). Every test takes one of the two guards,
+//! machine's cores. A few must run alone: those that measure timings, rates or CPU (a
+//! test beside them would be part of what they measure). Tests that restart a server,
+//! set its globals or read its global counters do it on a server of their own (a
+//! `PrivateSandbox`) and share the machine. Every test takes one of the two guards,
 //! and takes it last, after any other lock (the SSH sandbox's, a module's own, a fixture
 //! shared through a `LazyLock`): a test without one would run beside a test that must be
 //! alone, and a test that held the gate while it waited for another lock could wait for
@@ -48,6 +49,9 @@ struct State {
     waiting_to_share: usize,
     /// Of `waiting_to_share`, the long tests, which get the next free place first.
     long_waiting: usize,
+    /// Shared tests that wait for another lock before the gate (a module's own mutex):
+    /// the gate does not see them waiting, so they say so ([`Gate::announce_shared`]).
+    announced: usize,
     alone: bool,
 }
 
@@ -72,6 +76,7 @@ impl Gate {
                 sharing: 0,
                 waiting_to_share: 0,
                 long_waiting: 0,
+                announced: 0,
                 alone: false,
             }),
             changed: Condvar::new(),
@@ -113,10 +118,20 @@ impl Gate {
         }
     }
 
-    /// Waits until no other test runs or waits to share, then runs alone.
+    /// For a shared test that first waits for another lock (tests that run one at a
+    /// time among themselves): held from before that lock to the test's end, it keeps
+    /// the tests alone from slipping in between such tests, so that they run at the
+    /// end, after every shared test, as the gate means them to. Never blocks.
+    pub fn announce_shared(&'static self) -> Announced {
+        self.lock().announced += 1;
+        Announced { gate: self }
+    }
+
+    /// Waits until no other test runs, waits to share or has announced it will, then
+    /// runs alone.
     pub fn alone(&'static self) -> ServerGuard {
         let mut s = self.lock();
-        while s.alone || s.sharing > 0 || s.waiting_to_share > 0 {
+        while s.alone || s.sharing > 0 || s.waiting_to_share > 0 || s.announced > 0 {
             s = self.wait(s);
         }
         s.alone = true;
@@ -213,6 +228,19 @@ fn record_time(guard: &ServerGuard) {
     // A timing that cannot be written is not a test failure.
     if let Ok(mut f) = file {
         let _ = std::io::Write::write_all(&mut f, line.as_bytes());
+    }
+}
+
+/// A shared test's word that it will pass the gate ([`Gate::announce_shared`]).
+#[must_use = "the announcement holds only while it is held"]
+pub struct Announced {
+    gate: &'static Gate,
+}
+
+impl Drop for Announced {
+    fn drop(&mut self) {
+        self.gate.lock().announced -= 1;
+        self.gate.changed.notify_all();
     }
 }
 

@@ -1,7 +1,7 @@
 //! Shared helpers for the integration tests: a private schema per test on the sandbox
 //! MariaDB, the `dbdyno` binary, and the gate every test passes (`gate.rs`): shared with
-//! others, or alone for tests that restart the server, set or read its globals, or
-//! measure.
+//! others, or alone for tests that measure. A test that restarts a server or changes
+//! its settings does it on a [`PrivateSandbox`] of its own and shares.
 //!
 //! The tests need the real server: `scripts/test.sh` starts the sandbox and exports
 //! `DBDYNO_TEST_MYSQL_*`. Without them a test fails with a message saying so; nothing
@@ -22,7 +22,7 @@ fn env(name: &str) -> String {
 
 mod gate;
 
-pub use gate::{shared_limit, Gate, ServerGuard};
+pub use gate::{shared_limit, Announced, Gate, ServerGuard};
 
 /// The test binary's one gate.
 static GATE: gate::Gate = gate::Gate::new();
@@ -42,9 +42,17 @@ pub fn shared_server_long() -> ServerGuard {
     GATE.share(shared_limit(), true)
 }
 
-/// For a test that restarts the server, sets or reads its globals, or measures timings,
-/// rates or CPU: it runs with no other test of this binary beside it, and once what
+/// Said first by a shared test that waits for another lock before [`shared_server`]
+/// (`Gate::announce_shared`): the tests alone wait for it, as for a test waiting at the
+/// gate. Held to the test's end.
+pub fn will_share() -> Announced {
+    GATE.announce_shared()
+}
+
+/// For a test that measures timings, rates or CPU, or whose load the tests beside it
+/// would measure: it runs with no other test of this binary beside it, and once what
 /// the tests before it left running has calmed down (`gate::wait_for_a_quiet_machine`).
+/// (A test that restarts the server or sets its globals uses a [`PrivateSandbox`].)
 pub fn exclusive_server() -> ServerGuard {
     let guard = GATE.alone();
     gate::wait_for_a_quiet_machine();
@@ -362,6 +370,9 @@ pub fn sandbox_script() -> PathBuf {
 pub struct PrivateSandbox {
     dir: PathBuf,
     pub port: u16,
+    /// Given to every `sandbox.sh` call: it writes the config at each start, so a
+    /// restart without it would lose the test's settings.
+    extra_cnf: String,
 }
 
 impl PrivateSandbox {
@@ -372,19 +383,12 @@ impl PrivateSandbox {
             .and_then(|l| l.local_addr())
             .expect("a free loopback port")
             .port();
-        let sandbox = PrivateSandbox { dir, port };
-        let out = sandbox
-            .script()
-            .arg("start")
-            .env("DBDYNO_SANDBOX_EXTRA_CNF", extra_cnf)
-            .output()
-            .expect("run sandbox.sh");
-        assert!(
-            out.status.success(),
-            "private sandbox did not start:\n{}{}",
-            stdout(&out),
-            stderr(&out)
-        );
+        let sandbox = PrivateSandbox {
+            dir,
+            port,
+            extra_cnf: extra_cnf.to_string(),
+        };
+        sandbox.control("start");
         sandbox
     }
 
@@ -396,11 +400,34 @@ impl PrivateSandbox {
         }
     }
 
+    /// The server's process id (from its pid file).
+    pub fn pid(&self) -> u32 {
+        let file = self.dir.join("mysqld.pid");
+        std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+            .trim()
+            .parse()
+            .expect("a pid in mysqld.pid")
+    }
+
+    /// `scripts/sandbox.sh VERB` on this server (`stop`, `start`, `restart`), which must
+    /// succeed.
+    pub fn control(&self, verb: &str) {
+        let out = self.script().arg(verb).output().expect("run sandbox.sh");
+        assert!(
+            out.status.success(),
+            "private sandbox {verb} failed:\n{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+
     fn script(&self) -> Command {
         let mut c = Command::new("bash");
         c.arg(sandbox_script())
             .env("DBDYNO_SANDBOX_DIR", &self.dir)
-            .env("DBDYNO_SANDBOX_PORT", self.port.to_string());
+            .env("DBDYNO_SANDBOX_PORT", self.port.to_string())
+            .env("DBDYNO_SANDBOX_EXTRA_CNF", &self.extra_cnf);
         c
     }
 
@@ -492,28 +519,8 @@ fn path_with_an_instant_sleep() -> std::ffi::OsString {
         .expect("PATH entries without separators")
 }
 
-/// `local_infile` turned off on the sandbox server for one test, and back on when the
-/// test ends, passed or not: other tests share the server. The test must hold the
-/// exclusive guard.
-pub struct LocalInfileOff<'a>(&'a TestSchema);
-
-impl<'a> LocalInfileOff<'a> {
-    pub fn set(schema: &'a TestSchema) -> LocalInfileOff<'a> {
-        schema
-            .sandbox
-            .admin()
-            .query_drop("SET GLOBAL local_infile = 0")
-            .unwrap();
-        LocalInfileOff(schema)
-    }
-}
-
-impl Drop for LocalInfileOff<'_> {
-    fn drop(&mut self) {
-        let _ = self
-            .0
-            .sandbox
-            .admin()
-            .query_drop("SET GLOBAL local_infile = 1");
-    }
+/// A server of the test's own with `local_infile` off (set in its config, so the test
+/// changes nothing the other tests' server has).
+pub fn server_without_local_infile(tag: &str) -> PrivateSandbox {
+    PrivateSandbox::start(tag, "local_infile = 0")
 }

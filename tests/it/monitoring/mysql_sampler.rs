@@ -1,19 +1,16 @@
-//! The MySQL status sampler against the sandbox server: one sample per second through a
-//! server restart, and what its polling costs the server. How its samples reach a run's
-//! record is `local.rs` and `ssh_sampling.rs`.
+//! The MySQL status sampler against servers of the tests' own: one sample per second
+//! through a server restart, and what its polling costs the server. How its samples
+//! reach a run's record is `local.rs` and `ssh_sampling.rs`.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use dbdyno_monitor::{MysqlEvent, MysqlSampler, MysqlSamplerConfig};
 use dbdyno_tests::*;
 use mysql::prelude::Queryable;
 
-/// CPU seconds (user + system) one thread of the sandbox's mariadbd has used.
-fn server_thread_cpu_s(tid: u64) -> f64 {
-    let dir = std::env::var("DBDYNO_SANDBOX_DIR").expect("DBDYNO_SANDBOX_DIR (sandbox.sh env)");
-    let pid = std::fs::read_to_string(format!("{dir}/mysqld.pid")).unwrap();
-    let stat = std::fs::read_to_string(format!("/proc/{}/task/{tid}/stat", pid.trim())).unwrap();
+/// CPU seconds (user + system) one thread of a mariadbd (process `pid`) has used.
+fn server_thread_cpu_s(pid: u32, tid: u64) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).unwrap();
     let after = &stat[stat.rfind(')').unwrap() + 2..];
     let f: Vec<&str> = after.split_whitespace().collect();
     (f[11].parse::<f64>().unwrap() + f[12].parse::<f64>().unwrap()) / 100.0
@@ -31,8 +28,10 @@ fn sampler_config(s: &Sandbox) -> MysqlSamplerConfig {
 
 #[test]
 fn mysql_sampler_gives_a_sample_per_second_and_survives_a_restart() {
-    let _g = exclusive_server();
-    let sampler = MysqlSampler::start(sampler_config(&Sandbox::from_env())).unwrap();
+    // The restart is of a server of its own, so the test shares the machine.
+    let _g = shared_server();
+    let server = PrivateSandbox::start("sampler-restart", "");
+    let sampler = MysqlSampler::start(sampler_config(&server.sandbox())).unwrap();
     let clock = sampler.clock().expect("clock offset measured at connect");
     assert!(
         clock.offset_ms.abs() < 1000.0 && clock.rtt_ms < 100.0,
@@ -70,12 +69,7 @@ fn mysql_sampler_gives_a_sample_per_second_and_survives_a_restart() {
         "no tick skipped: {samples:?}"
     );
 
-    let r = Command::new("bash")
-        .arg(sandbox_script())
-        .arg("restart")
-        .output()
-        .unwrap();
-    assert!(r.status.success(), "sandbox restart failed: {}", stderr(&r));
+    server.control("restart");
     let (mut lost, mut gap, mut after) = (false, None, 0);
     let deadline = Instant::now() + Duration::from_secs(30);
     while after < 2 && Instant::now() < deadline {
@@ -100,14 +94,18 @@ fn mysql_sampler_gives_a_sample_per_second_and_survives_a_restart() {
 
 #[test]
 fn mysql_sampler_costs_the_server_little() {
-    // Alone on the server: SHOW GLOBAL STATUS sums every connection's counters, so its
+    // On a server of its own: SHOW GLOBAL STATUS sums every connection's counters, so its
     // cost grows with the connections open. Measured in CI beside the other tests'
-    // connections it reached 1.7% of a core (0.17 s in 10 s); alone, well under 1%.
-    let _g = exclusive_server();
+    // connections on the shared server it reached 1.7% of a core (0.17 s in 10 s); with
+    // the sampler's connection alone, well under 1%.
+    let _g = shared_server();
+    let server = PrivateSandbox::start("sampler-cost", "");
     // The server thread that serves the sampler's connection (MariaDB shows its OS thread
-    // id in PROCESSLIST.TID): its CPU time is the sampler's cost, whatever else runs.
-    let sampler = MysqlSampler::start(sampler_config(&Sandbox::from_env())).unwrap();
-    let tid: u64 = Sandbox::from_env()
+    // id in PROCESSLIST.TID): its CPU time is the sampler's cost, whatever else runs on
+    // the machine.
+    let sampler = MysqlSampler::start(sampler_config(&server.sandbox())).unwrap();
+    let tid: u64 = server
+        .sandbox()
         .admin()
         .query_first(format!(
             "SELECT TID FROM information_schema.PROCESSLIST WHERE ID = {}",
@@ -116,7 +114,7 @@ fn mysql_sampler_costs_the_server_little() {
         .unwrap()
         .expect("the sampler's connection is in the processlist");
     const SECS: u64 = 10;
-    let before = server_thread_cpu_s(tid);
+    let before = server_thread_cpu_s(server.pid(), tid);
     let mut polls = 0;
     let t = Instant::now();
     while t.elapsed() < Duration::from_secs(SECS) {
@@ -125,7 +123,7 @@ fn mysql_sampler_costs_the_server_little() {
             polls += 1;
         }
     }
-    let used = server_thread_cpu_s(tid) - before;
+    let used = server_thread_cpu_s(server.pid(), tid) - before;
     sampler.stop();
     let pct = used / SECS as f64 * 100.0;
     println!("the sampler's server thread used {used:.2} s of CPU in {SECS} s ({polls} polls): {pct:.2}% of one core");
