@@ -9,9 +9,10 @@
 #   scripts/sshd-sandbox.sh status         "running pid N port P" (exit 0) or "stopped" (exit 3)
 #   scripts/sshd-sandbox.sh env            export lines for the tests: eval "$(scripts/sshd-sandbox.sh env)"
 #
-# Everything lives under .work/sshd/ in the project root (git-ignored): its own host key,
-# config, pid file, log and client keys. It listens on loopback only, port 22222
-# (DBDYNO_SSHD_PORT overrides), and never touches the system's sshd or ~/.ssh:
+# Everything lives under .work/sshd/ in the project root (git-ignored; DBDYNO_SSHD_DIR
+# overrides, for a second sandbox): its own host key, config, pid file, log and client
+# keys. It listens on loopback only, port 22222 (DBDYNO_SSHD_PORT overrides), and never
+# touches the system's sshd or ~/.ssh:
 #   127.0.0.1 and 127.0.0.2 on that port: two host names for tests that need two hosts
 #     (several load clients); SFTP is offered (internal-sftp);
 #   127.0.0.1 on the next port (DBDYNO_SSHD_NOSFTP_PORT overrides): the same server
@@ -26,7 +27,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="$ROOT/.work/sshd"
+DIR="${DBDYNO_SSHD_DIR:-$ROOT/.work/sshd}"
+case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
 PORT="${DBDYNO_SSHD_PORT:-22222}"
 NOSFTP_PORT="${DBDYNO_SSHD_NOSFTP_PORT:-$((PORT + 1))}"
 HOST=127.0.0.1
@@ -252,6 +254,10 @@ do_env() {
     fi
     echo "export DBDYNO_TEST_SSH_HOST_PUBKEY='$pub'"
     echo "export DBDYNO_SSHD_SANDBOX='$ROOT/scripts/sshd-sandbox.sh'"
+    # So that the tests' `sshd-sandbox.sh stop|start` find this sandbox, not the default.
+    echo "export DBDYNO_SSHD_DIR='$DIR'"
+    echo "export DBDYNO_SSHD_PORT=$PORT"
+    echo "export DBDYNO_SSHD_NOSFTP_PORT=$NOSFTP_PORT"
 }
 
 case "${1:-}" in

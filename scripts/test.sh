@@ -5,15 +5,17 @@
 #
 # Setup stages (any failure stops the run):
 #   system packages (scripts/deps.sh), Rust toolchain, sandbox MariaDB
-#   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present).
+#   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present), and a
+#   second pair of both for the suites that run beside the integration tests.
 # Check stages (all run, the script fails at the end if any failed):
 #   ui: npm ci + vite build (a setup stage: the app embeds ui/dist), then npm test in
 #   the background while cargo compiles, its output shown when it ends,
 #   cargo fmt --check, cargo build of every binary, test and example with clippy as the
 #   workspace's compiler (-D warnings; it lints every target as cargo compiles it),
-#   cargo test --workspace (the crates' own tests), then the integration tests
-#   (tests/it, many at once: tests/support/gate.rs),
-#   every executable scripts/test.d/*.sh, in name order.
+#   then the integration tests (tests/it, many at once: tests/support/gate.rs) and,
+#   beside them on the second sandboxes, cargo test --workspace (the crates' own tests)
+#   and every executable scripts/test.d/*.sh in name order; the integration tests that
+#   measure wait for those through a lock file (DBDYNO_MACHINE_LOCK).
 #
 # Environment:
 #   DBDYNO_KEEP_SANDBOX=1    leave the sandboxes running afterwards
@@ -30,7 +32,7 @@ cd "$DBDYNO_ROOT"
 RUN_START="$(now_s)"
 TIMINGS=()        # "stage 12s" for the closing summary
 FAILED_STAGES=()
-STOP_ON_EXIT=()   # commands run by the exit trap, in order
+STOP_ON_EXIT=()   # sandbox commands (quoted) the exit trap runs with `stop`, in order
 BACKGROUND=()     # "name|pid|dir" of the stages running in the background
 
 cleanup() {
@@ -44,7 +46,7 @@ cleanup() {
         [ ${#STOP_ON_EXIT[@]} -gt 0 ] && info "DBDYNO_KEEP_SANDBOX=1: sandboxes left running"
     else
         for cmd in "${STOP_ON_EXIT[@]}"; do
-            bash "$cmd" stop >/dev/null 2>&1 || warn "could not stop: $cmd"
+            eval "$cmd stop" >/dev/null 2>&1 || warn "could not stop: $cmd"
         done
     fi
     exit "$rc"
@@ -92,9 +94,9 @@ check_stage() {
 }
 
 # start_background_stage NAME COMMAND...: runs a check stage beside the next ones, its
-# output kept in a file. Only for stages that neither build with cargo nor use the
-# sandboxes: the integration tests that measure must have the machine to themselves, so
-# every background stage is joined before them.
+# output kept in a file, shown when join_background_stages waits for it. A stage beside
+# the integration tests holds the machine lock while it runs (the tests that measure
+# must have the machine to themselves) and uses sandboxes of its own.
 start_background_stage() {
     local name=$1 dir
     shift
@@ -102,6 +104,7 @@ start_background_stage() {
     info "[$name] start, in the background"
     (
         t0="$(now_s)"
+        export DBDYNO_STAGE_ROWS="$dir/rows"
         set +e
         (
             set -e
@@ -121,15 +124,15 @@ join_background_stages() {
         info "[$name] output:"
         cat "$dir/log" >&2 || true
         read -r rc secs <"$dir/result" || { rc=1 secs=0; }
-        rm -rf "$dir"
         elapsed="$(fmt_duration "$secs")"
         TIMINGS+=("$name $elapsed (in the background)")
         if [ "$rc" -eq 0 ]; then
             info "[$name] ok in $elapsed"
         else
             info "[$name] FAILED (exit $rc) after $elapsed"
-            FAILED_STAGES+=("$name")
         fi
+        record_stage_rows "$name" "$rc" "$dir/rows"
+        rm -rf "$dir"
     done
     BACKGROUND=()
     if [ ${#FAILED_STAGES[@]} -gt 0 ] && [ "${DBDYNO_TEST_FAIL_FAST:-0}" = 1 ]; then
@@ -137,16 +140,102 @@ join_background_stages() {
     fi
 }
 
-# Starts a sandbox script and imports its environment; remembers to stop it on exit
-# unless it was already running before we came.
-start_sandbox() {
-    local name=$1 script=$2 t0 env_out
-    if ! bash "$script" status >/dev/null 2>&1; then
-        STOP_ON_EXIT+=("$script")
+# record_stage_rows NAME RC ROWS: a background stage made of stages of its own (rows
+# "rc seconds name" from beside_stage) records each of them; any other records itself.
+record_stage_rows() {
+    local name=$1 rc=$2 rows=$3 row_rc row_secs row_name failed=0
+    if [ ! -s "$rows" ]; then
+        [ "$rc" -eq 0 ] || FAILED_STAGES+=("$name")
+        return 0
     fi
-    setup_stage "$name" bash "$script" start
-    env_out="$(bash "$script" env)" || die "$script env failed"
-    eval "$env_out"
+    while read -r row_rc row_secs row_name; do
+        TIMINGS+=("$row_name $(fmt_duration "$row_secs") (beside)")
+        if [ "$row_rc" -ne 0 ]; then
+            FAILED_STAGES+=("$row_name")
+            failed=1
+        fi
+    done <"$rows"
+    # Failed outside its stages (the sandboxes' environment, the lock).
+    if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then FAILED_STAGES+=("$name"); fi
+    return 0
+}
+
+# start_sandbox NAME SCRIPT [VAR=VALUE...]: starts a sandbox script with those variables
+# (another directory, another port) and prints its environment (`SCRIPT env`) on
+# stdout; remembers to stop it on exit unless it was already running before we came.
+start_sandbox() {
+    local name=$1 script=$2 cmd
+    shift 2
+    cmd="$(printf '%q ' env "$@" bash "$script")"
+    if ! eval "$cmd status" >/dev/null 2>&1; then
+        STOP_ON_EXIT+=("$cmd")
+    fi
+    setup_stage "$name" eval "$cmd start" >&2
+    eval "$cmd env" || die "$script env failed"
+}
+
+# The suites that run beside the integration tests (the crates' own tests and
+# scripts/test.d) get a MariaDB and an sshd of their own: some of them stop their sshd
+# mid-test or set their server's globals, which the integration tests must not see.
+# Their environment goes to $BESIDE_ENV, read by run_beside_the_integration_tests.
+BESIDE_ENV="$DBDYNO_ROOT/test-output/beside.env"
+start_sandboxes_beside() {
+    mkdir -p "$(dirname "$BESIDE_ENV")"
+    start_sandbox "sandbox mariadb beside" scripts/sandbox.sh \
+        DBDYNO_SANDBOX_DIR="$DBDYNO_ROOT/.work/sandbox-beside" \
+        DBDYNO_SANDBOX_PORT="${DBDYNO_BESIDE_MYSQL_PORT:-33316}" >"$BESIDE_ENV"
+    if [ -f scripts/sshd-sandbox.sh ]; then
+        start_sandbox "sandbox sshd beside" scripts/sshd-sandbox.sh \
+            DBDYNO_SSHD_DIR="$DBDYNO_ROOT/.work/sshd-beside" \
+            DBDYNO_SSHD_PORT="${DBDYNO_BESIDE_SSHD_PORT:-22232}" >>"$BESIDE_ENV"
+    fi
+}
+
+# beside_stage NAME COMMAND...: one suite of run_beside_the_integration_tests, timed,
+# its outcome a row of $DBDYNO_STAGE_ROWS for join_background_stages. fd 9 (the
+# machine lock) is closed for the command: a server or agent it leaves running must
+# not hold the lock.
+beside_stage() {
+    local name=$1 t0 rc
+    shift
+    info "[$name] start"
+    t0="$(now_s)"
+    set +e
+    (
+        set -e
+        "$@"
+    ) 9>&-
+    rc=$?
+    set -e
+    printf '%s %s %s\n' "$rc" "$(($(now_s) - t0))" "$name" >>"$DBDYNO_STAGE_ROWS"
+    info "[$name] $([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)") in $(fmt_duration $(($(now_s) - t0)))"
+    return "$rc"
+}
+
+# The crates' own tests and every executable scripts/test.d/*.sh, one after another,
+# beside the integration tests and against the sandboxes beside. They hold a shared
+# flock on $DBDYNO_MACHINE_LOCK while they run; the integration tests that measure
+# take it exclusively (tests/support/gate.rs), so they run after these are through,
+# while the shared integration tests keep the machine busy beside them.
+run_beside_the_integration_tests() {
+    local suite rc=0
+    # shellcheck disable=SC1090
+    . "$BESIDE_ENV"
+    exec 9>>"$DBDYNO_MACHINE_LOCK"
+    flock -s 9
+    beside_stage "cargo test" cargo test --workspace "${CARGO_FEATURES[@]}" || rc=1
+    for suite in scripts/test.d/*.sh; do
+        [ -e "$suite" ] || continue
+        if [ "$rc" -ne 0 ] && [ "${DBDYNO_TEST_FAIL_FAST:-0}" = 1 ]; then
+            break
+        fi
+        if [ -x "$suite" ]; then
+            beside_stage "test.d/$(basename "$suite")" "$suite" || rc=1
+        else
+            info "[test.d/$(basename "$suite")] skipped: not executable"
+        fi
+    done
+    return "$rc"
 }
 
 join_by() {
@@ -220,16 +309,19 @@ main() {
     TIMINGS+=("rust toolchain $(fmt_duration $(($(now_s) - t0)))")
     info "[rust toolchain] $(cargo --version)"
 
-    start_sandbox "sandbox mariadb" scripts/sandbox.sh
+    mkdir -p test-output
+    start_sandbox "sandbox mariadb" scripts/sandbox.sh >test-output/sandbox.env
     if [ -f scripts/sshd-sandbox.sh ]; then
-        start_sandbox "sandbox sshd" scripts/sshd-sandbox.sh
+        start_sandbox "sandbox sshd" scripts/sshd-sandbox.sh >>test-output/sandbox.env
     fi
+    # shellcheck disable=SC1091
+    . test-output/sandbox.env
+    start_sandboxes_beside
 
     find_references
     # The front-end's tests need neither cargo's build nor the server: they run while
     # cargo compiles, which leaves a core idle much of the time (one crate at a time).
     if [ -f ui/package.json ]; then
-        mkdir -p test-output
         setup_stage "ui build" ui_build
         start_background_stage "ui tests" ui_tests
     fi
@@ -256,8 +348,13 @@ main() {
     CARGO_FEATURES=(--features dbdyno-app/custom-protocol)
     check_stage "cargo build + clippy" cargo build --workspace --bins --examples --tests --test it "${CARGO_FEATURES[@]}"
     join_background_stages
-    # The crates' own tests: tests/it is `test = false` (tests/Cargo.toml), it runs next.
-    check_stage "cargo test" cargo test --workspace "${CARGO_FEATURES[@]}"
+    # Beside the integration tests, on sandboxes of their own: the crates' own tests
+    # (tests/it is `test = false` in tests/Cargo.toml, so `cargo test --workspace` leaves
+    # it out), then scripts/test.d. The integration tests' shared phase leaves a core
+    # idle much of the time, and their tests that measure wait for these through the
+    # machine lock (tests/support/gate.rs).
+    export DBDYNO_MACHINE_LOCK="$DBDYNO_ROOT/test-output/machine.lock"
+    start_background_stage "beside the integration tests" run_beside_the_integration_tests
     # The integration tests mostly wait (timed steps, the server, SSH), so many run at
     # once: tests/support/gate.rs lets 6 share the machine and runs the ones that
     # measure alone. A test waiting at the gate holds a libtest thread, hence a thread
@@ -267,18 +364,7 @@ main() {
     # and the commands share their artifacts (`-p dbdyno-tests` alone unifies fewer
     # features and builds some 20 crates, and the tests, a second time).
     check_stage "integration tests" cargo test --workspace "${CARGO_FEATURES[@]}" --test it -- --test-threads="${DBDYNO_IT_THREADS:-200}"
-
-    local suite
-    if [ -d scripts/test.d ]; then
-        for suite in scripts/test.d/*.sh; do
-            [ -e "$suite" ] || continue
-            if [ -x "$suite" ]; then
-                check_stage "test.d/$(basename "$suite")" "$suite"
-            else
-                info "[test.d/$(basename "$suite")] skipped: not executable"
-            fi
-        done
-    fi
+    join_background_stages
 
     # Kept to two lines so that cargo test's summary stays near the end of the log.
     info "timings: $(join_by ', ' "${TIMINGS[@]}"); total $(fmt_duration $(($(now_s) - RUN_START)))"

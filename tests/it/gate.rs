@@ -1,12 +1,13 @@
 //! The gate of `tests/support/gate.rs` on gates of the tests' own: shared tests up to the
 //! limit, a test alone beside none, tests waiting to share before a test alone, and
-//! long tests before short ones, announced tests before a test alone.
+//! long tests before short ones, announced tests before a test alone, a test alone
+//! after the processes beside that hold the machine lock.
 //! (Each test also passes the binary's own gate, as every test here does.)
 
 use std::sync::mpsc;
 use std::time::Duration;
 
-use dbdyno_tests::{shared_server, Gate, ServerGuard};
+use dbdyno_tests::{shared_server, Gate, MachineLock, ServerGuard};
 
 /// A gate of the test's own (the guards borrow it for 'static).
 fn gate() -> &'static Gate {
@@ -138,4 +139,33 @@ fn a_test_alone_waits_for_a_shared_test_that_announced_itself() {
     );
     drop(announced);
     alone_in.recv().unwrap();
+}
+
+#[test]
+fn a_test_alone_waits_for_the_processes_beside_that_hold_the_machine_lock() {
+    let _server = shared_server();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("machine.lock");
+    // What scripts/test.sh's suites beside the binary hold while they run (`flock -s`):
+    // a shared lock on the file, here from a file of this test's own.
+    let beside = std::fs::File::create(&path).unwrap();
+    beside.lock_shared().unwrap();
+    let g: &'static Gate = Box::leak(Box::new(Gate::with_machine_lock(MachineLock::At(path))));
+    let (alone_in, alone_out) = take_elsewhere(move || g.alone());
+    assert!(
+        alone_in.recv_timeout(GRACE).is_err(),
+        "alone while a process beside holds the machine lock"
+    );
+    drop(beside);
+    alone_in.recv().unwrap();
+    // And while the test alone runs, a suite beside cannot start.
+    let late = std::fs::File::open(dir.path().join("machine.lock")).unwrap();
+    assert!(
+        matches!(
+            late.try_lock_shared(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ),
+        "a suite beside started during a test alone"
+    );
+    alone_out.send(()).unwrap();
 }

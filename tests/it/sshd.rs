@@ -97,9 +97,12 @@ impl Sshd {
         )
     }
 
-    /// Where the sandbox sshd keeps its configuration, keys and log.
+    /// Where the sandbox sshd keeps its configuration, keys and log (`DBDYNO_SSHD_DIR`
+    /// from `sshd-sandbox.sh env`; the script's default without it).
     pub fn state_dir(&self) -> PathBuf {
-        self.script.parent().unwrap().join("../.work/sshd")
+        std::env::var_os("DBDYNO_SSHD_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| self.script.parent().unwrap().join("../.work/sshd"))
     }
 
     /// A known_hosts file in `dir` that trusts the sandbox's host key.

@@ -21,6 +21,11 @@
 //! in flight finished). The test binary's thread count must then exceed the limit by
 //! the number of tests alone (scripts/test.sh gives it enough): a thread holds its test
 //! while it waits.
+//!
+//! Other processes can share the machine too: `scripts/test.sh` runs the crates' own
+//! tests and the GUI suite beside this binary, against sandboxes of their own, holding
+//! a shared `flock` on the file `DBDYNO_MACHINE_LOCK` names. A test alone also takes
+//! that lock exclusively, so it waits until they are through (see [`machine_lock`]).
 
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
@@ -59,6 +64,19 @@ struct State {
 pub struct Gate {
     state: Mutex<State>,
     changed: Condvar,
+    /// Which machine lock a test alone also takes ([`machine_lock`]).
+    machine_lock: MachineLock,
+}
+
+/// The file whose `flock` says that processes beside the test binary run.
+#[derive(Debug, Clone)]
+pub enum MachineLock {
+    /// None: the gate tests' own gates (they would wait for the suites beside).
+    None,
+    /// The file `DBDYNO_MACHINE_LOCK` names, if set: the test binary's gate.
+    FromEnv,
+    /// That file (the gate's own test of the lock).
+    At(std::path::PathBuf),
 }
 
 /// Held for the whole test: dropping it (the test ended, passed or not) lets others in.
@@ -67,11 +85,25 @@ pub struct ServerGuard {
     gate: &'static Gate,
     alone: bool,
     admitted: std::time::Instant,
+    /// A test alone: the machine lock, held exclusively until the guard drops.
+    _machine: Option<std::fs::File>,
 }
 
 impl Gate {
+    /// A gate for this process alone.
     pub const fn new() -> Gate {
+        Gate::with_machine_lock(MachineLock::None)
+    }
+
+    /// The test binary's gate: a test alone also waits for the processes beside the
+    /// binary (`DBDYNO_MACHINE_LOCK`, [`machine_lock`]).
+    pub const fn for_the_machine() -> Gate {
+        Gate::with_machine_lock(MachineLock::FromEnv)
+    }
+
+    pub const fn with_machine_lock(machine_lock: MachineLock) -> Gate {
         Gate {
+            machine_lock,
             state: Mutex::new(State {
                 sharing: 0,
                 waiting_to_share: 0,
@@ -115,6 +147,7 @@ impl Gate {
             gate: self,
             alone: false,
             admitted: admitted_now(),
+            _machine: None,
         }
     }
 
@@ -135,10 +168,14 @@ impl Gate {
             s = self.wait(s);
         }
         s.alone = true;
+        drop(s);
+        // Once alone in this binary: no test here waits on the processes beside it.
+        let machine = machine_lock(&self.machine_lock);
         ServerGuard {
             gate: self,
             alone: true,
             admitted: admitted_now(),
+            _machine: machine,
         }
     }
 }
@@ -147,6 +184,31 @@ impl Default for Gate {
     fn default() -> Self {
         Gate::new()
     }
+}
+
+/// With `DBDYNO_MACHINE_LOCK=<file>` (or the file given), waits for an exclusive `flock` on that file and
+/// returns it (closing the file releases it): the suites `scripts/test.sh` runs beside
+/// this binary hold it shared while they run, and a test that measures must not run
+/// beside them. Without the variable (a developer's `cargo test`), nothing to wait for.
+fn machine_lock(which: &MachineLock) -> Option<std::fs::File> {
+    let path = match which {
+        MachineLock::None => return None,
+        MachineLock::FromEnv => std::path::PathBuf::from(std::env::var_os("DBDYNO_MACHINE_LOCK")?),
+        MachineLock::At(path) => path.clone(),
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("DBDYNO_MACHINE_LOCK={}: {e}", path.to_string_lossy()));
+    let waited = std::time::Instant::now();
+    file.lock()
+        .unwrap_or_else(|e| panic!("flock {}: {e}", path.to_string_lossy()));
+    let secs = waited.elapsed().as_secs_f64();
+    if secs >= 1.0 {
+        eprintln!("gate: waited {secs:.0} s for the suites beside the integration tests");
+    }
+    Some(file)
 }
 
 /// When the binary's first test got its place (for `DBDYNO_TEST_TIMES`).

@@ -22,10 +22,10 @@ fn env(name: &str) -> String {
 
 mod gate;
 
-pub use gate::{shared_limit, Announced, Gate, ServerGuard};
+pub use gate::{shared_limit, Announced, Gate, MachineLock, ServerGuard};
 
 /// The test binary's one gate.
-static GATE: gate::Gate = gate::Gate::new();
+static GATE: gate::Gate = gate::Gate::for_the_machine();
 
 /// Every test's last lock, unless it must run alone: it runs beside other shared tests
 /// (at most [`shared_limit`] at once), never beside a test alone.
