@@ -55,10 +55,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# run_stage NAME COMMAND...: runs the command with errexit on (in a subshell, so a
-# failure inside a function is not ignored), prints its time, records the outcome.
-run_stage() {
-    local name=$1 t0 rc elapsed
+# timed_run NAME COMMAND...: runs the command with errexit on (in a subshell, so a
+# failure inside a function is not ignored) and prints its outcome and time, left in
+# STAGE_RC and STAGE_SECS. fd 9 (the machine lock of the suites beside the integration
+# tests) is closed for it: a server or agent it leaves running must not hold the lock.
+timed_run() {
+    local name=$1 t0
     shift
     info "[$name] start"
     t0="$(now_s)"
@@ -66,18 +68,23 @@ run_stage() {
     (
         set -e
         "$@"
-    )
-    rc=$?
+    ) 9>&-
+    STAGE_RC=$?
     set -e
-    elapsed="$(fmt_duration $(($(now_s) - t0)))"
-    TIMINGS+=("$name $elapsed")
-    if [ "$rc" -eq 0 ]; then
-        info "[$name] ok in $elapsed"
+    STAGE_SECS=$(($(now_s) - t0))
+    if [ "$STAGE_RC" -eq 0 ]; then
+        info "[$name] ok in $(fmt_duration "$STAGE_SECS")"
     else
-        info "[$name] FAILED (exit $rc) after $elapsed"
-        FAILED_STAGES+=("$name")
+        info "[$name] FAILED (exit $STAGE_RC) after $(fmt_duration "$STAGE_SECS")"
     fi
-    return "$rc"
+}
+
+# run_stage NAME COMMAND...: timed_run, the outcome recorded for the closing summary.
+run_stage() {
+    timed_run "$@"
+    TIMINGS+=("$1 $(fmt_duration "$STAGE_SECS")")
+    [ "$STAGE_RC" -eq 0 ] || FAILED_STAGES+=("$1")
+    return "$STAGE_RC"
 }
 
 # A setup stage that fails ends the run: nothing after it can be trusted.
@@ -191,25 +198,13 @@ start_sandboxes_beside() {
     fi
 }
 
-# beside_stage NAME COMMAND...: one suite of run_beside_the_integration_tests, timed,
-# its outcome a row of $DBDYNO_STAGE_ROWS for join_background_stages. fd 9 (the
-# machine lock) is closed for the command: a server or agent it leaves running must
-# not hold the lock.
+# beside_stage NAME COMMAND...: one suite of run_beside_the_integration_tests: a
+# background stage's summary is lost with its subshell, so the outcome goes to a row of
+# $DBDYNO_STAGE_ROWS, which join_background_stages records.
 beside_stage() {
-    local name=$1 t0 rc
-    shift
-    info "[$name] start"
-    t0="$(now_s)"
-    set +e
-    (
-        set -e
-        "$@"
-    ) 9>&-
-    rc=$?
-    set -e
-    printf '%s %s %s\n' "$rc" "$(($(now_s) - t0))" "$name" >>"$DBDYNO_STAGE_ROWS"
-    info "[$name] $([ "$rc" -eq 0 ] && echo ok || echo "FAILED (exit $rc)") in $(fmt_duration $(($(now_s) - t0)))"
-    return "$rc"
+    timed_run "$@"
+    printf '%s %s %s\n' "$STAGE_RC" "$STAGE_SECS" "$1" >>"$DBDYNO_STAGE_ROWS"
+    return "$STAGE_RC"
 }
 
 # The crates' own tests and every executable scripts/test.d/*.sh, one after another,
