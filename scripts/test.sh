@@ -8,8 +8,9 @@
 #   (scripts/sandbox.sh), sandbox sshd (scripts/sshd-sandbox.sh, when present), and a
 #   second pair of both for the suites that run beside the integration tests.
 # Check stages (all run, the script fails at the end if any failed):
-#   ui: npm ci + vite build (a setup stage: the app embeds ui/dist), then npm test in
-#   the background while cargo compiles, its output shown when it ends,
+#   ui: npm ci + vite build (a setup stage: the app embeds ui/dist), then npm test and
+#   scripts/test-old-node.sh (the front-end's setup under a stand-in Node.js 18) in the
+#   background while cargo compiles, their output shown when they end,
 #   cargo fmt --check, cargo build of every binary, test and example with clippy as the
 #   workspace's compiler (-D warnings; it lints every target as cargo compiles it),
 #   then the integration tests (tests/it, many at once: tests/support/gate.rs) and,
@@ -319,6 +320,8 @@ main() {
     if [ -f ui/package.json ]; then
         setup_stage "ui build" ui_build
         start_background_stage "ui tests" ui_tests
+        # The front-end's setup on a machine whose Node.js is too old: npm alone too.
+        start_background_stage "old Node.js" bash scripts/test-old-node.sh
     fi
     check_stage "cargo fmt" cargo fmt --all --check
     # Clippy lints every workspace crate as it is built, not in a check of its own:

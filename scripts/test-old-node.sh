@@ -12,7 +12,7 @@
 # mostly `npm ci` from npm's cache).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$DBDYNO_ROOT"
 
 TMP="$(mktemp -d -t dbdyno-old-node.XXXXXX)"
@@ -21,7 +21,7 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir "$TMP/old-bin"
 cat >"$TMP/old-bin/node" <<'EOF'
 #!/bin/sh
-# Stand-in for Debian 12's Node.js 18 (scripts/test.d/10-old-node.sh).
+# Stand-in for Debian 12's Node.js 18 (scripts/test-old-node.sh).
 if [ "${1:-}" = --version ] || [ "${1:-}" = -v ]; then
     echo v18.19.0
     exit 0
