@@ -32,6 +32,22 @@ as_root() {
 # Whole seconds since the epoch, for stage timings.
 now_s() { date +%s; }
 
+# The given pids and all their descendants, one per line (an sshd sandbox's sessions and
+# their shell loops; a background stage of test.sh and what it started).
+descendants() {
+    ps -e -o pid=,ppid= | awk -v roots="$*" '
+        BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+        { parent[$1] = $2; pids[NR] = $1 }
+        END {
+            changed = 1
+            while (changed) {
+                changed = 0
+                for (i in pids) { p = pids[i]; if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; changed = 1 } }
+            }
+            for (p in keep) print p
+        }'
+}
+
 # "1m 05s" or "42s".
 fmt_duration() {
     local s=$1

@@ -27,6 +27,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh" # descendants; this script prints its own messages
 DIR="${DBDYNO_SSHD_DIR:-$ROOT/.work/sshd}"
 case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
 PORT="${DBDYNO_SSHD_PORT:-22222}"
@@ -147,21 +149,6 @@ alive() {
 
 port_open() { (exec 3<>"/dev/tcp/$HOST/$PORT") 2>/dev/null; }
 
-# All descendants of the given pids (sessions are children of the listener; the remote
-# shell loops are grandchildren of those).
-descendants() {
-    ps -e -o pid=,ppid= | awk -v roots="$*" '
-        BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
-        { parent[$1] = $2; pids[NR] = $1 }
-        END {
-            changed = 1
-            while (changed) {
-                changed = 0
-                for (i in pids) { p = pids[i]; if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; changed = 1 } }
-            }
-            for (p in keep) print p
-        }'
-}
 
 # Session processes still holding a connection to our port (their listener may be gone).
 session_pids() {

@@ -38,9 +38,12 @@ BACKGROUND=()     # "name|pid|dir" of the stages running in the background
 
 cleanup() {
     local rc=$? cmd stage pid dir
+    # A background stage and everything it started (a script's background jobs ignore
+    # SIGINT, and the suites beside the integration tests must not outlive their sandboxes).
     for stage in "${BACKGROUND[@]}"; do
         IFS='|' read -r _ pid dir <<<"$stage"
-        kill "$pid" 2>/dev/null || true
+        # shellcheck disable=SC2046
+        kill $(descendants "$pid") 2>/dev/null || true
         rm -rf "$dir"
     done
     if [ "${DBDYNO_KEEP_SANDBOX:-0}" = 1 ]; then

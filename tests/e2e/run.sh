@@ -26,8 +26,9 @@ stop_all() {
     local p
     for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-    # The fix the suite applies is a global of the shared sandbox: put the default back
-    # (tests elsewhere check that dbdyno warns about it), and drop the suite's schema.
+    # The fix the suite applies is a global of the sandbox it ran against (test.sh gives
+    # it one of its own): put the default back, which its next run expects, and drop the
+    # suite's schema.
     bash scripts/sandbox.sh sql -e "SET GLOBAL max_prepared_stmt_count = DEFAULT; DROP DATABASE IF EXISTS $SCHEMA" >/dev/null 2>&1 || true
     if [ "${DBDYNO_E2E_KEEP:-0}" != 1 ] && [ -n "${TMP:-}" ]; then rm -rf "$TMP"; fi
 }

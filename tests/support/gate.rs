@@ -95,12 +95,7 @@ impl Gate {
         Gate::with_machine_lock(MachineLock::None)
     }
 
-    /// The test binary's gate: a test alone also waits for the processes beside the
-    /// binary (`DBDYNO_MACHINE_LOCK`, [`machine_lock`]).
-    pub const fn for_the_machine() -> Gate {
-        Gate::with_machine_lock(MachineLock::FromEnv)
-    }
-
+    /// A gate whose tests alone also take `machine_lock` ([`machine_lock`]).
     pub const fn with_machine_lock(machine_lock: MachineLock) -> Gate {
         Gate {
             machine_lock,
@@ -186,10 +181,10 @@ impl Default for Gate {
     }
 }
 
-/// With `DBDYNO_MACHINE_LOCK=<file>` (or the file given), waits for an exclusive `flock` on that file and
-/// returns it (closing the file releases it): the suites `scripts/test.sh` runs beside
-/// this binary hold it shared while they run, and a test that measures must not run
-/// beside them. Without the variable (a developer's `cargo test`), nothing to wait for.
+/// Waits for an exclusive `flock` on the machine lock's file and returns the file
+/// (closing it releases the lock): the suites `scripts/test.sh` runs beside this binary
+/// hold it shared while they run, and a test that measures must not run beside them.
+/// Without `DBDYNO_MACHINE_LOCK` (a developer's `cargo test`), nothing to wait for.
 fn machine_lock(which: &MachineLock) -> Option<std::fs::File> {
     let path = match which {
         MachineLock::None => return None,
@@ -200,7 +195,7 @@ fn machine_lock(which: &MachineLock) -> Option<std::fs::File> {
         .create(true)
         .append(true)
         .open(&path)
-        .unwrap_or_else(|e| panic!("DBDYNO_MACHINE_LOCK={}: {e}", path.to_string_lossy()));
+        .unwrap_or_else(|e| panic!("machine lock {}: {e}", path.to_string_lossy()));
     let waited = std::time::Instant::now();
     file.lock()
         .unwrap_or_else(|e| panic!("flock {}: {e}", path.to_string_lossy()));

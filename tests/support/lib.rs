@@ -24,8 +24,9 @@ mod gate;
 
 pub use gate::{shared_limit, Announced, Gate, MachineLock, ServerGuard};
 
-/// The test binary's one gate.
-static GATE: gate::Gate = gate::Gate::for_the_machine();
+/// The test binary's one gate: its tests alone also wait for the suites that
+/// scripts/test.sh runs beside the binary (`DBDYNO_MACHINE_LOCK`).
+static GATE: gate::Gate = gate::Gate::with_machine_lock(gate::MachineLock::FromEnv);
 
 /// Every test's last lock, unless it must run alone: it runs beside other shared tests
 /// (at most [`shared_limit`] at once), never beside a test alone.
