@@ -40,23 +40,22 @@ fn until_waiting(g: &Gate, n: usize) {
 // can only hide a broken gate that way, never fail a working one.
 const GRACE: Duration = Duration::from_millis(200);
 
+/// Fails with `wrongly` if the thread behind `entered` gets in within the grace time.
+fn stays_out(entered: &mpsc::Receiver<()>, wrongly: &str) {
+    assert!(entered.recv_timeout(GRACE).is_err(), "{wrongly}");
+}
+
 #[test]
 fn a_test_alone_waits_for_the_shared_ones_and_they_wait_for_it() {
     let _server = shared_server();
     let g = gate();
     let shared = g.share(4, false);
     let (alone_in, alone_out) = take_elsewhere(move || g.alone());
-    assert!(
-        alone_in.recv_timeout(GRACE).is_err(),
-        "alone beside a shared test"
-    );
+    stays_out(&alone_in, "alone beside a shared test");
     drop(shared);
     alone_in.recv().unwrap();
     let (shared_in, _shared_out) = take_elsewhere(move || g.share(4, false));
-    assert!(
-        shared_in.recv_timeout(GRACE).is_err(),
-        "shared beside a test alone"
-    );
+    stays_out(&shared_in, "shared beside a test alone");
     alone_out.send(()).unwrap();
     shared_in.recv().unwrap();
 }
@@ -70,10 +69,7 @@ fn shared_tests_run_together_up_to_the_limit() {
     first_in.recv().unwrap();
     second_in.recv().unwrap();
     let (third_in, _third_out) = take_elsewhere(move || g.share(2, false));
-    assert!(
-        third_in.recv_timeout(GRACE).is_err(),
-        "a third past a limit of 2"
-    );
+    stays_out(&third_in, "a third past a limit of 2");
     first_out.send(()).unwrap();
     third_in.recv().unwrap();
 }
@@ -91,10 +87,7 @@ fn a_test_alone_lets_the_waiting_shared_tests_go_first() {
     std::thread::sleep(GRACE);
     first_out.send(()).unwrap();
     second_in.recv().unwrap();
-    assert!(
-        alone_in.recv_timeout(GRACE).is_err(),
-        "alone beside a shared test"
-    );
+    stays_out(&alone_in, "alone beside a shared test");
     second_out.send(()).unwrap();
     alone_in.recv().unwrap();
 }
@@ -112,9 +105,9 @@ fn a_long_test_gets_the_next_place_before_the_others_waiting() {
     until_waiting(g, 2);
     first_out.send(()).unwrap();
     long_in.recv().unwrap();
-    assert!(
-        short_in.recv_timeout(GRACE).is_err(),
-        "the short test got in beside the long one past a limit of 1"
+    stays_out(
+        &short_in,
+        "the short test got in beside the long one past a limit of 1",
     );
     long_out.send(()).unwrap();
     short_in.recv().unwrap();
@@ -127,16 +120,10 @@ fn a_test_alone_waits_for_a_shared_test_that_announced_itself() {
     // Announced, and still waiting for its own lock: not at the gate yet.
     let announced = g.announce_shared();
     let (alone_in, _alone_out) = take_elsewhere(move || g.alone());
-    assert!(
-        alone_in.recv_timeout(GRACE).is_err(),
-        "alone while an announced test has not run"
-    );
+    stays_out(&alone_in, "alone while an announced test has not run");
     // It gets its place, runs and ends: then the test alone goes in.
     drop(g.share(4, false));
-    assert!(
-        alone_in.recv_timeout(GRACE).is_err(),
-        "alone before the announced test ended"
-    );
+    stays_out(&alone_in, "alone before the announced test ended");
     drop(announced);
     alone_in.recv().unwrap();
 }
@@ -152,9 +139,9 @@ fn a_test_alone_waits_for_the_processes_beside_that_hold_the_machine_lock() {
     beside.lock_shared().unwrap();
     let g: &'static Gate = Box::leak(Box::new(Gate::with_machine_lock(MachineLock::At(path))));
     let (alone_in, alone_out) = take_elsewhere(move || g.alone());
-    assert!(
-        alone_in.recv_timeout(GRACE).is_err(),
-        "alone while a process beside holds the machine lock"
+    stays_out(
+        &alone_in,
+        "alone while a process beside holds the machine lock",
     );
     drop(beside);
     alone_in.recv().unwrap();
