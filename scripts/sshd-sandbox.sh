@@ -12,7 +12,9 @@
 # Everything lives under .work/sshd/ in the project root (git-ignored; DBDYNO_SSHD_DIR
 # overrides, for a second sandbox): its own host key, config, pid file, log and client
 # keys. It listens on loopback only, port 22222 (DBDYNO_SSHD_PORT overrides), and never
-# touches the system's sshd or ~/.ssh:
+# touches the system's sshd or ~/.ssh. DBDYNO_SSHD_SESSION_ENV ("NAME=VALUE ...") is set
+# in every session it serves (sshd's SetEnv): a test's own sshd gives its logins a cache
+# directory of their own (XDG_CACHE_HOME) that no other test's installs touch.
 #   127.0.0.1 and 127.0.0.2 on that port: two host names for tests that need two hosts
 #     (several load clients); SFTP is offered (internal-sftp);
 #   127.0.0.1 on the next port (DBDYNO_SSHD_NOSFTP_PORT overrides): the same server
@@ -89,6 +91,12 @@ EOF
     chmod 755 "$NO_SFTP"
 }
 
+# sshd's SetEnv takes NAME=VALUE words; an empty value sets nothing.
+session_env_line() {
+    [ -n "${DBDYNO_SSHD_SESSION_ENV:-}" ] || return 0
+    printf 'SetEnv %s\n' "$DBDYNO_SSHD_SESSION_ENV"
+}
+
 write_config() {
     local users
     users="$(login_user)"
@@ -122,6 +130,7 @@ MaxAuthTries 10
 LoginGraceTime 20
 LogLevel VERBOSE
 Subsystem sftp internal-sftp
+$(session_env_line)
 # Must stay last: a Match block runs to the end of the file.
 Match LocalPort $NOSFTP_PORT
     ForceCommand $NO_SFTP

@@ -1,11 +1,14 @@
-//! Several load clients for one step (`--clients`), against the sandbox MariaDB and the
-//! sandbox sshd: `local` plus two SSH logins (127.0.0.1 and 127.0.0.2) stand for three
-//! client machines. What is held: the per-client rows add up to the merged figures
+//! Several load clients for one step (`--clients`), against the sandbox MariaDB and an
+//! sshd of the test's own ([`PrivateSshd`]): `local` plus two SSH logins (127.0.0.1 and
+//! 127.0.0.2) stand for three client machines. What is held: the per-client rows add up to the merged figures
 //! second by second; a fixed `--events` count is exactly the merged histogram's; a
 //! client lost mid-step makes that step partial and the run goes on; cancel leaves no
 //! agent running on any client; a second install reuses the copy.
 //!
-//! The tests run one at a time (`SERIAL`): the no-process check lists every agent.
+//! The tests run one at a time (`SERIAL`): the no-process check lists every agent they
+//! start. Their SSH agents run from a binary cache of their own (the private sshd's
+//! `XDG_CACHE_HOME`), which no other test's install or prune touches, and no other test's
+//! agent runs from: they run beside the other SSH tests.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -21,42 +24,51 @@ use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::RemoteHost;
 use dbdyno_tests::{dbdyno_path, shared_server, stderr, stdout, TestSchema};
 
-use crate::sshd::Sshd;
+use crate::sshd::{PrivateSshd, Sshd};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// One clients test at a time, and no other SSH test beside it: these tests count the
-/// agents and sshd sessions on the sandbox hosts and share the agents' binary cache,
-/// which other tests' agents (remote, hwtest_remote, clients_profile) would change.
-/// The test says first that it will share, so that no test alone runs between two of
-/// these while they wait for each other (seen: the A/A verdict in such a gap).
-fn serial() -> (
-    dbdyno_tests::Announced,
-    std::sync::MutexGuard<'static, ()>,
-    std::sync::RwLockWriteGuard<'static, ()>,
-) {
+/// One clients test at a time: they count the agents they started, here and on their
+/// sshd, and share their agents' binary cache. The test says first that it will share,
+/// so that no test alone runs between two of these while they wait for each other
+/// (seen: the A/A verdict in such a gap).
+fn serial() -> (dbdyno_tests::Announced, std::sync::MutexGuard<'static, ()>) {
     let announced = dbdyno_tests::will_share();
     let one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    (announced, one, crate::sshd::exclusive())
+    (announced, one)
+}
+
+/// The agents' binary cache on the clients' sshd: one for every clients test, kept in
+/// cargo's scratch directory across runs (a copy of a debug build takes seconds; the
+/// install keeps the newest three versions).
+fn agent_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("clients-agent-cache")
 }
 
 fn second_host() -> String {
     std::env::var("DBDYNO_TEST_SSH_HOST2").unwrap_or_else(|_| "127.0.0.2".into())
 }
 
-/// The sandbox sshd at both its addresses, trusted through a known_hosts file in `dir`.
+/// The test's own sshd at both its addresses, trusted through a known_hosts file in
+/// `dir`.
 struct Clients {
     sshd: Sshd,
     known_hosts: PathBuf,
+    _private: PrivateSshd,
 }
 
 impl Clients {
     fn new(dir: &Path) -> Clients {
-        let sshd = Sshd::from_env();
+        let private = PrivateSshd::start(&agent_cache());
+        let sshd = private.sshd.clone();
         let known_hosts = dir.join("known_hosts");
         let line = |h: &str| format!("[{h}]:{} {}\n", sshd.port, sshd.host_pubkey);
         std::fs::write(&known_hosts, line(&sshd.host) + &line(&second_host())).unwrap();
-        Clients { sshd, known_hosts }
+        Clients {
+            sshd,
+            known_hosts,
+            _private: private,
+        }
     }
 
     fn url(&self, host: &str) -> String {

@@ -233,6 +233,13 @@ fn no_history_records_nothing() {
     );
 }
 
+/// Whether the run holds server and MySQL samples inside its first `steps` steps.
+fn samples_inside_steps(run: &dbdyno_history::StoredRun, steps: u32) -> bool {
+    let inside = |i: Option<u32>| i.is_some_and(|i| i < steps);
+    run.server_samples.iter().any(|x| inside(x.step_index))
+        && run.mysql_samples.iter().any(|x| inside(x.step_index))
+}
+
 #[test]
 fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
     let _g = shared_server();
@@ -247,7 +254,7 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
     let mut args: Vec<String> = [
         "ladder",
         "--scenarios=oltp_point_select",
-        "--ladder=1,2,1,2,1,2,1,2",
+        "--ladder=1,2,1,2,1,2,1,2,1,2,1,2",
         "--time=1",
         "--tables=1",
         "--table-size=1000",
@@ -265,7 +272,9 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until at least two steps are committed, then kill -9 in the middle of a step.
+    // Wait until at least two steps are committed with server and MySQL samples inside
+    // them, then kill -9 in the middle of a step. (Waiting for two steps alone was not
+    // enough: on a busy machine the MySQL sampler's first sample came after them.)
     let t0 = Instant::now();
     let kept_before_kill = loop {
         std::thread::sleep(Duration::from_millis(200));
@@ -278,14 +287,14 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
                     RunState::Running,
                     "the live writer is not mistaken for a dead one"
                 );
-                if r.steps >= 2 {
+                if r.steps >= 2 && samples_inside_steps(&h.load_run(r.id).unwrap(), r.steps) {
                     break r.steps;
                 }
             }
         }
         assert!(
             t0.elapsed() < Duration::from_secs(60),
-            "no step recorded in 60 s"
+            "no two steps with their server and MySQL samples recorded in 60 s"
         );
     };
     std::thread::sleep(Duration::from_millis(400));
@@ -297,8 +306,8 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
     assert_eq!(r["state"], "interrupted", "{r}");
     let kept = r["steps"].as_u64().unwrap();
     assert!(
-        kept >= kept_before_kill as u64 && kept < 8,
-        "kept {kept} of 8 steps"
+        kept >= kept_before_kill as u64 && kept < 12,
+        "kept {kept} of 12 steps"
     );
     let shown = runs(data.path(), &["show", &r["id"].to_string(), "--json"]);
     for (i, st) in shown["steps"].as_array().unwrap().iter().enumerate() {
@@ -325,22 +334,14 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
         !record["steps"].as_array().unwrap().is_empty(),
         "per-step server figures: {record}"
     );
-    for (what, samples) in [
-        ("server", &stored.server_samples),
-        ("MySQL", &stored.mysql_samples),
-    ] {
-        let in_kept_steps = samples
-            .iter()
-            .filter(|x| x.step_index.is_some_and(|i| (i as u64) < kept))
-            .count();
-        assert!(
-            in_kept_steps >= 1,
-            "{what} samples inside the kept steps: {} stored",
-            samples.len()
-        );
-    }
+    assert!(
+        samples_inside_steps(&stored, kept as u32),
+        "server and MySQL samples inside the kept steps: {} and {} stored",
+        stored.server_samples.len(),
+        stored.mysql_samples.len()
+    );
     eprintln!(
-        "kill -9: {kept} finished steps kept of 8 planned, with {} server and {} MySQL samples; run marked interrupted",
+        "kill -9: {kept} finished steps kept of 12 planned, with {} server and {} MySQL samples; run marked interrupted",
         stored.server_samples.len(),
         stored.mysql_samples.len()
     );

@@ -1,7 +1,8 @@
 //! The sandbox sshd (scripts/sshd-sandbox.sh) for the checks and monitoring tests: its
 //! address and keys from `sshd-sandbox.sh env`, the `--ssh-*` flags for dbdyno, and a
 //! lock: the test that stops sshd mid-run holds it exclusively, every other SSH test
-//! holds it shared.
+//! holds it shared. A test module whose tests count what runs on the host, or cut its
+//! connections, starts a [`PrivateSshd`] instead and holds neither.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,10 +33,18 @@ pub struct Sshd {
     /// `ssh-ed25519 AAAA…`: the server's host key.
     pub host_pubkey: String,
     pub script: PathBuf,
+    /// Its state directory (`DBDYNO_SSHD_DIR`) and the port without SFTP: what
+    /// `sshd-sandbox.sh` needs to find this sshd and no other.
+    pub dir: PathBuf,
+    pub nosftp_port: u16,
 }
 
 impl Sshd {
     pub fn from_env() -> Sshd {
+        let script = PathBuf::from(env("DBDYNO_SSHD_SANDBOX"));
+        let dir = std::env::var_os("DBDYNO_SSHD_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| script.parent().unwrap().join("../.work/sshd"));
         Sshd {
             host: env("DBDYNO_TEST_SSH_HOST"),
             port: env("DBDYNO_TEST_SSH_PORT")
@@ -44,7 +53,11 @@ impl Sshd {
             user: env("DBDYNO_TEST_SSH_USER"),
             key: env("DBDYNO_TEST_SSH_KEY").into(),
             host_pubkey: env("DBDYNO_TEST_SSH_HOST_PUBKEY"),
-            script: env("DBDYNO_SSHD_SANDBOX").into(),
+            nosftp_port: env("DBDYNO_TEST_SSH_NOSFTP_PORT")
+                .parse()
+                .expect("DBDYNO_TEST_SSH_NOSFTP_PORT is a port"),
+            script,
+            dir,
         }
     }
 
@@ -100,9 +113,7 @@ impl Sshd {
     /// Where the sandbox sshd keeps its configuration, keys and log (`DBDYNO_SSHD_DIR`
     /// from `sshd-sandbox.sh env`; the script's default without it).
     pub fn state_dir(&self) -> PathBuf {
-        std::env::var_os("DBDYNO_SSHD_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| self.script.parent().unwrap().join("../.work/sshd"))
+        self.dir.clone()
     }
 
     /// A known_hosts file in `dir` that trusts the sandbox's host key.
@@ -132,12 +143,21 @@ impl Sshd {
             .to_string()
     }
 
+    /// `sshd-sandbox.sh ARGS` on this sshd.
+    fn script(&self) -> Command {
+        let mut c = Command::new("bash");
+        c.arg(&self.script)
+            .env("DBDYNO_SSHD_DIR", &self.dir)
+            .env("DBDYNO_SSHD_PORT", self.port.to_string())
+            .env("DBDYNO_SSHD_NOSFTP_PORT", self.nosftp_port.to_string());
+        c
+    }
+
     /// `sshd-sandbox.sh ARGS`, asserting success.
     pub fn control(&self, args: &[&str]) {
-        let out = Command::new("bash")
-            .arg(&self.script)
+        let out = self
+            .script()
             .args(args)
-            .env("DBDYNO_SSHD_PORT", self.port.to_string())
             .output()
             .expect("run sshd-sandbox.sh");
         assert!(
@@ -154,10 +174,76 @@ pub struct Restart<'a>(pub &'a Sshd);
 
 impl Drop for Restart<'_> {
     fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg(&self.0.script)
-            .arg("start")
-            .env("DBDYNO_SSHD_PORT", self.0.port.to_string())
-            .output();
+        let _ = self.0.script().arg("start").output();
     }
+}
+
+/// An sshd of the test's own: `sshd-sandbox.sh` in a scratch directory, on free ports,
+/// stopped with its sessions when dropped. Its logins' `XDG_CACHE_HOME` is `cache` (the
+/// agents' binary cache, `crates/remote`): what runs from there was started through this
+/// sshd, so a test can count its agents and cut its sessions beside other SSH tests.
+pub struct PrivateSshd {
+    pub sshd: Sshd,
+    _dir: tempfile::TempDir,
+}
+
+impl PrivateSshd {
+    pub fn start(cache: &Path) -> PrivateSshd {
+        let main = Sshd::from_env();
+        let dir = tempfile::tempdir().expect("a scratch directory for sshd");
+        let [port, nosftp_port] = free_ports();
+        let sshd = Sshd {
+            port,
+            nosftp_port,
+            dir: dir.path().to_path_buf(),
+            ..main
+        };
+        let out = sshd
+            .script()
+            .arg("start")
+            .env(
+                "DBDYNO_SSHD_SESSION_ENV",
+                format!("XDG_CACHE_HOME={}", cache.display()),
+            )
+            .output()
+            .expect("run sshd-sandbox.sh");
+        assert!(
+            out.status.success(),
+            "a private sshd did not start: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Its own keys: the client key and the host key are made in its directory.
+        let env = sshd
+            .script()
+            .arg("env")
+            .output()
+            .expect("sshd-sandbox.sh env");
+        let env = String::from_utf8_lossy(&env.stdout);
+        let value = |name: &str| {
+            env.lines()
+                .find_map(|l| l.strip_prefix(&format!("export {name}=")))
+                .map(|v| v.trim_matches('\'').to_string())
+                .unwrap_or_else(|| panic!("sshd-sandbox.sh env prints no {name}: {env}"))
+        };
+        let sshd = Sshd {
+            key: value("DBDYNO_TEST_SSH_KEY").into(),
+            host_pubkey: value("DBDYNO_TEST_SSH_HOST_PUBKEY"),
+            ..sshd
+        };
+        PrivateSshd { sshd, _dir: dir }
+    }
+}
+
+impl Drop for PrivateSshd {
+    fn drop(&mut self) {
+        let _ = self.sshd.script().arg("stop").output();
+    }
+}
+
+/// Two free loopback ports, told apart by holding both listeners at once.
+fn free_ports() -> [u16; 2] {
+    let listen = || std::net::TcpListener::bind("127.0.0.1:0").expect("a free loopback port");
+    let (a, b) = (listen(), listen());
+    [a, b].map(|l| l.local_addr().unwrap().port())
 }
