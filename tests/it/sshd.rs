@@ -155,9 +155,15 @@ impl Sshd {
 
     /// `sshd-sandbox.sh ARGS`, asserting success.
     pub fn control(&self, args: &[&str]) {
+        self.control_with(args, &[]);
+    }
+
+    /// `sshd-sandbox.sh ARGS` with more variables, asserting success; its stdout.
+    fn control_with(&self, args: &[&str], vars: &[(&str, String)]) -> String {
         let out = self
             .script()
             .args(args)
+            .envs(vars.iter().map(|(k, v)| (k, v)))
             .output()
             .expect("run sshd-sandbox.sh");
         assert!(
@@ -166,6 +172,7 @@ impl Sshd {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 }
 
@@ -198,40 +205,21 @@ impl PrivateSshd {
             dir: dir.path().to_path_buf(),
             ..main
         };
-        let out = sshd
-            .script()
-            .arg("start")
-            .env(
-                "DBDYNO_SSHD_SESSION_ENV",
-                format!("XDG_CACHE_HOME={}", cache.display()),
-            )
-            .output()
-            .expect("run sshd-sandbox.sh");
-        assert!(
-            out.status.success(),
-            "a private sshd did not start: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let session_env = format!("XDG_CACHE_HOME={}", cache.display());
+        sshd.control_with(&["start"], &[("DBDYNO_SSHD_SESSION_ENV", session_env)]);
+        // Stopped by its drop from here on, whatever fails next.
+        let mut private = PrivateSshd { sshd, _dir: dir };
         // Its own keys: the client key and the host key are made in its directory.
-        let env = sshd
-            .script()
-            .arg("env")
-            .output()
-            .expect("sshd-sandbox.sh env");
-        let env = String::from_utf8_lossy(&env.stdout);
+        let env = private.sshd.control_with(&["env"], &[]);
         let value = |name: &str| {
             env.lines()
                 .find_map(|l| l.strip_prefix(&format!("export {name}=")))
                 .map(|v| v.trim_matches('\'').to_string())
                 .unwrap_or_else(|| panic!("sshd-sandbox.sh env prints no {name}: {env}"))
         };
-        let sshd = Sshd {
-            key: value("DBDYNO_TEST_SSH_KEY").into(),
-            host_pubkey: value("DBDYNO_TEST_SSH_HOST_PUBKEY"),
-            ..sshd
-        };
-        PrivateSshd { sshd, _dir: dir }
+        private.sshd.key = value("DBDYNO_TEST_SSH_KEY").into();
+        private.sshd.host_pubkey = value("DBDYNO_TEST_SSH_HOST_PUBKEY");
+        private
     }
 }
 
