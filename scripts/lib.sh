@@ -254,6 +254,21 @@ ensure_node() {
 # every source, so that every stage (package, GUI end-to-end) embeds the same dist: a
 # new dist makes cargo relink the app (the assets are embedded), which takes minutes.
 # Needs ensure_node first. $1: the log file for npm's output (its tail is shown on failure).
+# ensure_node_modules DIR LOG: `npm ci` in DIR unless its node_modules was installed
+# from the lock file DIR has now (a copy of it, written after the install, says so).
+ensure_node_modules() {
+    local dir=$1 log=$2 stamp="$1/node_modules/.installed-from-package-lock.json"
+    if [ -f "$stamp" ] && cmp -s "$dir/package-lock.json" "$stamp"; then
+        info "node_modules up to date ($dir)"
+        return 0
+    fi
+    if ! (cd "$dir" && npm ci --no-audit --no-fund >"$log" 2>&1); then
+        tail -n 30 "$log" >&2
+        die "npm ci in $dir failed (log: $log)"
+    fi
+    cp "$dir/package-lock.json" "$stamp"
+}
+
 ensure_ui_dist() {
     local log=$1
     if [ -f "$DBDYNO_ROOT/ui/dist/index.html" ] && [ -d "$DBDYNO_ROOT/ui/node_modules" ] &&

@@ -10,7 +10,8 @@
 # Check stages (all run, the script fails at the end if any failed):
 #   ui: npm ci + vite build (a setup stage: the app embeds ui/dist), then npm test and
 #   scripts/test-old-node.sh (the front-end's setup under a stand-in Node.js 18) in the
-#   background while cargo compiles, their output shown when they end,
+#   background while cargo compiles, with the GUI suite's npm ci (tests/e2e), their
+#   output shown when they end,
 #   cargo fmt --check, cargo build of every binary, test and example with clippy as the
 #   workspace's compiler (-D warnings; it lints every target as cargo compiles it),
 #   then the integration tests (tests/it, many at once: tests/support/gate.rs) and,
@@ -258,6 +259,14 @@ ui_tests() {
     npm test
 }
 
+# The GUI suite's WebdriverIO, installed while cargo builds: the suite runs beside the
+# integration tests, whose tests alone wait for it, and a fresh clone's npm ci there took
+# over a minute of that wait.
+e2e_node_modules() {
+    ensure_node
+    ensure_node_modules tests/e2e "$DBDYNO_ROOT/test-output/npm-e2e.log"
+}
+
 # Reference implementations the tests compare with (Percona's sysbench-tpcc for the
 # tpcc workload) are kept unchanged beside the project, not in it, and no registry
 # offers them. Found: their comparison tests must run (a vanished reference fails
@@ -325,6 +334,9 @@ main() {
         start_background_stage "ui tests" ui_tests
         # The front-end's setup on a machine whose Node.js is too old: npm alone too.
         start_background_stage "old Node.js" bash scripts/test-old-node.sh
+    fi
+    if [ -f tests/e2e/package.json ]; then
+        start_background_stage "GUI suite npm ci" e2e_node_modules
     fi
     check_stage "cargo fmt" cargo fmt --all --check
     # Clippy lints every workspace crate as it is built, not in a check of its own:

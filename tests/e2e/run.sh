@@ -59,7 +59,8 @@ fi
 command -v WebKitWebDriver >/dev/null || die "WebKitWebDriver missing: bash scripts/deps.sh (webkit2gtk-driver)"
 command -v xdotool >/dev/null || die "xdotool missing (it answers the app's native dialogs): bash scripts/deps.sh"
 command -v pdftotext >/dev/null || die "pdftotext missing (it reads the exported PDF back): bash scripts/deps.sh (poppler-utils)"
-(cd tests/e2e && npm ci --no-audit --no-fund >"$OUT/npm-e2e.log" 2>&1) || { tail -30 "$OUT/npm-e2e.log"; die "npm ci in tests/e2e failed"; }
+# scripts/test.sh installs these while cargo builds; here only when the lock file moved.
+ensure_node_modules tests/e2e "$OUT/npm-e2e.log"
 info "e2e: builds ready in $(fmt_duration $(($(now_s) - t0)))"
 
 bash scripts/sandbox.sh start >/dev/null
