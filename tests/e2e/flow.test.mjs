@@ -84,16 +84,20 @@ async function click(id) {
   await el.waitForClickable({ timeout: 15000 });
   await el.click();
 }
+// WebDriver's key codes: Control (pressed, then released by its second use), Backspace.
+const CONTROL = "\uE009";
+const BACKSPACE = "\uE003";
 async function type(id, value) {
   const el = await tid(id);
   await el.waitForDisplayed({ timeout: 10000 });
   const want = String(value);
-  // React listens to input events: clear, then type the new value. On a busy machine a
-  // re-render can put the old value back between the two ("30" + "3" = "303"), so the
-  // field is read back and typed again until it holds what was asked.
+  // React listens to input events. clearValue empties the field without one, so a
+  // re-render before the typing put the old value back, at every try ("2" then "21",
+  // "211", "2111", seen in CI on a busy machine). Selecting what the field holds and
+  // typing over it is one input event that React sees. The field is read back and typed
+  // again until it holds what was asked.
   for (let i = 0; i < 3; i++) {
-    await el.clearValue();
-    if (want.length) await el.addValue(want);
+    await el.addValue(`${CONTROL}a${CONTROL}${want.length ? want : BACKSPACE}`);
     if ((await el.getValue()) === want) return;
   }
   throw new Error(`${id}: typed ${want}, the field holds ${await el.getValue()}`);
