@@ -250,10 +250,6 @@ ensure_node() {
     info "Node.js $(node --version) and npm $(npm --version) from .work/node (the machine's: ${v:-none})"
 }
 
-# Builds the front-end into ui/dist (npm ci, vite build) unless ui/dist is newer than
-# every source, so that every stage (package, GUI end-to-end) embeds the same dist: a
-# new dist makes cargo relink the app (the assets are embedded), which takes minutes.
-# Needs ensure_node first. $1: the log file for npm's output (its tail is shown on failure).
 # ensure_node_modules DIR LOG: `npm ci` in DIR unless its node_modules was installed
 # from the lock file DIR has now (a copy of it, written after the install, says so).
 ensure_node_modules() {
@@ -269,6 +265,10 @@ ensure_node_modules() {
     cp "$dir/package-lock.json" "$stamp"
 }
 
+# Builds the front-end into ui/dist (npm ci, vite build) unless ui/dist is newer than
+# every source, so that every stage (package, GUI end-to-end) embeds the same dist: a
+# new dist makes cargo relink the app (the assets are embedded), which takes minutes.
+# Needs ensure_node first. $1: the log file for npm's output (its tail is shown on failure).
 ensure_ui_dist() {
     local log=$1
     if [ -f "$DBDYNO_ROOT/ui/dist/index.html" ] && [ -d "$DBDYNO_ROOT/ui/node_modules" ] &&

@@ -33,8 +33,9 @@ pub struct Sshd {
     /// `ssh-ed25519 AAAA…`: the server's host key.
     pub host_pubkey: String,
     pub script: PathBuf,
-    /// Its state directory (`DBDYNO_SSHD_DIR`) and the port without SFTP: what
-    /// `sshd-sandbox.sh` needs to find this sshd and no other.
+    /// Where it keeps its configuration, keys and log (`DBDYNO_SSHD_DIR` from
+    /// `sshd-sandbox.sh env`; the script's default without it), and its port without
+    /// SFTP: what `sshd-sandbox.sh` needs to find this sshd and no other.
     pub dir: PathBuf,
     pub nosftp_port: u16,
 }
@@ -84,7 +85,7 @@ impl Sshd {
             .expect("ssh-keygen runs");
         assert!(made.success(), "ssh-keygen failed");
         let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
-        let authorized = self.state_dir().join("authorized_keys");
+        let authorized = self.dir.join("authorized_keys");
         // Appended in one write: other tests may append theirs at the same time.
         let mut file = std::fs::OpenOptions::new()
             .append(true)
@@ -108,12 +109,6 @@ impl Sshd {
             },
             fingerprint,
         )
-    }
-
-    /// Where the sandbox sshd keeps its configuration, keys and log (`DBDYNO_SSHD_DIR`
-    /// from `sshd-sandbox.sh env`; the script's default without it).
-    pub fn state_dir(&self) -> PathBuf {
-        self.dir.clone()
     }
 
     /// A known_hosts file in `dir` that trusts the sandbox's host key.

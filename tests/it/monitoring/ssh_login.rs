@@ -66,7 +66,7 @@ fn monitor_logs_in_once() {
     // Logins with a key of this test's own: other tests log in to the same sshd.
     let (sb, fingerprint) = Sshd::from_env().with_own_key(dir.path());
     let kh = sb.trusted_known_hosts(dir.path());
-    let log = sb.state_dir().join("sshd.log");
+    let log = sb.dir.join("sshd.log");
     let logins = || {
         std::fs::read_to_string(&log)
             .unwrap_or_else(|e| panic!("{}: {e}", log.display()))
