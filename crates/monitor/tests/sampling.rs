@@ -54,19 +54,59 @@ fn ssh_monitor_gives_one_sample_per_second_cheaply() {
 
     let n = samples.len() as u64 - 1;
     println!(
-        "{n} samples in {N} s; clock offset {:.2} ms (rtt {:.2} ms)",
-        clock.offset_ms, clock.rtt_ms
+        "{n} samples in {N} s; clock offset {:.2} ms (rtt {:.2} ms); intervals {:?}",
+        clock.offset_ms,
+        clock.rtt_ms,
+        samples.iter().map(|s| s.interval_s).collect::<Vec<_>>()
     );
+    // What the sampler promises, whatever else the machine is doing: samples on a fixed
+    // 1-second schedule of the server's clock (a sample that comes late under load does
+    // not shift the ones after it, so the next one comes early), and each sample's
+    // interval, which every rate is divided by, is the real time since the one before.
+    // A late sample is a fact the alignment records (its interval, the sample-count
+    // rule), not a failure: so no bound on a single interval here. Seen in CI beside
+    // the integration tests: one interval of 1.42 s, then 0.58 s.
     assert!((N - 1..=N + 1).contains(&n), "{n} samples in {N} s");
-    for s in &samples {
+    for pair in samples.windows(2) {
+        let spacing_s = (pair[1].server_unix_ms - pair[0].server_unix_ms) as f64 / 1000.0;
+        // Both come from the server's /proc/uptime (10 ms ticks); the timestamp is
+        // rounded to the millisecond.
         assert!(
-            (s.interval_s - 1.0).abs() < 0.05,
-            "interval {}",
-            s.interval_s
+            (pair[1].interval_s - spacing_s).abs() < 0.011,
+            "a sample's interval {} s is not its spacing {spacing_s} s",
+            pair[1].interval_s
         );
-        // Server and local clocks are the same clock here: only transit separates them.
+    }
+    // The schedule: the median spacing is the period (one late sample makes one long
+    // and one short spacing and leaves the median alone), and the samples have not
+    // drifted from it (a loop that slept a whole interval after its own work would
+    // be 10-50 ms later at every sample).
+    let mut spacings: Vec<i64> = samples
+        .windows(2)
+        .map(|p| p[1].server_unix_ms - p[0].server_unix_ms)
+        .collect();
+    spacings.sort_unstable();
+    let median = spacings[spacings.len() / 2];
+    assert!(
+        (990..=1010).contains(&median),
+        "median spacing {median} ms: {spacings:?}"
+    );
+    let first = samples[0].server_unix_ms;
+    let on_schedule = samples
+        .iter()
+        .enumerate()
+        .filter(|(k, s)| (s.server_unix_ms - first - 1000 * *k as i64).abs() <= 20)
+        .count();
+    assert!(
+        on_schedule * 2 > samples.len(),
+        "{on_schedule} of {} samples within 20 ms of the schedule",
+        samples.len()
+    );
+    for s in &samples {
+        // Server and local clocks are the same clock here: only transit and the
+        // client's own scheduling separate them.
         assert!(
-            (s.local_unix_ms - s.server_unix_ms).abs() < 500,
+            (s.local_unix_ms - s.server_unix_ms).abs() < 2_000,
             "{} vs {}",
             s.local_unix_ms,
             s.server_unix_ms
@@ -75,13 +115,6 @@ fn ssh_monitor_gives_one_sample_per_second_cheaply() {
         assert!((0.0..=100.0).contains(&cpu.util));
         assert!(s.mem.is_some() && s.load.is_some() && s.swap.is_some());
         assert!(s.net.iter().all(|n| n.iface != "lo"));
-    }
-    for pair in samples.windows(2) {
-        let step = pair[1].server_unix_ms - pair[0].server_unix_ms;
-        assert!(
-            (950..=1050).contains(&step),
-            "server timestamps {step} ms apart"
-        );
     }
 
     // The observer's own cost on the server: the loop shell with its head/sleep children.
