@@ -28,6 +28,7 @@ mod secrets;
 mod sla;
 mod sshd;
 mod step_errors;
+mod storage_faults;
 mod sysbench_spellings;
 mod tpcc_data;
 mod tpcc_prewarm;

@@ -166,7 +166,7 @@ pub struct LadderArgs {
     pub sla_search: u32,
     /// When a step fails (its connections cannot all open, a server error stops it, its
     /// reconnect budget is spent): stop the run (the default), or record the step as
-    /// failed and go on with the next one; the run then exits with code 4.
+    /// failed and go on with the next one; the run then exits with code 5.
     #[arg(long, value_parser = ["stop", "continue"], value_name = "POLICY")]
     pub on_step_error: Option<String>,
     /// At the end, write the report (HTML, PDF, Markdown, CSV, JSON) into this directory:

@@ -24,6 +24,17 @@ pub struct HistoryOpts {
     /// Do not record this run in the history.
     #[arg(long)]
     pub no_history: bool,
+    /// Where the run's results go (a spill file, `dbdyno import results FILE` brings it
+    /// in) when the history cannot take them: a full disk, a read-only file system, a
+    /// lock held too long. Tried first; then beside the history, then the temporary
+    /// directory. A history that cannot be written at the start refuses the run unless
+    /// this directory takes the results.
+    #[arg(long, value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
+    /// When the history stops taking writes during the run: go on measuring (the
+    /// default; every step goes to the spill file) or stop as Ctrl-C does.
+    #[arg(long, value_parser = ["continue", "stop"], value_name = "POLICY")]
+    pub on_history_error: Option<String>,
     /// Description of the environment (profile key `description`).
     #[arg(long)]
     pub description: Option<String>,
@@ -143,6 +154,20 @@ pub enum ImportCommand {
         /// Print the record as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// A run's results document → a run in the history: the spill file a run writes
+    /// when the history cannot take its results (its partial record is replaced), or a
+    /// `--json` file (give --env).
+    Results {
+        file: PathBuf,
+        /// Environment to file the run under (default: the one the spill file names).
+        #[arg(long)]
+        env: Option<String>,
+        /// Import even when the same file is already in the history.
+        #[arg(long)]
+        force: bool,
+        #[arg(long, env = "DBDYNO_DATA_DIR")]
+        data_dir: Option<PathBuf>,
     },
     /// sysbench text output → runs in the history, one run per file.
     Sysbench {

@@ -1,4 +1,10 @@
 //! Exit codes scripts can trust (docs/cli.md).
+//!
+//! When several apply, the first of these wins: 2, 3, 1 (the run itself failed or was
+//! refused: nothing, or not all it planned, was measured, and the error says why), then
+//! 6 (measured results are not in the history: a script must bring the spill file in
+//! before anything else), then 130 (cancelled), then 5 (steps failed and were not
+//! measured). `dbdyno report`'s 4 is its own command's.
 
 use std::process::ExitCode;
 
@@ -14,6 +20,11 @@ pub const EXIT_REGRESSED: u8 = 4;
 /// With `--on-step-error=continue`, one step or more failed; the others ran. Not 4: a
 /// nightly script that runs a ladder and then a report must tell the two apart.
 pub const EXIT_STEPS_FAILED: u8 = 5;
+/// The run's results are not (fully) in the history (a full disk, a read-only file
+/// system, a lock held too long): every measured step is in the spill file that the
+/// last line names, with the command that brings it in (`dbdyno import results FILE`).
+/// A history that cannot be written at the start is 1 instead (nothing was run).
+pub const EXIT_NOT_RECORDED: u8 = 6;
 /// Cancelled with Ctrl-C; finished steps are kept.
 pub const EXIT_CANCELLED: u8 = 130;
 

@@ -4,7 +4,9 @@
 //! that cannot be written never stops a benchmark: the user is told, and the run goes on.
 
 use dbdyno_engine::Plan;
-use dbdyno_session::{HistoryNote, HistoryTarget, Recorded};
+use dbdyno_session::{
+    HistoryFaults, HistoryNote, HistoryTarget, OnHistoryError, Recorded, Spilled,
+};
 
 use crate::args_history::HistoryOpts;
 use crate::monitoring::{say, Out};
@@ -43,6 +45,18 @@ pub fn target(
     Some(target)
 }
 
+/// Where the results go when the history cannot take them (`--spill-dir`), and whether
+/// the run then goes on (`--on-history-error`).
+pub fn faults(opts: &HistoryOpts) -> HistoryFaults {
+    HistoryFaults {
+        spill_dir: opts.spill_dir.clone(),
+        on_error: match opts.on_history_error.as_deref() {
+            Some("stop") => OnHistoryError::Stop,
+            _ => OnHistoryError::Continue,
+        },
+    }
+}
+
 /// The run id as the run starts, or why the history says something.
 pub fn print_note(out: Out, note: &HistoryNote) {
     match note {
@@ -50,15 +64,49 @@ pub fn print_note(out: Out, note: &HistoryNote) {
             out,
             &format!("Run id: {run_id} (history: dbdyno runs show {run_id})"),
         ),
-        HistoryNote::NotRecorded(e) => eprintln!(
-            "WARNING: this run is not recorded in the history: {e} (--no-history silences this)"
-        ),
+        HistoryNote::NotRecorded(e) => {
+            eprintln!("WARNING: this run is not recorded in the history: {e}")
+        }
         HistoryNote::NotStored(why) => eprintln!("WARNING: {why}"),
     }
 }
 
-/// How the recording went, after the run.
-pub fn print_end(out: Out, recorded: Option<&Recorded>) {
+/// How the recording went, after the run; then, for a run the history did not fully
+/// take, the one line saying where its results are and how to bring them in.
+pub fn print_end(out: Out, recorded: Option<&Recorded>, spilled: Option<&Spilled>) {
+    print_recorded(out, recorded, spilled.is_some());
+    if let Some(s) = spilled {
+        eprintln!("{}", not_in_history_line(s, recorded));
+    }
+}
+
+/// "NOT IN THE HISTORY: …": what is missing, why, where the results are, and the
+/// command that brings them in (the spill file's path last, for scripts).
+fn not_in_history_line(s: &Spilled, recorded: Option<&Recorded>) -> String {
+    let partial = match (s.history_run_id, recorded) {
+        (Some(id), Some(Recorded::Stored { report, .. })) => format!(
+            "not fully in the history (run {id} holds {} of its {} step(s))",
+            report.steps_written, s.steps
+        ),
+        _ => "not in the history".to_string(),
+    };
+    match &s.path {
+        Some(p) => format!(
+            "NOT IN THE HISTORY: this run is {partial}: {}; its {} step(s) are in the spill file {}; to bring them in: dbdyno import results {}",
+            s.why,
+            s.steps,
+            p.display(),
+            p.display()
+        ),
+        None => format!(
+            "NOT IN THE HISTORY: this run is {partial}: {}; and no spill file could be written ({}): its results are only in the output above",
+            s.why,
+            s.not_written.as_deref().unwrap_or("no place took it")
+        ),
+    }
+}
+
+fn print_recorded(out: Out, recorded: Option<&Recorded>, spilled: bool) {
     match recorded {
         None => {}
         Some(Recorded::Forgotten { run_id }) => say(
@@ -79,7 +127,14 @@ pub fn print_end(out: Out, recorded: Option<&Recorded>) {
                     report.run_id, report.steps_written
                 ),
             );
-            for e in &report.errors {
+            // A run that went to the spill file has its reason in the last line; the
+            // writes dropped after the first failure would only repeat it.
+            let errors = if spilled {
+                &report.errors[..report.errors.len().min(1)]
+            } else {
+                &report.errors[..]
+            };
+            for e in errors {
                 eprintln!("WARNING: history: {e}");
             }
         }

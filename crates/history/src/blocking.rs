@@ -50,6 +50,17 @@ impl BlockingHistory {
         self.rt.block_on(self.history.delete_run(id))
     }
 
+    /// A results document as one run (`import_results`).
+    pub(crate) fn insert_results_run(
+        &self,
+        doc: &crate::import_results::ResultsDocument,
+        env: &str,
+        file: crate::model::ImportedFile,
+    ) -> Result<i64, HistoryError> {
+        self.rt
+            .block_on(self.history.insert_results_run(doc, env, file))
+    }
+
     pub fn find_imports(&self, sha256: &str) -> Result<Vec<(i64, String)>, HistoryError> {
         self.rt.block_on(self.history.find_imports(sha256))
     }

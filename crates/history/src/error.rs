@@ -51,6 +51,9 @@ pub enum HistoryError {
     #[error("the history writer thread stopped: {0}")]
     WriterGone(String),
 
+    #[error("{what} took longer than {seconds} s (a lock another process holds, or a disk that stopped answering)")]
+    TooSlow { what: &'static str, seconds: u64 },
+
     #[error("cannot start the history writer: {0}")]
     Runtime(std::io::Error),
 }

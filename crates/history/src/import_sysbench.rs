@@ -338,7 +338,7 @@ fn writes_like_tpcc(run: &ParsedRun) -> bool {
 
 /// SHA-256 of a file's bytes, hex: how a second import of the same log is recognised
 /// whatever its name or modification time.
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(bytes)
         .iter()

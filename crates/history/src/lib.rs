@@ -9,7 +9,9 @@
 //! - [`HistoryWriter`]: a blocking facade on its own thread for the synchronous CLI,
 //!   fed with the engine's events;
 //! - [`model`]: what is stored and read back ([`StoredRun`] is what reports read);
-//! - [`import_sysbench`]: sysbench text output filed as runs (the CLI and the app).
+//! - [`import_sysbench`]: sysbench text output filed as runs (the CLI and the app);
+//! - [`import_results`]: a results document (`--json`, or the spill file of a run the
+//!   history could not take) filed as a run.
 //!
 //! SQLite runs in WAL mode with a busy timeout, so the app and a CLI run (or two CLI
 //! runs) can write at once, and a kill -9 keeps every committed step.
@@ -26,6 +28,7 @@ pub mod environment;
 mod error;
 pub mod hardware;
 pub mod host_lock;
+pub mod import_results;
 pub mod import_sysbench;
 pub mod model;
 pub mod paths;
@@ -48,4 +51,4 @@ pub use model::{
     StoredSample, StoredStep, StoredWarning,
 };
 pub use write::PhaseReport;
-pub use writer::{HistoryWriter, WriterReport};
+pub use writer::{HistoryWriter, WriterReport, FINISH_DEADLINE, WRITE_DEADLINE};

@@ -219,7 +219,7 @@ fn json_text(v: &Option<serde_json::Value>) -> Option<String> {
     v.as_ref().map(|v| v.to_string())
 }
 
-async fn insert_run(
+pub(crate) async fn insert_run(
     tx: &mut Transaction<'_, Sqlite>,
     new: &NewRun,
     state: RunState,
@@ -248,7 +248,7 @@ async fn insert_run(
     Ok(r.last_insert_rowid())
 }
 
-async fn insert_step(
+pub(crate) async fn insert_step(
     tx: &mut Transaction<'_, Sqlite>,
     run_id: i64,
     step_index: u32,

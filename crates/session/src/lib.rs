@@ -31,6 +31,7 @@ pub mod run_monitor;
 pub use preflight::Preflight;
 pub use record::{checkpoint, final_state, finish_recording};
 pub use run::{
-    Checks, HistoryNote, HistoryTarget, NotStarted, Recorded, Run, RunEnd, RunEvent, RunRequest,
+    history_dir_row, Checks, HistoryFaults, HistoryNote, HistoryTarget, NotStarted, OnHistoryError,
+    Recorded, Run, RunEnd, RunEvent, RunRequest, Spilled,
 };
 pub use run_monitor::{MonitoringReport, Polled, RunMonitor, StartError, Update};

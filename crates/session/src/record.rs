@@ -83,16 +83,23 @@ pub fn finish_recording(
     error: Option<&EngineError>,
     monitoring: Option<&MonitoringReport>,
 ) -> WriterReport {
+    let not_stored = store_end(&writer, monitoring);
+    let (state, failure) = final_state(outcome, error);
+    let mut report = writer.finish(state, failure);
+    report.errors.extend(not_stored);
+    report
+}
+
+/// What the end of a run stores before its final state: monitoring's findings as
+/// warnings, the monitoring record and the samples no checkpoint stored. Queued to the
+/// writer; returns why the record could not be stored, if so.
+pub fn store_end(writer: &HistoryWriter, monitoring: Option<&MonitoringReport>) -> Option<String> {
     // What monitoring noticed goes to the run's warnings too, where `runs show`, the
     // reports and the app list warnings, not only inside the monitoring record.
     for text in monitoring.map(monitoring_warnings).unwrap_or_default() {
         writer.record(&EngineEvent::Warning { text });
     }
-    let not_stored = monitoring.and_then(|m| store_monitoring(&writer, m));
-    let (state, failure) = final_state(outcome, error);
-    let mut report = writer.finish(state, failure);
-    report.errors.extend(not_stored);
-    report
+    monitoring.and_then(|m| store_monitoring(writer, m))
 }
 
 /// Monitoring's findings as warning lines: sampling gaps, per-step sample-count flags,

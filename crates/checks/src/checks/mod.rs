@@ -4,11 +4,14 @@
 //! - [`connection`]: reachable and authenticated, version, privileges, schema, foreign tables;
 //! - [`capacity`]: max_prepared_stmt_count and max_connections against the plan's peaks;
 //! - [`dataset`]: tables present, data size vs the buffer pool, free disk space;
-//! - [`host`]: SSH, the data disk, one machine or two, clocks, round trip, client cores.
+//! - [`host`]: SSH, the data disk, one machine or two, clocks, round trip, client cores;
+//! - [`history_dir`]: the history's directory on this machine (the run adds it: its
+//!   facts are local, not the server's).
 
 pub mod capacity;
 pub mod connection;
 pub mod dataset;
+pub mod history_dir;
 pub mod host;
 
 use dbdyno_engine::Plan;

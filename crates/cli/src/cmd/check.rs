@@ -65,6 +65,14 @@ pub fn run(a: &CheckArgs, m: &clap::ArgMatches) -> ExitCode {
         }
     }
     report.checks.extend(client_rows);
+    // The history's directory on this machine: writable, with room for the plan.
+    if !a.history.no_history {
+        report.checks.extend(dbdyno_session::history_dir_row(
+            a.history.data_dir.as_deref(),
+            a.history.spill_dir.as_deref(),
+            &plan,
+        ));
+    }
     if a.json {
         let mut doc = serde_json::to_value(&report).unwrap_or_default();
         doc["fixes_applied"] = serde_json::Value::Array(applied_fixes);

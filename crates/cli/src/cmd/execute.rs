@@ -11,7 +11,8 @@ use dbdyno_engine::{CancelToken, EngineError};
 use dbdyno_session::{Checks, HistoryTarget, Run, RunEnd, RunEvent, RunRequest};
 
 use crate::exit::{
-    failed, EXIT_CANCELLED, EXIT_FAILED, EXIT_REFUSED, EXIT_STEPS_FAILED, EXIT_USAGE,
+    failed, EXIT_CANCELLED, EXIT_FAILED, EXIT_NOT_RECORDED, EXIT_REFUSED, EXIT_STEPS_FAILED,
+    EXIT_USAGE,
 };
 use crate::monitoring::{self, Out, SETTLE};
 use crate::print::{Printer, Style};
@@ -90,7 +91,7 @@ pub fn execute(run: Run, o: &Output) -> ExitCode {
         monitoring::print_table(o.out, m);
     }
     let _ = std::io::stdout().flush();
-    record::print_end(o.out, end.history.as_ref());
+    record::print_end(o.out, end.history.as_ref(), end.spilled.as_ref());
     if let Some(path) = o.json {
         if let Err(e) = write_json(path, &end, o.command) {
             eprintln!("FATAL: {e}");
@@ -100,7 +101,18 @@ pub fn execute(run: Run, o: &Output) -> ExitCode {
     exit_code(&end, o.json.is_some())
 }
 
+/// Which code wins when several apply: exit.rs says (an error before the results,
+/// results not in the history before a cancel or failed steps).
 fn exit_code(end: &RunEnd, json: bool) -> ExitCode {
+    // Results the history does not hold are what a script must act on first (import
+    // the spill file); the line saying so is printed already.
+    let or_not_recorded = |code: u8| {
+        ExitCode::from(if end.spilled.is_some() {
+            EXIT_NOT_RECORDED
+        } else {
+            code
+        })
+    };
     if let Some(e) = &end.error {
         eprintln!("FATAL: {e}");
         return ExitCode::from(match e {
@@ -114,11 +126,14 @@ fn exit_code(end: &RunEnd, json: bool) -> ExitCode {
             "Cancelled: finished steps are kept above{}.",
             if json { " and in the JSON file" } else { "" }
         );
-        return ExitCode::from(EXIT_CANCELLED);
+        return or_not_recorded(EXIT_CANCELLED);
     }
     if let Some(line) = failed_steps_line(&end.outcome.failed_steps) {
         eprintln!("{line}");
-        return ExitCode::from(EXIT_STEPS_FAILED);
+        return or_not_recorded(EXIT_STEPS_FAILED);
+    }
+    if end.spilled.is_some() {
+        return ExitCode::from(EXIT_NOT_RECORDED);
     }
     ExitCode::SUCCESS
 }

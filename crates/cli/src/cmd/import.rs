@@ -1,7 +1,9 @@
-//! `dbdyno import config|sysbench`: the seed toolkit's config becomes a profile;
-//! sysbench text output becomes runs in the history, figures exactly as printed. The
-//! libraries do both (`dbdyno_profile::store`, `dbdyno_history::import_sysbench`); this
-//! prints what they did and names the options that fix what they refused.
+//! `dbdyno import config|sysbench|results`: the seed toolkit's config becomes a profile;
+//! sysbench text output becomes runs in the history, figures exactly as printed; a
+//! results document (a spill file, a `--json` file) becomes a run. The libraries do
+//! all three (`dbdyno_profile::store`, `dbdyno_history::import_sysbench`,
+//! `dbdyno_history::import_results`); this prints what they did and names the options
+//! that fix what they refused.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +41,12 @@ pub fn run(a: &ImportArgs) -> ExitCode {
             data_dir.as_deref(),
             *json,
         ),
+        ImportCommand::Results {
+            file,
+            env,
+            force,
+            data_dir,
+        } => results(file, env.as_deref(), *force, data_dir.as_deref()),
         ImportCommand::Sysbench {
             files,
             env,
@@ -198,6 +206,31 @@ fn sysbench(files: &[PathBuf], o: &SysbenchOpts) -> Result<()> {
             r.state
         );
     }
+    Ok(())
+}
+
+/// A results document (a spill file, a `--json` file) into the history as one run.
+fn results(file: &Path, env: Option<&str>, force: bool, data_dir: Option<&Path>) -> Result<()> {
+    use dbdyno_history::import_results::{import_results, ResultsImport};
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let name = file.display().to_string();
+    // Read before the history is opened: a file that is not a document creates nothing.
+    dbdyno_history::import_results::ResultsDocument::parse(&text, &name)?;
+    let h = super::runs::open(data_dir)?;
+    let opts = ResultsImport {
+        env: env.map(str::to_string),
+        force,
+    };
+    let r = import_results(&h, &text, &name, &opts)?;
+    let replaced = match r.replaced {
+        Some((id, steps)) => format!("; it replaces run {id}, which held {steps} step(s) of it"),
+        None => String::new(),
+    };
+    println!(
+        "Imported {name}: run id {}, {} step(s), {}, environment {}{replaced}",
+        r.run_id, r.steps, r.state, r.env
+    );
     Ok(())
 }
 

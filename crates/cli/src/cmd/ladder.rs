@@ -59,6 +59,7 @@ pub fn run(a: &LadderArgs, m: &clap::ArgMatches) -> ExitCode {
     let request = match (reach, clients) {
         (Ok(r), Ok(clients)) => dbdyno_session::RunRequest {
             clients,
+            history_faults: record::faults(&a.history),
             ..execute::request(r, a.run.skip_checks, history, json)
         },
         (Err(e), _) | (_, Err(e)) => return failed(e),

@@ -69,6 +69,7 @@ pub fn run(cli: &WorkloadCli, m: &clap::ArgMatches) -> ExitCode {
         match (reach, clients) {
             (Ok(r), Ok(clients)) => RunRequest {
                 clients,
+                history_faults: record::faults(&cli.history),
                 ..execute::request(r, cli.run.skip_checks, history, json)
             },
             (Err(e), _) | (_, Err(e)) => return failed(e),

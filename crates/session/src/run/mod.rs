@@ -6,8 +6,11 @@
 //! Two calls: [`Run::start`] judges the plan, starts the samplers and opens the history
 //! record (the app answers with the run id at once), then [`Run::drive`] runs the engine
 //! to its end, calling the consumer on the caller's thread, and returns a [`RunEnd`].
-//! A history that cannot be written never stops a run: it is said as a
-//! [`HistoryNote`], and the run goes on. An engine thread that panics ends the run as
+//! A history that fails mid-run never stops a run (unless asked) and never loses a
+//! step: it is said as a [`HistoryNote`], the steps go to a spill file, and
+//! [`RunEnd::spilled`] says where; a history that cannot be written at the start
+//! refuses the run before any load, unless the spill directory takes the results
+//! (`history.rs`). An engine thread that panics ends the run as
 //! failed ([`EngineError::Internal`]), in both shells.
 //!
 //! Non-goals: no printing and no wording of the shells' own (events are data; the few
@@ -16,6 +19,7 @@
 
 mod history;
 mod host_lock;
+mod spill;
 #[cfg(test)]
 mod tests;
 
@@ -31,7 +35,9 @@ use crate::preflight::Preflight;
 use crate::results::Samples;
 use crate::run_monitor::{MonitoringReport, RunMonitor, StartError, Update};
 use history::Recording;
-pub use history::{HistoryNote, HistoryTarget, Recorded};
+pub use history::{
+    history_dir_row, HistoryFaults, HistoryNote, HistoryTarget, OnHistoryError, Recorded, Spilled,
+};
 pub use host_lock::CHECK_ID as HARDWARE_TEST_RUNNING;
 
 /// How long the driving thread waits for an engine event before it polls the samplers,
@@ -65,6 +71,9 @@ pub struct RunRequest {
     pub monitor: bool,
     /// Where to record the run; None: not recorded (`--no-history`).
     pub history: Option<HistoryTarget>,
+    /// Where the results go when the history cannot take them, and whether the run
+    /// then goes on.
+    pub history_faults: HistoryFaults,
     /// Longest wait after a step for the samples that end inside it, so that
     /// [`RunEvent::StepServer`] carries complete figures. The CLI prints them at once;
     /// the app shows step figures from the history and passes zero, so its snapshots
@@ -91,6 +100,7 @@ impl RunRequest {
             checks: Checks::Skip,
             monitor: false,
             history: None,
+            history_faults: HistoryFaults::default(),
             settle: Duration::ZERO,
             keep_samples: false,
             clients: None,
@@ -174,6 +184,8 @@ pub struct RunEnd {
     pub samples: Samples,
     /// The history record (None: not recorded).
     pub history: Option<Recorded>,
+    /// The run is not (fully) in the history: where its results are instead.
+    pub spilled: Option<Spilled>,
 }
 
 impl RunEnd {
@@ -217,6 +229,7 @@ impl Run {
             checks,
             monitor,
             history,
+            history_faults,
             settle,
             keep_samples,
             clients,
@@ -235,7 +248,25 @@ impl Run {
         };
         // The load clients are started and checked next, even under --skip-checks: a
         // client that cannot take its share refuses the run, its row saying why.
-        let (clients, problems) = connect_clients(clients.as_ref(), &plan, problems)?;
+        let (clients, mut problems) = connect_clients(clients.as_ref(), &plan, problems)?;
+        // The history's directory on this machine, even under --skip-checks (as the
+        // host lock below): a run it cannot take is refused before any load.
+        if let Some(row) = history
+            .as_ref()
+            .and_then(|t| history::dir_check(t, &history_faults, &plan))
+        {
+            match row.status {
+                CheckStatus::Fail => {
+                    problems.insert(0, row);
+                    return Err(NotStarted::Refused { problems });
+                }
+                CheckStatus::Warn => {
+                    problems.push(row);
+                    problems.sort_by_key(|c| std::cmp::Reverse(c.status));
+                }
+                CheckStatus::Pass | CheckStatus::Skipped => {}
+            }
+        }
         // Before anything loads the server (the checks only read it): a hardware test on
         // it refuses the run. Taken after the checks, so that a run they refuse leaves
         // nothing behind, not even the lock's directory.
@@ -256,7 +287,19 @@ impl Run {
             }
             None => None,
         };
-        let history = Recording::open(history, &plan, pre.as_ref().map(Preflight::environment));
+        // Last, once nothing else can refuse the run: a history that cannot be written
+        // (and no spill directory that takes the results) refuses it before any load.
+        let history = Recording::open(
+            history,
+            &history_faults,
+            &plan,
+            pre.as_ref().map(Preflight::environment),
+        )
+        .map_err(|check| {
+            let mut problems = problems.clone();
+            problems.insert(0, *check);
+            NotStarted::Refused { problems }
+        })?;
         Ok(Run {
             plan,
             problems,
@@ -319,7 +362,7 @@ impl Run {
         if let Some(m) = monitoring.as_ref().filter(|_| keep_samples) {
             samples.add(m);
         }
-        let history = side
+        let (history, spilled) = side
             .history
             .finish(&outcome, error.as_ref(), monitoring.as_ref());
         RunEnd {
@@ -329,6 +372,7 @@ impl Run {
             monitoring,
             samples,
             history,
+            spilled,
         }
     }
 }
@@ -390,6 +434,14 @@ impl Side {
                         on(RunEvent::Sampler(u));
                     }
                 }
+                // The history stopped taking writes: said once; the policy may stop the
+                // run as a cancel does (its steps are in the spill file).
+                if let Some((note, stop)) = self.history.poll() {
+                    on(RunEvent::History(note));
+                    if stop {
+                        cancel.cancel();
+                    }
+                }
                 if cancel.is_cancelled() && !cancel_seen {
                     cancel_seen = true;
                     on(RunEvent::Cancelling);
@@ -417,7 +469,9 @@ impl Side {
     /// each step's window from it); a finished step's monitoring is checkpointed.
     fn engine_event(&mut self, e: &EngineEvent, on: &mut impl FnMut(RunEvent<'_>)) {
         on(RunEvent::Engine(e));
-        self.history.record(e);
+        if let Some(note) = self.history.record(e) {
+            on(RunEvent::History(note));
+        }
         let Some(m) = self.monitor.as_mut() else {
             return;
         };
