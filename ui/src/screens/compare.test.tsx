@@ -70,7 +70,7 @@ describe("Compare", () => {
     expect(regressed).toHaveTextContent("−12.0% (−13.5…−10.5)");
     expect(within(regressed).getByText("REGRESSED")).toHaveClass("badge", "regressed");
     expect(screen.getByTestId("report-verdict")).toHaveTextContent("FAIL: 1 of 2 cells regressed, 0 improved, 1 within noise");
-    expect(screen.getByTestId("executive-summary")).toHaveTextContent("hw_cloud delivers 4% less");
+    expect(screen.getByTestId("executive-summary")).toHaveTextContent("hw_cloud delivers 12% less oltp_point_select TPS than idc at 1 of 2 thread counts");
     expect(screen.getByTestId("curve-tps-oltp_point_select")).toHaveAttribute("data-lines", "2");
   });
 

@@ -62,9 +62,9 @@ export const compareView = (): CompareView => ({
     missing: 0,
     failures: ["hw_cloud oltp_point_select at 2 threads: TPS −12.0% (95% interval −13.5% to −10.5%)"],
   },
-  executive_summary: ["This report compares 2 environments.", "hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)."],
+  executive_summary: ["This report compares 2 environments.", "hw_cloud delivers 12% less oltp_point_select TPS than idc at 1 of 2 thread counts (REGRESSED; the others within noise)."],
   capacity: [],
-  headlines: ["hw_cloud delivers 4% less oltp_point_select TPS than idc (over 2 thread counts)"],
+  headlines: ["hw_cloud delivers 12% less oltp_point_select TPS than idc at 1 of 2 thread counts (REGRESSED; the others within noise)"],
   scenarios: [
     {
       scenario: "oltp_point_select",

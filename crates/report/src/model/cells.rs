@@ -14,7 +14,7 @@ use super::{noise, repeats, Cell, Peak};
 use crate::input::{ReportRun, ReportStep};
 
 /// CPU below this (in percent) makes "QPS per CPU %" meaningless (division by noise).
-const MIN_CPU_FOR_EFFICIENCY: f64 = 0.5;
+pub(super) const MIN_CPU_FOR_EFFICIENCY: f64 = 0.5;
 
 /// One scenario's cells for every environment, before analysis.
 #[derive(Debug, Clone)]

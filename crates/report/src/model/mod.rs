@@ -17,8 +17,10 @@
 //!   (REGRESSED, IMPROVED, within noise, not judged);
 //! - [`coldstart`]: steps pulled down by a cold buffer pool (seed 003);
 //! - [`environment`]: the side-by-side environment table;
-//! - [`summary`]: headline deltas and the executive summary, in sentences (its TPC-C
-//!   sentences in `tpcc_summary`);
+//! - [`claims`]: what each comparison says (who, figure, standing, size), from the
+//!   verdict column, before it is a sentence;
+//! - [`summary`]: headline deltas and the executive summary, in sentences rendered from
+//!   the claims (its TPC-C sentences in `tpcc_summary`);
 //! - [`warnings`]: what to check before trusting the numbers;
 //! - [`timeline`]: the per-second series and latency distribution of one chosen step;
 //! - [`tpcc`]: tpmC and NOPM by threads, per transaction type, and Δ tpmC per environment;
@@ -39,6 +41,7 @@ pub mod appendix;
 pub mod bottleneck;
 pub mod capacity;
 pub mod cells;
+pub mod claims;
 pub mod coldstart;
 pub mod compare;
 pub mod environment;
@@ -145,6 +148,10 @@ pub struct Report {
     pub verdict: Option<ComparisonTotals>,
     pub executive_summary: Vec<String>,
     pub headlines: Vec<String>,
+    /// What the comparison's sentences say, typed: throughput, tpmC and efficiency per
+    /// scenario and environment, and the capacity at the target ([`claims`]).
+    #[serde(default)]
+    pub claims: Vec<claims::Claim>,
     pub cold_starts: Vec<coldstart::ColdStart>,
     pub warnings: Vec<Warning>,
     /// The chosen step, once per environment that ran it.
@@ -401,17 +408,21 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         check_timeline_ran(&scenarios, sc, th)?;
     }
     let verdict = baseline.map(|_| compare::totals(&scenarios, &envs));
-    let scenario_list: Vec<Scenario> = scenarios.iter().map(|s| s.scenario).collect();
     let capacity = capacity::build(
         &runs,
         &envs,
-        &scenario_list,
+        &scenarios,
         baseline,
         capacity::target(&runs, opts.sla),
+        opts.threshold_pct,
     );
+    let tpcc = tpcc::build(&runs, baseline);
+    let mut claims = claims::of_scenarios(&scenarios);
+    claims.extend(tpcc_summary::claims(&scenarios, tpcc.as_ref()));
+    claims.extend(capacity.iter().flat_map(capacity::claims));
     let cold_starts = coldstart::find(&runs);
     let mut warnings = warnings::collect(&runs, &scenarios, &cold_starts);
-    let headlines = summary::headlines(&envs, &scenarios);
+    let headlines = summary::headlines(&envs, &scenarios, &claims);
     let (timeline, latency_distribution, timeline_warnings) =
         timeline::build(&runs, &scenarios, opts.timeline);
     warnings.extend(timeline_warnings);
@@ -435,13 +446,14 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         verdict,
         executive_summary: Vec::new(),
         headlines,
+        claims,
         cold_starts,
         warnings,
         timeline,
         latency_distribution,
         appendix: runs.iter().map(|r| appendix::for_run(r)).collect(),
         hardware: None,
-        tpcc: tpcc::build(&runs, baseline),
+        tpcc,
     };
     report.executive_summary = summary::executive(&report);
     singular_threads(&mut report);

@@ -88,7 +88,7 @@ pub fn judge_cell(b: &Cell, n: &Cell, limits: Limits) -> CellJudgement {
 
 /// Δ of one figure with its interval, judged; a side without an interval makes it not
 /// judged, with the reason.
-fn judge_figure(
+pub(super) fn judge_figure(
     b: &Spread,
     n: &Spread,
     bv: f64,

@@ -1,32 +1,38 @@
-//! Sentences a manager can read: headline deltas ("hw_cloud delivers 35% more
-//! oltp_write_only TPS than idc at 52% lower server CPU", seed 000's executive summary)
+//! Sentences a manager can read: headline deltas ("华为云 delivers 35% more
+//! oltp_write_only TPS than idc (over 6 thread counts)", seed 000's executive summary)
 //! and the executive summary on the report's cover.
 //!
-//! Headline deltas use the geometric mean of the TPS ratios over every thread count both
-//! environments ran (one very high or very low step cannot dominate it), and the mean
-//! ratio of server CPU over the same steps. When no step shows a real TPS difference in
-//! the headline's direction (every Δ interval reaches 0), the headline says the runs
-//! cannot be told apart instead of naming a winner. The executive summary counts the
-//! cells that regressed, improved or are within noise, and gives each scenario's noise
-//! floor; with tpcc steps, the peak tpmC and its comparison ([`super::tpcc_summary`]).
+//! Every sentence that compares two environments is a rendered [`Claim`]
+//! ([`super::claims`]): who is ahead comes from the matrix's verdict column, so a headline
+//! never names a winner the verdicts do not, and a difference within noise or not judged
+//! reads as such. A headline's size is the geometric mean of the TPS ratios over every
+//! thread count both environments ran (one very high or very low step cannot dominate
+//! it) when every cell was decided the same way, else the Δ of the cells that were.
+//! Server CPU enters as efficiency (TPS per % of server CPU), a claim of its own. The
+//! executive summary counts the cells that regressed, improved or are within noise, and
+//! gives each scenario's noise floor and each environment's peak as figures; with tpcc
+//! steps, the peak tpmC and its comparison ([`super::tpcc_summary`]).
 
 use std::collections::BTreeMap;
 
+use super::claims::{Claim, ClaimFigure};
 use super::{
-    tpcc_summary, BottleneckClass, Comparison, EnvSummary, KneeKind, Report, ScenarioReport,
-    Severity,
+    tpcc_summary, BottleneckClass, EnvSummary, KneeKind, Report, ScenarioReport, Severity,
 };
 use crate::format;
 
-/// Differences smaller than this (percent) read as "matches".
-pub(super) const SAME_PCT: f64 = 2.0;
 /// Headline deltas shown in the executive summary.
 const EXECUTIVE_HEADLINES: usize = 3;
 
-/// Every headline, scenario by scenario.
-pub fn headlines(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<String> {
+/// Every headline, scenario by scenario: for a comparison, each throughput claim with the
+/// efficiency claim of the same pair ([`super::claims`]); for one run, each scenario's peak.
+pub fn headlines(
+    envs: &[EnvSummary],
+    scenarios: &[ScenarioReport],
+    claims: &[Claim],
+) -> Vec<String> {
     if envs.len() > 1 {
-        delta_items(envs, scenarios)
+        delta_items(envs, claims)
             .into_iter()
             .map(|(_, s)| s)
             .collect()
@@ -35,86 +41,34 @@ pub fn headlines(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<Strin
     }
 }
 
-/// Headline deltas with their magnitude (|Δ TPS| in percent), scenario by scenario.
-fn delta_items(envs: &[EnvSummary], scenarios: &[ScenarioReport]) -> Vec<(f64, String)> {
-    let name = |i: usize| envs.get(i).map(|e| e.name.as_str()).unwrap_or("?");
-    let mut out = Vec::new();
-    for s in scenarios {
-        for c in &s.comparisons {
-            let Some(ratio) = c.tps_ratio else { continue };
-            let d = (ratio - 1.0) * 100.0;
-            let over = if c.matched == 1 {
-                format!(
-                    "at {} threads",
-                    c.rows
-                        .iter()
-                        .find(|r| r.tps_pct.is_some())
-                        .map(|r| r.threads)
-                        .unwrap_or(0)
-                )
-            } else {
-                format!("over {} thread counts", c.matched)
-            };
-            let cpu = match c.cpu_ratio {
-                Some(r) if ((r - 1.0) * 100.0).abs() >= SAME_PCT => format!(
-                    " at {} {} server CPU",
-                    format::pct_words((r - 1.0) * 100.0),
-                    if r < 1.0 { "lower" } else { "higher" }
-                ),
-                Some(_) => " at the same server CPU".to_string(),
-                None => String::new(),
-            };
-            let text = if let Some(noise) = within_noise(c, d) {
-                format!(
-                    "{} and {} cannot be told apart in {}{cpu}: TPS {} {over} is within the noise (±{})",
-                    name(c.env),
-                    name(c.baseline),
-                    s.scenario,
-                    format::delta_pct(d),
-                    format::pct_words(noise)
-                )
-            } else if d.abs() < SAME_PCT {
-                format!(
-                    "{} matches {} in {} (TPS within ±{}% {over}){cpu}",
-                    name(c.env),
-                    name(c.baseline),
-                    s.scenario,
-                    SAME_PCT
-                )
-            } else {
-                format!(
-                    "{} delivers {} {} {} TPS than {}{cpu} ({over})",
-                    name(c.env),
-                    format::pct_words(d),
-                    if d > 0.0 { "more" } else { "less" },
-                    s.scenario,
-                    name(c.baseline),
-                )
-            };
-            out.push((d.abs(), text));
-        }
-    }
-    out
-}
-
-/// When no compared step of `c` shows a real TPS difference in the direction of the
-/// headline's `d` (every interval of Δ TPS reaches 0 or lies on the other side), the
-/// widest TPS noise: the headline then says the runs cannot be told apart. `None` when
-/// some step does differ, or no step has an interval.
-pub(super) fn within_noise(c: &Comparison, d: f64) -> Option<f64> {
-    let tps: Vec<_> = c
-        .rows
+/// Headline deltas with how strongly they read (decided first, then |Δ TPS|), in claim
+/// order: the throughput claim, then its pair's efficiency.
+fn delta_items(envs: &[EnvSummary], claims: &[Claim]) -> Vec<((bool, f64), String)> {
+    let name = |i: usize| {
+        envs.get(i)
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| "?".into())
+    };
+    claims
         .iter()
-        .filter_map(|r| r.judged.as_ref())
-        .filter_map(|j| Some((j.tps.delta.bounds_pct()?, j.tps.noise_pct?)))
-        .collect();
-    let real = tps
-        .iter()
-        .any(|((lo, hi), _)| (d > 0.0 && *lo > 0.0) || (d < 0.0 && *hi < 0.0));
-    if tps.is_empty() || real || d.abs() < SAME_PCT {
-        return None;
-    }
-    tps.iter().map(|(_, noise)| *noise).reduce(f64::max)
+        .filter(|c| c.figure == ClaimFigure::Throughput)
+        .map(|c| {
+            let mut text = c.sentence(&name);
+            let efficiency = claims.iter().find(|e| {
+                e.figure == ClaimFigure::Efficiency
+                    && (e.scenario, e.subject, e.reference) == (c.scenario, c.subject, c.reference)
+            });
+            if let Some(e) = efficiency {
+                text.push_str("; ");
+                text.push_str(&e.sentence(&name));
+            }
+            let weight = (
+                c.standing.subject_ahead().is_some(),
+                c.delta_pct.unwrap_or(0.0).abs(),
+            );
+            (weight, text)
+        })
+        .collect()
 }
 
 fn single_headline(s: &ScenarioReport) -> Option<String> {
@@ -150,9 +104,9 @@ pub fn executive(r: &Report) -> Vec<String> {
     out.extend(verdict(r));
     out.extend(noise_floors(r));
     if r.envs.len() > 1 {
-        out.extend(leaders(r));
-        let mut items = delta_items(&r.envs, &r.scenarios);
-        items.sort_by(|a, b| b.0.total_cmp(&a.0));
+        out.extend(peaks(r));
+        let mut items = delta_items(&r.envs, &r.claims);
+        items.sort_by(|a, b| b.0 .0.cmp(&a.0 .0).then(b.0 .1.total_cmp(&a.0 .1)));
         for (_, s) in items.into_iter().take(EXECUTIVE_HEADLINES) {
             // Environment names are kept as given, even at the start of a sentence.
             out.push(format!("{s}."));
@@ -260,27 +214,27 @@ pub fn noise_floors(r: &Report) -> Option<String> {
     })
 }
 
-/// The environment with the highest peak TPS in each scenario.
-fn leaders(r: &Report) -> Option<String> {
-    let leaders: Vec<String> = r
+/// Each environment's peak TPS in each scenario, as figures: who is ahead is the
+/// headlines' to say, from the verdict column (peaks may sit at thread counts only one
+/// side ran, and a bare difference of two peaks knows nothing of the noise).
+fn peaks(r: &Report) -> Option<String> {
+    let per_scenario: Vec<String> = r
         .scenarios
         .iter()
         .filter_map(|s| {
-            let (env, p) = s
+            let each: Vec<String> = s
                 .envs
                 .iter()
-                .filter_map(|e| e.peak.map(|p| (e.env, p)))
-                .max_by(|a, b| a.1.tps.total_cmp(&b.1.tps))?;
-            Some(format!(
-                "{} in {} ({} TPS at {} threads)",
-                r.env_name(env),
-                s.scenario,
-                format::rate(p.tps),
-                p.threads
-            ))
+                .filter_map(|e| {
+                    let p = e.peak?;
+                    // The thread counts are in the key figures: the sentence stays short.
+                    Some(format!("{} {}", r.env_name(e.env), format::rate(p.tps)))
+                })
+                .collect();
+            (!each.is_empty()).then(|| format!("{} {}", s.scenario, each.join(", ")))
         })
         .collect();
-    (!leaders.is_empty()).then(|| format!("Highest throughput: {}.", leaders.join("; ")))
+    (!per_scenario.is_empty()).then(|| format!("Peak TPS: {}.", per_scenario.join("; ")))
 }
 
 /// How many steps started cold, and the one that lost the most.

@@ -2,18 +2,17 @@
 //! environment's peak tpmC with its NOPM and thread count and, when environments are
 //! compared, each one's tpmC against the baseline's.
 //!
-//! A comparison reads tpmC as the TPS headline reads TPS: the geometric mean of the
-//! tpmC ratios over every thread count both environments ran, "matches" under
-//! [`SAME_PCT`], and "cannot be told apart" when no compared tpcc step shows a real TPS
-//! difference in the delta's direction ([`within_noise`]). The TPS intervals stand for
+//! A comparison reads tpmC as the TPS headline reads TPS, from a claim ([`claims`]) whose
+//! standing is the tpcc cells' verdict column and whose size is the geometric mean of the
+//! tpmC ratios over every thread count both environments ran. The TPS intervals stand for
 //! tpmC's: New-Order is a fixed share of the mix (10 in 23), so a relative change of
 //! one is a relative change of the other, and the steps keep no per-second tpmC.
 
 use dbdyno_engine::Scenario;
 
-use super::summary::{within_noise, SAME_PCT};
+use super::claims::{self, Claim, ClaimFigure};
 use super::tpcc::{TpccPoint, TpccSection};
-use super::Report;
+use super::{Report, ScenarioReport};
 use crate::format;
 
 /// "TPC-C: peak 25,476 tpmC (25,222 NOPM) at 16 threads" for one run; for several,
@@ -58,51 +57,48 @@ fn peak_of(t: &TpccSection, env: usize) -> Option<TpccPoint> {
         .max_by(|a, b| a.tpmc.total_cmp(&b.tpmc))
 }
 
-/// One sentence per environment other than the baseline that shares thread counts
-/// with it: its tpmC against the baseline's.
-pub(super) fn deltas(r: &Report) -> Vec<String> {
-    let (Some(t), Some(base)) = (r.tpcc.as_ref(), r.baseline) else {
+/// The tpmC claims: each tpcc comparison's throughput claim (its standing from the
+/// verdict column) with tpmC's Δ, the geometric mean of the tpmC ratios over the thread
+/// counts both ran, as its size.
+pub(super) fn claims(scenarios: &[ScenarioReport], tpcc: Option<&TpccSection>) -> Vec<Claim> {
+    let Some(t) = tpcc else {
         return Vec::new();
     };
-    (0..r.envs.len())
-        .filter(|&env| env != base)
-        .filter_map(|env| {
-            let ratios: Vec<(u32, f64)> = t
-                .deltas
-                .iter()
-                .filter(|d| d.env == env)
-                .filter_map(|d| Some((d.threads, 1.0 + d.delta_pct? / 100.0)))
-                .filter(|(_, ratio)| *ratio > 0.0)
-                .collect();
-            let d = (geometric_mean(ratios.iter().map(|(_, q)| *q))? - 1.0) * 100.0;
-            let over = match ratios.as_slice() {
-                [(threads, _)] => format!("at {threads} threads"),
-                many => format!("over {} thread counts", many.len()),
+    scenarios
+        .iter()
+        .filter(|s| s.scenario == Scenario::Tpcc)
+        .flat_map(|s| &s.comparisons)
+        .filter_map(|c| {
+            let mut claim = claims::throughput(Scenario::Tpcc, c)?;
+            let tpmc = |threads: u32| {
+                t.deltas
+                    .iter()
+                    .find(|d| d.env == c.env && d.threads == threads)
+                    .and_then(|d| d.delta_pct)
             };
-            let (name, base_name) = (r.env_name(env), r.env_name(base));
-            let noise = r
-                .scenarios
+            for cell in &mut claim.cells {
+                cell.delta_pct = tpmc(cell.threads);
+            }
+            let ratios = claim
+                .cells
                 .iter()
-                .filter(|s| s.scenario == Scenario::Tpcc)
-                .flat_map(|s| &s.comparisons)
-                .find(|c| c.env == env && c.baseline == base)
-                .and_then(|c| within_noise(c, d));
-            Some(if let Some(noise) = noise {
-                format!(
-                    "{name} and {base_name} cannot be told apart in tpmC: {} {over} is within the noise (±{}).",
-                    format::delta_pct(d),
-                    format::pct_words(noise)
-                )
-            } else if d.abs() < SAME_PCT {
-                format!("{name} matches {base_name} in tpmC (within ±{SAME_PCT}% {over}).")
-            } else {
-                format!(
-                    "{name} delivers {} {} tpmC than {base_name} ({over}).",
-                    format::pct_words(d),
-                    if d > 0.0 { "more" } else { "less" },
-                )
-            })
+                .filter_map(|cell| Some(1.0 + cell.delta_pct? / 100.0))
+                .filter(|ratio| *ratio > 0.0);
+            claim.delta_pct = Some((geometric_mean(ratios)? - 1.0) * 100.0);
+            claim.figure = ClaimFigure::Tpmc;
+            Some(claim)
         })
+        .collect()
+}
+
+/// One sentence per environment other than the baseline that shares thread counts
+/// with it: its tpmC claim.
+pub(super) fn deltas(r: &Report) -> Vec<String> {
+    let name = |i: usize| r.env_name(i).to_string();
+    r.claims
+        .iter()
+        .filter(|c| c.figure == ClaimFigure::Tpmc)
+        .map(|c| format!("{}.", c.sentence(&name)))
         .collect()
 }
 
