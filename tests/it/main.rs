@@ -7,6 +7,7 @@ mod clients;
 mod clients_profile;
 mod connections;
 mod counters;
+mod distributions;
 mod drain;
 mod gate;
 mod gate_lint;

@@ -121,15 +121,13 @@ pub struct ArrivalSchedule {
 }
 
 impl ArrivalSchedule {
-    /// `seed` 0 draws from the OS, as `--rand-seed=0` does. The first arrival is at 0
-    /// (fixed) or one exponential gap after it (Poisson).
+    /// `seed` 0 seeds from the clock, as `--rand-seed=0` does. The first arrival is
+    /// at 0 (fixed) or one exponential gap after it (Poisson).
     pub fn new(rate: f64, dist: RateDist, seed: u64) -> ArrivalSchedule {
-        let rng = if seed == 0 {
-            SmallRng::from_entropy()
-        } else {
-            // Apart from the workers' streams, which are seeded from the same value.
-            SmallRng::seed_from_u64(seed ^ 0xA5A5_5A5A_DEAD_BEEF)
-        };
+        // Apart from the workers' streams, which are seeded from the same value.
+        let rng = SmallRng::seed_from_u64(
+            crate::workload::rand::seed_or_clock(seed) ^ 0xA5A5_5A5A_DEAD_BEEF,
+        );
         let mut s = ArrivalSchedule {
             rate,
             dist,

@@ -131,15 +131,9 @@ impl<'a> Worker<'a> {
         let o = &shared.workload;
         let shape = TxnShape::for_scenario(shared.scenario, o);
         let (mut conn, stmts) = open_and_prepare(id, shared, &shape, opening)?;
-        let mut rng = SbRand::new(&o.rand, id as u64 + 1);
+        let rng = SbRand::new(&o.rand, id as u64 + 1);
         // The slices of every worker of the step, on every load client.
         let rlen = o.table_size / shared.workers.of.max(1) as u64;
-        // The distribution's set-up happens here, before the step's clock starts.
-        if shared.scenario.single_table_only() {
-            rng.prime(rlen * id as u64, rlen * (id as u64 + 1));
-        } else {
-            rng.prime(1, o.table_size.max(1));
-        }
         let tpcc = if shared.scenario.is_tpcc() {
             let ready = TpccClient::init_session(&mut conn, &o.tpcc)
                 .map_err(|e| driver::query_error("setting up the tpcc session", &e))

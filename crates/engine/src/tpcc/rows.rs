@@ -14,7 +14,7 @@ use crate::workload::RandOptions;
 use super::random;
 
 /// A loader thread's random source: sysbench's uniform generator ([`SbRand`]), seeded
-/// from entropy as sysbench is by default.
+/// from the clock as sysbench is by default.
 pub struct RowRng(SbRand);
 
 impl RowRng {

@@ -86,7 +86,8 @@ pub struct RandOptions {
     pub spec_iter: u32,
     pub spec_pct: f64,
     pub spec_res: f64,
-    /// 0 seeds from the clock, as in sysbench.
+    /// 0 seeds from the clock, as sysbench does (`srandom(time(NULL))`), each run
+    /// differently; any other value repeats the run's draws.
     pub seed: u64,
     pub pareto_h: f64,
     pub zipfian_exp: f64,
