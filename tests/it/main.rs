@@ -23,6 +23,7 @@ mod profiles;
 mod remote;
 mod report_history;
 mod restart;
+mod reuse;
 mod safety;
 mod secret_leaks;
 mod secrets;

@@ -114,7 +114,7 @@ fn a_step_that_starts_while_the_server_is_down_waits_for_it() {
     let rx = lines_of(&mut child);
     let mut seen = Vec::new();
     // Down during the first step, still down when the second starts, back 3 s later.
-    wait_for(&rx, &mut seen, "oltp_read_only @ 1 threads");
+    wait_for(&rx, &mut seen, "oltp_read_only @ 1 thread");
     std::thread::sleep(Duration::from_secs(1));
     server.control("stop");
     wait_for(&rx, &mut seen, "oltp_read_only @ 2 threads");

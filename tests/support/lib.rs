@@ -199,7 +199,7 @@ impl TestSchema {
                 report_interval_s: 1,
                 ..Default::default()
             },
-            prepare: true,
+            prepare: dbdyno_engine::PrepareMode::IfMissing,
             cleanup: true,
             ..Default::default()
         };

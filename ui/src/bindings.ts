@@ -581,7 +581,8 @@ export type PlanForm = {
 	tables: number,
 	/**  Rows per table. */
 	table_size: number,
-	prepare: boolean,
+	/**  What prepare does with the tables it finds (if-missing reuses DB Dyno's own). */
+	prepare: PrepareChoice,
 	prewarm: boolean,
 	/**
 	 *  Prewarm's gate: repeat the scans until one pass hits the buffer pool at least
@@ -638,6 +639,15 @@ export type PlanSetup = {
 	/**  Every load client of the environment: `local`, then its `[[clients]]`. */
 	clients_available: string[],
 };
+
+/**  The plan's prepare mode as the form holds it ([`PrepareMode`]'s values). */
+export type PrepareChoice = 
+/**  Reuse DB Dyno's own tables in the plan's shape; load them when absent. */
+"if-missing" | 
+/**  Drop DB Dyno's own tables and load them again. */
+"always" | 
+/**  No prepare: read the tables as they are. */
+"never";
 
 export type PrepareProgress = {
 	rows_done: number | null,

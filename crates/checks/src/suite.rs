@@ -61,7 +61,10 @@ impl SuiteReport {
 
 /// Gathers the facts once and runs every check against them.
 pub fn run_suite(opts: &SuiteOptions) -> SuiteReport {
-    let facts = probe::gather(&opts.plan.connect, &opts.host, &opts.devices);
+    let mut facts = probe::gather(&opts.plan.connect, &opts.host, &opts.devices);
+    if let Ok(m) = &mut facts.mysql {
+        probe::verify_prepared_tables(&opts.plan.connect, m, &opts.plan);
+    }
     SuiteReport {
         checks: checks::all(&facts, &opts.plan),
         environment: EnvironmentSnapshot::from_facts(&facts),

@@ -138,9 +138,11 @@ pub struct LadderArgs {
     /// counts; reports then take each figure's interval from the spread between repeats.
     #[arg(long, default_value_t = LadderSpec::default().repeat)]
     pub repeat: u32,
-    /// Create and load the tables before the first step.
-    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
-    pub prepare: bool,
+    /// Load the tables before the first step: if-missing (what --prepare alone means:
+    /// reuse the tables DB Dyno made in the plan's shape, load them when absent), always
+    /// (drop DB Dyno's own tables and load again; never anyone else's) or never.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "if-missing", value_name = "MODE", value_parser = parse_prepare_mode)]
+    pub prepare: Option<dbdyno_engine::PrepareMode>,
     /// Read the tables into the buffer pool before the first step.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub prewarm: bool,
@@ -380,9 +382,10 @@ pub struct CheckArgs {
     pub ssh: SshArgs,
     #[command(flatten)]
     pub shape: LadderShape,
-    /// The plan will prepare (load) the tables: check room for them instead of their presence.
-    #[arg(long)]
-    pub prepare: bool,
+    /// The plan will prepare the tables (`ladder --prepare[=MODE]`'s modes): check room
+    /// for them, or that DB Dyno's own can be reused, instead of their presence.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "if-missing", value_name = "MODE", value_parser = parse_prepare_mode)]
+    pub prepare: Option<dbdyno_engine::PrepareMode>,
     /// The plan will drop the tables afterwards (needs DROP).
     #[arg(long)]
     pub cleanup: bool,
@@ -450,6 +453,11 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
 pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
     args.into_iter()
         .map(|a| {
+/// `--prepare=MODE`: always, if-missing, never, or the older on/off.
+pub fn parse_prepare_mode(s: &str) -> Result<dbdyno_engine::PrepareMode, String> {
+    s.parse()
+}
+
             if let Some(rest) = a.strip_prefix("--") {
                 let (name, value) = match rest.split_once('=') {
                     Some((n, v)) => (n, Some(v)),

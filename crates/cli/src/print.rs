@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Write};
 
 use dbdyno_engine::stats::LatencyHistogram;
+use dbdyno_engine::wording::count;
 use dbdyno_engine::{
     ladder_text, sla, sysbench_text, ConnectionsOpening, EngineEvent, SlaTarget, StepResult,
 };
@@ -66,15 +67,29 @@ impl Printer {
                 if let Some(bar) = self.bar.take() {
                     bar.finish_and_clear();
                 }
-                let _ = writeln!(
-                    out,
-                    "Prepared {} table(s), {} rows in {:.1}s ({:.0} rows/s; load {:.1}s, indexes {:.1}s, {} threads)",
-                    r.tables, r.rows, r.seconds, r.rows_per_sec, r.load_seconds, r.index_seconds, r.threads
-                );
+                // A reused dataset was said by prepare's own line ("Reusing sbtest1..4: ...").
+                if r.reused.is_none() {
+                    let _ = writeln!(
+                        out,
+                        "Prepared {}, {} in {:.1}s ({:.0} rows/s; load {:.1}s, indexes {:.1}s, {})",
+                        count(r.tables, "table"),
+                        count(r.rows as f64, "row"),
+                        r.seconds,
+                        r.rows_per_sec,
+                        r.load_seconds,
+                        r.index_seconds,
+                        count(r.threads, "thread")
+                    );
+                }
             }
             EngineEvent::Connecting(c) => self.connecting(c),
             EngineEvent::PrewarmFinished(r) => {
-                let _ = writeln!(out, "Prewarmed {} table(s) in {:.1}s", r.tables, r.seconds);
+                let _ = writeln!(
+                    out,
+                    "Prewarmed {} in {:.1}s",
+                    count(r.tables, "table"),
+                    r.seconds
+                );
             }
             EngineEvent::StepStarted {
                 threads, warmup_s, ..

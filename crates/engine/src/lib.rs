@@ -35,11 +35,13 @@ pub mod sla;
 pub mod stats;
 pub mod sysbench_text;
 pub mod tpcc;
+pub mod wording;
 pub mod workload;
 
 pub use cancel::CancelToken;
 pub use error::EngineError;
 pub use events::{ConnectionsOpening, EngineEvent, EventSink};
+pub use phases::PrepareMode;
 pub use plan::{
     ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepErrorPolicy, StepPlan,
 };

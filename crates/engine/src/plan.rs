@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::open_loop::{connections_for_rate, RateDist};
+use crate::phases::PrepareMode;
 use crate::repeat::{Repeat, MAX_REPEATS};
 use crate::sla::{SlaPhase, SlaTarget};
 use crate::workload::shape::prepared_statements_per_connection;
@@ -225,7 +226,7 @@ impl PrewarmDataset {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
-    /// Create and load the tables `scenario` needs.
+    /// Create and load the tables `scenario` needs, or reuse DB Dyno's own (`mode`).
     Prepare {
         scenario: Scenario,
         threads: u32,
@@ -244,6 +245,9 @@ pub enum Phase {
     /// the capacity search's extra steps (`--sla-search`, [`crate::sla::search`]).
     Sla(SlaPhase),
 }
+        /// Plans recorded before the modes loaded or refused: if-missing reads them.
+        #[serde(default)]
+        mode: PrepareMode,
 
 /// What to do, in order, against one server with one dataset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -283,7 +287,9 @@ pub struct LadderSpec {
     pub rates: Vec<f64>,
     pub settings: RunSettings,
     pub cooldown_s: u64,
-    pub prepare: bool,
+    /// Load the tables first: always, only when missing (DB Dyno's own in the plan's
+    /// shape are reused), or never.
+    pub prepare: PrepareMode,
     pub prewarm: bool,
     pub cleanup: bool,
     /// Threads for prepare, prewarm and cleanup.
@@ -315,7 +321,9 @@ impl Default for LadderSpec {
                 ..RunSettings::default()
             },
             cooldown_s: 0,
-            prepare: false,
+            // A plan that says nothing of prepare reads the tables as they are: DB Dyno
+            // creates tables only when asked to.
+            prepare: PrepareMode::Never,
             prewarm: false,
             cleanup: false,
             admin_threads: 4,
@@ -333,7 +341,7 @@ impl LadderSpec {
     pub fn phases(&self) -> Vec<Phase> {
         let mut phases = Vec::new();
         let datasets = self.data_scenarios();
-        if self.prepare {
+        if self.prepare.prepares() {
             phases.extend(datasets.iter().map(|&scenario| Phase::Prepare {
                 scenario,
                 threads: self.admin_threads,
@@ -352,6 +360,7 @@ impl LadderSpec {
         // so a server drifting over the run does not read as a difference between steps.
         // An out-of-range `repeat` still expands (at least once, at most MAX_REPEATS
         // rounds) and is refused by validation with its own message.
+                mode: self.prepare,
         let rounds = self.repeat.clamp(1, MAX_REPEATS) as usize;
         for (i, slot) in dbdyno_stats::interleaved_order(ladder.len(), rounds)
             .into_iter()
@@ -631,7 +640,10 @@ fn workload_problems(w: &WorkloadOptions, out: &mut Problems) {
 /// What is wrong with one phase of a plan over workload `w`.
 fn phase_problems(phase: &Phase, w: &WorkloadOptions, out: &mut Problems) {
     match phase {
-        Phase::Prepare { scenario, threads } | Phase::Cleanup { scenario, threads } => {
+        Phase::Prepare {
+            scenario, threads, ..
+        }
+        | Phase::Cleanup { scenario, threads } => {
             out.check(check_threads(*threads));
             out.check(check_single_table(*scenario, w));
             out.check(check_scenario(
@@ -702,6 +714,9 @@ fn check_scenario(s: Scenario, w: &WorkloadOptions, needs_rows: bool) -> Result<
     // oltp_insert and bulk_insert add rows; everything else reads or changes existing ones.
     let reads_rows = !matches!(s, Scenario::OltpInsert | Scenario::BulkInsert);
     if needs_rows && reads_rows && w.table_size == 0 {
+/// A day: a longer wait is a hang by any name.
+const MAX_STALL_TIMEOUT_S: u64 = 86_400;
+
         return Err(PlanError::ZeroTableSize(s));
     }
     Ok(())
@@ -750,7 +765,7 @@ mod tests {
         let spec = LadderSpec {
             scenarios: vec![Scenario::OltpPointSelect, Scenario::OltpReadOnly],
             threads: vec![1, 8],
-            prepare: true,
+            prepare: PrepareMode::IfMissing,
             prewarm: true,
             cleanup: true,
             repeat: 3,
@@ -797,7 +812,7 @@ mod tests {
             let spec = LadderSpec {
                 scenarios,
                 threads: vec![1],
-                prepare: true,
+                prepare: PrepareMode::IfMissing,
                 cleanup: true,
                 ..Default::default()
             };
@@ -891,7 +906,7 @@ mod tests {
             scenarios: vec![Scenario::OltpPointSelect, Scenario::OltpReadOnly],
             threads: vec![1, 8],
             cooldown_s: 5,
-            prepare: true,
+            prepare: PrepareMode::IfMissing,
             cleanup: true,
             ..Default::default()
         };

@@ -10,6 +10,7 @@ use crate::phases::{self, PrepareReport, PrewarmReport};
 use crate::plan::{Phase, Plan, PrewarmOptions, StepErrorPolicy, StepPlan};
 use crate::results::StepResult;
 use crate::sla::{search, SlaPhase};
+use crate::wording::count;
 
 /// Everything a plan produced. Steps that finished are kept even when a later phase
 /// failed or the run was cancelled.
@@ -182,8 +183,12 @@ fn run_phase(
 ) -> Result<(), EngineError> {
     let (c, w) = (&plan.connect, &plan.workload);
     match phase {
-        Phase::Prepare { scenario, threads } => {
-            let r = phases::prepare(c, w, *scenario, *threads, plan.force, events, cancel)?;
+        Phase::Prepare {
+            scenario,
+            threads,
+            mode,
+        } => {
+            let r = phases::prepare(c, w, *scenario, *threads, *mode, plan.force, events, cancel)?;
             events.send(EngineEvent::PrepareFinished(r.clone()));
             // A ladder of OLTP and tpcc scenarios prepares both datasets.
             out.prepare = Some(match out.prepare.take() {
@@ -275,16 +280,22 @@ fn capacity_search(
 fn step_label(s: &crate::plan::StepPlan) -> String {
     if s.settings.rate > 0.0 {
         let mode = crate::open_loop::mode_name(s.settings.rate, s.settings.rate_dist);
-        format!("{} @ {mode} on {} connections", s.scenario, s.threads)
+        format!(
+            "{} @ {mode} on {}",
+            s.scenario,
+            count(s.threads, "connection")
+        )
     } else {
-        format!("{} @ {} threads", s.scenario, s.threads)
+        format!("{} @ {}", s.scenario, count(s.threads, "thread"))
     }
 }
 
 pub fn phase_label(p: &Phase) -> String {
     match p {
-        Phase::Prepare { scenario, threads } => format!("prepare {scenario} ({threads} threads)"),
-        Phase::Prewarm(o) => format!("prewarm ({} threads)", o.threads),
+        Phase::Prepare {
+            scenario, threads, ..
+        } => format!("prepare {scenario} ({})", count(*threads, "thread")),
+        Phase::Prewarm(o) => format!("prewarm ({})", count(o.threads, "thread")),
         Phase::Step(s) => match s.repeat.label() {
             Some(r) => format!("{}, {r}", step_label(s)),
             None => step_label(s),

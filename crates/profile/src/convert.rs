@@ -6,8 +6,8 @@ use dbdyno_engine::plan::{PrewarmDataset, PrewarmOptions};
 use dbdyno_engine::tpcc::{IsolationLevel, TpccOptions};
 use dbdyno_engine::workload::{IgnoreErrors, RandType};
 use dbdyno_engine::{
-    ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, Scenario, SlaTarget, StepPlan,
-    WorkloadOptions,
+    ConnectOptions, LadderSpec, Phase, Plan, PlanError, PrepareMode, RunSettings, Scenario,
+    SlaTarget, StepPlan, WorkloadOptions,
 };
 
 /// One command of the sysbench form.
@@ -297,7 +297,16 @@ impl Profile {
     ) -> Result<Plan, Vec<Problem>> {
         let (workload, mut all) = self.workload_options_all();
         let phase = match command {
-            SingleCommand::Prepare => Phase::Prepare { scenario, threads },
+            // The command says "prepare": load, or reuse DB Dyno's own tables in the
+            // plan's shape; "always" in the profile loads them again.
+            SingleCommand::Prepare => Phase::Prepare {
+                scenario,
+                threads,
+                mode: match self.plan.prepare {
+                    Some(PrepareMode::Always) => PrepareMode::Always,
+                    _ => PrepareMode::IfMissing,
+                },
+            },
             SingleCommand::Prewarm => Phase::Prewarm(PrewarmOptions {
                 threads,
                 until_hit_rate: self.plan.prewarm_until_hit_rate,

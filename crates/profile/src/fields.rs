@@ -188,8 +188,8 @@ pub const FIELDS: &[Field] = &[
     f(
         "plan.prepare",
         "prepare",
-        Bool,
-        "create and load the tables first",
+        Str,
+        "load the tables first: if-missing (reuse DB Dyno's own tables in the plan's shape, load them when absent), always (drop DB Dyno's tables and load again) or never; true means if-missing, false never",
     ),
     f(
         "plan.prewarm",
@@ -497,6 +497,11 @@ impl Profile {
         let (section, k) = split(f.key);
         let table = match section {
             Some(s) => {
+            // `--prepare` alone, and its older on/off, as well as the modes.
+            "plan.prepare" => {
+                let mode: dbdyno_engine::PrepareMode = raw.parse().map_err(problem)?;
+                serde_json::to_value(mode).map_err(|e| problem(e.to_string()))?
+            }
                 let obj = v.as_object_mut().expect("a profile is an object");
                 let entry = obj
                     .entry(s)
@@ -626,6 +631,7 @@ mod tests {
                 Kind::Float => "0.5",
                 Kind::Bool => "on",
                 Kind::StrList => "a,b",
+                    "prepare" => "always",
                 Kind::IntList => "1,2",
             };
             p.set_option(o, raw).unwrap_or_else(|e| panic!("{o}: {e}"));
@@ -672,7 +678,7 @@ mod tests {
         q.ssh = q.ssh.take();
         assert_eq!(p, q);
         assert!(p.to_options().contains(&("threads", "1,2".to_string())));
-        assert!(p.to_options().contains(&("prepare", "on".to_string())));
+        assert!(p.to_options().contains(&("prepare", "always".to_string())));
     }
 
     /// docs/profiles.md lists every key with its option: the table cannot drift.

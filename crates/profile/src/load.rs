@@ -310,6 +310,8 @@ fn check_value(dotted: &str, value: &toml::Value) -> Result<(), String> {
         return Err(unknown_key(dotted));
     };
     match (f.kind, value) {
+        // Profiles written before the prepare modes said true / false.
+        (Kind::Str, toml::Value::Boolean(_)) if dotted == "plan.prepare" => Ok(()),
         (Kind::Str, toml::Value::String(_)) => Ok(()),
         (Kind::Str, v) => Err(format!("expected text in quotes, found {}", kind_word(v))),
         (Kind::Int, v) => check_int(dotted, v),

@@ -214,7 +214,7 @@ THREADS = "1 8 16 32 64 128"
         assert_eq!(p.workload.tables, Some(16));
         assert_eq!(p.workload.table_size, Some(10_000_000));
         assert_eq!(p.plan.time, Some(30));
-        assert_eq!(p.plan.prepare, Some(true));
+        assert_eq!(p.plan.prepare, Some(dbdyno_engine::PrepareMode::IfMissing));
         assert_eq!(p.plan.threads, Some(vec![1, 8, 16, 32, 64, 128]));
         assert_eq!(p.plan.scenarios.as_ref().unwrap().len(), 4);
         assert_eq!(m.password.as_deref(), Some("your_password_here"));
@@ -238,5 +238,44 @@ THREADS = "1 8 16 32 64 128"
             "{:?}",
             problems[0]
         );
+    }
+
+    /// `prepare = true` / `false` (version 1 before the modes, and the seed toolkit's
+    /// NEED_PREPARE) read as "if-missing" / "never", and are written back as modes.
+    #[test]
+    fn the_prepare_switch_becomes_its_mode() {
+        use dbdyno_engine::PrepareMode;
+        let v1 = |line: &str| {
+            crate::load_str(
+                &format!("schema_version = 1\nname = \"x\"\n[plan]\n{line}\n"),
+                "x.toml",
+                "x",
+            )
+        };
+        for (line, mode) in [
+            ("prepare = true", PrepareMode::IfMissing),
+            ("prepare = false", PrepareMode::Never),
+            ("prepare = \"always\"", PrepareMode::Always),
+            ("prepare = \"if-missing\"", PrepareMode::IfMissing),
+            ("prepare = \"never\"", PrepareMode::Never),
+        ] {
+            let p = v1(line).unwrap_or_else(|e| panic!("{line}: {e}")).profile;
+            assert_eq!(p.plan.prepare, Some(mode), "{line}");
+            let text = crate::render::to_toml(&p, &Default::default());
+            assert!(text.contains(&format!("prepare = \"{mode}\"")), "{text}");
+            assert_eq!(p.ladder_spec().unwrap().prepare, mode, "{line}");
+        }
+        let e = v1("prepare = \"sometimes\"").unwrap_err().to_string();
+        assert!(e.contains("plan.prepare"), "{e}");
+        assert!(e.contains("sometimes"), "{e}");
+        let e = v1("prepare = 1").unwrap_err().to_string();
+        assert!(e.contains("plan.prepare"), "{e}");
+        // Without the key the plan reads the tables as they are.
+        let p = v1("time = 5").unwrap().profile;
+        assert_eq!(p.ladder_spec().unwrap().prepare, PrepareMode::Never);
+
+        let t: toml::Table = toml::from_str("TABLES = 2\nNEED_PREPARE = false\n").unwrap();
+        let m = from_v0(&t, "old").unwrap();
+        assert_eq!(m.profile.plan.prepare, Some(PrepareMode::Never));
     }
 }

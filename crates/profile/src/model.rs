@@ -176,8 +176,10 @@ pub struct PlanSection {
     pub report_interval: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentile: Option<f64>,
+    /// "always", "if-missing" or "never"; older profiles' true / false read as
+    /// "if-missing" / "never".
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub prepare: Option<bool>,
+    pub prepare: Option<dbdyno_engine::PrepareMode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prewarm: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]

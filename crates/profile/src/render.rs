@@ -89,7 +89,7 @@ mod tests {
         p.mysql.host = Some("10.0.0.5".into());
         p.mysql.port = Some(3306);
         p.plan.threads = Some(vec![1, 8, 16]);
-        p.plan.prepare = Some(true);
+        p.plan.prepare = Some(dbdyno_engine::PrepareMode::Always);
         p.plan.rate = Some(12.5);
         p.workload.table_size = Some(1_000_000);
         let mut c = Comments::new();

@@ -242,7 +242,10 @@ THREADS="1 8 16 32 64 128"
             (p.workload.tables, p.workload.table_size),
             (Some(16), Some(10_000_000))
         );
-        assert_eq!((p.plan.time, p.plan.prepare), (Some(30), Some(true)));
+        assert_eq!(
+            (p.plan.time, p.plan.prepare),
+            (Some(30), Some(dbdyno_engine::PrepareMode::IfMissing))
+        );
         assert_eq!(p.plan.threads, Some(vec![1, 8, 16, 32, 64, 128]));
         assert_eq!(
             p.plan.scenarios.as_deref().unwrap(),

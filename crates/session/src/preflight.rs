@@ -22,7 +22,11 @@ impl Preflight {
     /// Gathers the facts for `plan` through `access` (`devices`: the user's data disk)
     /// and runs every check on them.
     pub fn gather(plan: &Plan, access: &HostAccess, devices: &[String]) -> Preflight {
-        let (environment, facts) = EnvironmentSnapshot::gather(&plan.connect, access, devices);
+        let (environment, mut facts) = EnvironmentSnapshot::gather(&plan.connect, access, devices);
+        // The tables the plan prepares, judged by the verifier prepare itself asks.
+        if let Ok(m) = &mut facts.mysql {
+            dbdyno_checks::probe::verify_prepared_tables(&plan.connect, m, plan);
+        }
         Preflight {
             report: SuiteReport {
                 checks: checks::all(&facts, plan),

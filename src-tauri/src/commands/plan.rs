@@ -6,7 +6,7 @@ use dbdyno_checks::checks::dataset::{disk_fit, estimate_bytes, human_bytes, regi
 use dbdyno_checks::sql::binlog_on;
 use dbdyno_checks::EnvironmentSnapshot;
 use dbdyno_engine::runner::phase_label;
-use dbdyno_engine::{Phase, Plan, Scenario};
+use dbdyno_engine::{Phase, Plan, PrepareMode, Scenario};
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
@@ -34,7 +34,8 @@ pub struct PlanForm {
     pub tables: u32,
     /// Rows per table.
     pub table_size: u32,
-    pub prepare: bool,
+    /// What prepare does with the tables it finds (if-missing reuses DB Dyno's own).
+    pub prepare: PrepareChoice,
     pub prewarm: bool,
     /// Prewarm's gate: repeat the scans until one pass hits the buffer pool at least
     /// this often (percent); None: one pass.
@@ -47,6 +48,38 @@ pub struct PlanForm {
     /// The load clients that take part (`local`, `ssh://` URLs), in the order the
     /// threads are handed out.
     pub clients: Vec<String>,
+}
+
+/// The plan's prepare mode as the form holds it ([`PrepareMode`]'s values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrepareChoice {
+    /// Reuse DB Dyno's own tables in the plan's shape; load them when absent.
+    IfMissing,
+    /// Drop DB Dyno's own tables and load them again.
+    Always,
+    /// No prepare: read the tables as they are.
+    Never,
+}
+
+impl From<PrepareMode> for PrepareChoice {
+    fn from(m: PrepareMode) -> PrepareChoice {
+        match m {
+            PrepareMode::IfMissing => PrepareChoice::IfMissing,
+            PrepareMode::Always => PrepareChoice::Always,
+            PrepareMode::Never => PrepareChoice::Never,
+        }
+    }
+}
+
+impl From<PrepareChoice> for PrepareMode {
+    fn from(c: PrepareChoice) -> PrepareMode {
+        match c {
+            PrepareChoice::IfMissing => PrepareMode::IfMissing,
+            PrepareChoice::Always => PrepareMode::Always,
+            PrepareChoice::Never => PrepareMode::Never,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -125,7 +158,7 @@ impl PlanForm {
             repeat: spec.repeat,
             tables: w.tables,
             table_size: w.table_size.min(u32::MAX as u64) as u32,
-            prepare: spec.prepare,
+            prepare: spec.prepare.into(),
             prewarm: spec.prewarm,
             prewarm_until_hit_rate: spec.prewarm_until_hit_rate,
             cleanup: spec.cleanup,
@@ -145,7 +178,7 @@ pub fn with_form(p: &dbdyno_profile::Profile, form: &PlanForm) -> dbdyno_profile
     p.plan.warmup = Some(form.warmup_s as u64);
     p.plan.cooldown = Some(form.cooldown_s as u64);
     p.plan.repeat = Some(form.repeat);
-    p.plan.prepare = Some(form.prepare);
+    p.plan.prepare = Some(form.prepare.into());
     p.plan.prewarm = Some(form.prewarm);
     p.plan.prewarm_until_hit_rate = form.prewarm_until_hit_rate;
     p.plan.cleanup = Some(form.cleanup);
@@ -302,6 +335,7 @@ mod tests {
             tables: BTreeMap::new(),
             benchmark_bytes: 0,
             benchmark_rows: 0,
+            oltp_tables: None,
             clock: None,
             round_trip: None,
             connect_ms: 1.0,
@@ -358,7 +392,7 @@ mod tests {
         let spec = LadderSpec {
             scenarios: vec![Scenario::OltpReadWrite],
             threads: vec![8],
-            prepare,
+            prepare: prepare.into(),
             ..Default::default()
         };
         Plan {
@@ -419,7 +453,7 @@ mod tests {
     #[test]
     fn the_command_line_and_the_plan_screen_make_the_same_plan() {
         type Edit = fn(&mut PlanForm);
-        let cases: [(&[&str], Edit); 8] = [
+        let cases: [(&[&str], Edit); 10] = [
             (&[], |_| {}),
             (&["--repeat=3"], |f| f.repeat = 3),
             (&["--threads=2,4"], |f| f.threads = vec![2, 4]),
@@ -432,11 +466,13 @@ mod tests {
                 },
             ),
             (&["--prepare=on", "--prewarm", "--cleanup=on"], |f| {
-                (f.prepare, f.prewarm, f.cleanup) = (true, true, true)
+                (f.prepare, f.prewarm, f.cleanup) = (PrepareChoice::IfMissing, true, true)
             }),
             (&["--prepare=off", "--cleanup=off"], |f| {
-                (f.prepare, f.cleanup) = (false, false)
+                (f.prepare, f.cleanup) = (PrepareChoice::Never, false)
             }),
+            (&["--prepare"], |f| f.prepare = PrepareChoice::IfMissing),
+            (&["--prepare=always"], |f| f.prepare = PrepareChoice::Always),
             (
                 &[
                     "--tables=3",

@@ -2,7 +2,8 @@
 // prepare / prewarm (and its hit-rate gate) / cleanup, the row distribution and the
 // transaction mix (PlanWorkload.tsx), the latency target and the rate ladder
 // (PlanLoad.tsx). The preview (phases, total time, dataset against buffer
-// pool and free disk) is computed in Rust on every change.
+// pool and free disk) is computed in Rust on every change. On a wide window the form's
+// panels flow into two columns beside the preview; on a narrow one, into one.
 import { useEffect, useRef, useState } from "react";
 import { Channel } from "@tauri-apps/api/core";
 import { commands, type DatasetFields, type PlanForm, type PlanPreview, type RunSnapshot } from "../bindings";
@@ -99,8 +100,8 @@ export function Plan() {
         </button>
       </div>
       <ErrorNote error={error} />
-      <div className="grid-2" style={{ alignItems: "start" }}>
-        <div className="stack">
+      <div className="plan-layout">
+        <div className="plan-form" data-testid="plan-form">
           <fieldset className="panel">
             <legend>Scenarios</legend>
             <div className="fields">
@@ -179,13 +180,23 @@ export function Plan() {
             </div>
             {dataFields.warehouses && <TpccData form={form} update={update} />}
             <div className="row" style={{ marginTop: 8 }}>
-              {(["prepare", "prewarm", "cleanup"] as const).map((k) => (
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={form.prepare !== "never"}
+                  onChange={(e) => set("prepare", e.target.checked ? "if-missing" : "never")}
+                  data-testid="opt-prepare"
+                />
+                Prepare (create and load)
+              </label>
+              {(["prewarm", "cleanup"] as const).map((k) => (
                 <label className="check" key={k}>
                   <input type="checkbox" checked={form[k]} onChange={(e) => set(k, e.target.checked)} data-testid={`opt-${k}`} />
-                  {k === "prepare" ? "Prepare (create and load)" : k === "prewarm" ? "Prewarm the buffer pool" : "Clean up afterwards"}
+                  {k === "prewarm" ? "Prewarm the buffer pool" : "Clean up afterwards"}
                 </label>
               ))}
             </div>
+            {form.prepare !== "never" && <PrepareMode form={form} set={set} />}
             <div className="row" style={{ marginTop: 8 }}>
               <PrewarmGate form={form} update={update} />
             </div>
@@ -200,11 +211,25 @@ export function Plan() {
   );
 }
 
+/** What prepare does when the tables are there already. Tables DB Dyno did not make are
+ *  never reused nor dropped, whatever is chosen here. */
+function PrepareMode({ form, set }: { form: PlanForm; set: (k: "prepare", v: PlanForm["prepare"]) => void }) {
+  return (
+    <label className="field" style={{ marginTop: 8 }}>
+      <span>When DB Dyno's tables are there already</span>
+      <select value={form.prepare} onChange={(e) => set("prepare", e.target.value as PlanForm["prepare"])} data-testid="prepare-mode">
+        <option value="if-missing">Reuse them when they are in this plan's shape (load only if missing)</option>
+        <option value="always">Drop them and load again</option>
+      </select>
+    </label>
+  );
+}
+
 function PreviewPanel({ preview }: { preview: PlanPreview | null }) {
-  if (!preview) return <div className="panel sub">The preview appears when the plan is valid.</div>;
+  if (!preview) return <div className="panel sub plan-preview">The preview appears when the plan is valid.</div>;
   const d = preview.dataset;
   return (
-    <section className="panel stack" aria-label="Plan preview" data-testid="plan-preview">
+    <section className="panel stack plan-preview" aria-label="Plan preview" data-testid="plan-preview">
       <div className="kpis" style={{ gridTemplateColumns: "repeat(3, 1fr)" }}>
         <div className="kpi">
           <div className="label">Total time</div>

@@ -37,6 +37,24 @@ beforeEach(() => {
   commands.planPreview.mockImplementation(() => ok(preview));
 });
 
+describe("Plan: prepare", () => {
+  it("prepares if missing when ticked, offers loading again, and sends never when unticked", async () => {
+    const user = userEvent.setup();
+    mount(<Plan />);
+    const box = await screen.findByTestId("opt-prepare");
+    expect(box).toBeChecked();
+    const mode = screen.getByTestId("prepare-mode");
+    expect(mode).toHaveValue("if-missing");
+    await user.selectOptions(mode, "always");
+    await waitFor(() => expect(lastForm()?.prepare).toBe("always"));
+    await user.click(box);
+    await waitFor(() => expect(lastForm()?.prepare).toBe("never"));
+    expect(screen.queryByTestId("prepare-mode")).toBeNull();
+    await user.click(box);
+    await waitFor(() => expect(lastForm()?.prepare).toBe("if-missing"));
+  });
+});
+
 describe("Plan: row distribution", () => {
   it("shows the parameters of the chosen distribution only, and sends the choice", async () => {
     const user = userEvent.setup();

@@ -64,7 +64,7 @@ export const form: PlanForm = {
   repeat: 1,
   tables: 1,
   table_size: 10000,
-  prepare: true,
+  prepare: "if-missing",
   prewarm: false,
   prewarm_until_hit_rate: null,
   cleanup: false,

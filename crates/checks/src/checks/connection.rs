@@ -458,6 +458,7 @@ mod tests {
                 name: "orders".into(),
                 shape: TableShape::Other,
                 columns: vec![("id".into(), "int".into())],
+                mark: None,
             },
         )]);
         let c = checks(&f, &rw_plan(true));
@@ -485,6 +486,7 @@ mod tests {
                 .iter()
                 .map(|c| (c.to_string(), "int".into()))
                 .collect(),
+            mark: None,
         };
         mysql(&mut f).tables = TABLES
             .iter()

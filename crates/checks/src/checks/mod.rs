@@ -100,6 +100,7 @@ pub(crate) mod testing {
             tables: BTreeMap::new(),
             benchmark_bytes: 0,
             benchmark_rows: 0,
+            oltp_tables: None,
             clock: Some(MysqlClock {
                 offset_ms: 0.2,
                 rtt_ms: 0.3,
@@ -193,7 +194,7 @@ pub(crate) mod testing {
         let spec = LadderSpec {
             scenarios: scenarios.to_vec(),
             threads: threads.to_vec(),
-            prepare,
+            prepare: prepare.into(),
             ..Default::default()
         };
         Plan {

@@ -22,8 +22,8 @@ use crate::os_facts;
 
 pub use host::{AccessKind, HostFacts, RoleDisk};
 pub use sql::{
-    gather_mysql, grant_pattern_matches, mysql_dirs, MysqlFacts, MysqlProblem, Privileges,
-    VARIABLES,
+    gather_mysql, grant_pattern_matches, mysql_dirs, verify_prepared_tables, MysqlFacts,
+    MysqlProblem, Privileges, VARIABLES,
 };
 pub use ssh::{SshOk, SshProblem, SshStage};
 

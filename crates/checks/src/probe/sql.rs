@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use dbdyno_engine::driver;
 use dbdyno_engine::phases::schema::{self, TableInfo};
-use dbdyno_engine::ConnectOptions;
+use dbdyno_engine::phases::{verify_oltp_tables, OltpTables};
+use dbdyno_engine::{ConnectOptions, Phase, Plan};
 use dbdyno_monitor::mysql_status::conn::{connect_server, measure_clock};
 use dbdyno_monitor::MysqlClock;
 use mysql::prelude::Queryable;
@@ -88,6 +89,10 @@ pub struct MysqlFacts {
     /// DATA_LENGTH + INDEX_LENGTH and TABLE_ROWS (an estimate) of the sbtestN tables.
     pub benchmark_bytes: u64,
     pub benchmark_rows: u64,
+    /// The engine's verdict on the OLTP tables the plan prepares (absent, DB Dyno's to
+    /// reuse, ...): the very verifier prepare asks. None when the plan prepares none,
+    /// or before [`verify_prepared_tables`] ran.
+    pub oltp_tables: Option<OltpTables>,
     pub clock: Option<MysqlClock>,
     pub round_trip: Option<RoundTrip>,
     pub connect_ms: f64,
@@ -187,10 +192,29 @@ pub fn gather_mysql(c: &ConnectOptions) -> Result<MysqlFacts, MysqlProblem> {
         tables,
         benchmark_bytes,
         benchmark_rows,
+        oltp_tables: None,
         clock,
         round_trip,
         connect_ms,
     })
+}
+
+/// Asks the engine's verifier about the OLTP tables `plan` prepares, as its prepare
+/// will: the Checks screen then promises what prepare does. Leaves `oltp_tables` None
+/// when the plan prepares none or the verifier could not read them (the check then
+/// judges from the table list alone).
+pub fn verify_prepared_tables(c: &ConnectOptions, m: &mut MysqlFacts, plan: &Plan) {
+    let prepares_oltp = plan.phases.iter().any(|p| {
+        matches!(p, Phase::Prepare { scenario, .. } if !scenario.is_tpcc() && !scenario.uses_bulk_tables())
+    });
+    if !prepares_oltp || !m.schema_exists {
+        return;
+    }
+    let verdict = connect_server(c).ok().and_then(|mut conn| {
+        conn.select_db(&c.database).ok()?;
+        verify_oltp_tables(&mut conn, &m.tables, &plan.workload).ok()
+    });
+    m.oltp_tables = verdict;
 }
 
 /// The schema's base tables, and the size and rows of its sbtestN tables (0 when

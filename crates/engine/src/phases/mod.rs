@@ -6,14 +6,19 @@
 
 mod cleanup;
 pub(crate) mod load_data;
+pub mod mark;
+mod mode;
 pub(crate) mod pool;
 mod prepare;
 mod prewarm;
 pub mod schema;
+pub mod verify;
 
 pub use cleanup::cleanup;
+pub use mode::PrepareMode;
 pub use prepare::prepare;
 pub use prewarm::prewarm;
+pub use verify::{verify_oltp_tables, OltpTables, ReusedTables};
 
 use mysql::Conn;
 use serde::{Deserialize, Serialize};
@@ -49,6 +54,10 @@ pub struct PrepareReport {
     pub load_seconds: f64,
     pub index_seconds: f64,
     pub threads: u32,
+    /// The tables DB Dyno made earlier in the plan's shape, reused instead of loaded
+    /// (nothing was loaded then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused: Option<ReusedTables>,
 }
 
 impl PrepareReport {
@@ -69,6 +78,7 @@ impl PrepareReport {
             load_seconds: self.load_seconds + other.load_seconds,
             index_seconds: self.index_seconds + other.index_seconds,
             threads: self.threads.max(other.threads),
+            reused: self.reused.clone().or_else(|| other.reused.clone()),
         }
     }
 }

@@ -16,9 +16,11 @@ use std::time::Instant;
 use mysql::prelude::Queryable;
 
 use super::load_data::{self, LoadDataStream};
+use super::mark::TableMark;
 use super::pool::{load_in_parallel, LoadFlags};
 use super::schema::{self, TableInfo, TableShape};
-use super::PrepareReport;
+use super::verify::{verify_oltp_tables, OltpTables};
+use super::{PrepareMode, PrepareReport};
 use crate::cancel::CancelToken;
 use crate::driver;
 use crate::error::EngineError;
@@ -40,11 +42,17 @@ struct Chunk {
     last_id: u64,
 }
 
+/// Prepares the dataset `scenario` reads. With `mode` if-missing (or never), the OLTP
+/// tables DB Dyno made earlier in the plan's shape are reused, and nothing is loaded;
+/// with always, DB Dyno's own tables are dropped and loaded again. Tables DB Dyno did
+/// not make are refused in every mode.
+#[allow(clippy::too_many_arguments)]
 pub fn prepare(
     connect: &ConnectOptions,
     w: &WorkloadOptions,
     scenario: Scenario,
     threads: u32,
+    mode: PrepareMode,
     force: bool,
     events: &EventSink,
     cancel: &CancelToken,
@@ -66,11 +74,49 @@ pub fn prepare(
         });
     }
 
-    // Every refusal happens before the first CREATE: bad input leaves the schema as it was.
-    refuse_occupied_schema(&existing, connect, w, scenario, force)?;
+    // Every refusal happens before the first DROP or CREATE: bad input leaves the
+    // schema as it was.
+    refuse_foreign_tables(&existing, connect, force)?;
+    match verify_oltp_tables(&mut conn, &existing, w)? {
+        OltpTables::Absent => {}
+        OltpTables::Reusable(_) | OltpTables::OursOtherShape { .. }
+            if mode == PrepareMode::Always =>
+        {
+            drop_our_tables(&mut conn, &existing, w, events)?;
+        }
+        OltpTables::Reusable(reused) => {
+            events.message(capitalized(&reused.summary()));
+            return Ok(PrepareReport {
+                tables: w.tables,
+                threads,
+                seconds: started.elapsed().as_secs_f64(),
+                reused: Some(reused),
+                ..Default::default()
+            });
+        }
+        OltpTables::OursOtherShape { why } => {
+            return Err(EngineError::Refused(format!(
+                "{why}: prepare reuses DB Dyno's tables only in the plan's shape. prepare = \"always\" (--prepare=always) drops DB Dyno's tables and loads them again; or run cleanup first (dbdyno {scenario} --tables={} … cleanup)",
+                w.tables
+            )))
+        }
+        OltpTables::Foreign { table, why } => {
+            let oltp_columns = existing.get(&table).map(|i| i.shape) == Some(TableShape::Oltp);
+            return Err(EngineError::Refused(if oltp_columns {
+                format!(
+                    "{why}, so prepare neither reuses nor drops it. Run cleanup first (dbdyno {scenario} --tables={} … cleanup), run without prepare (prepare = \"never\") to read the tables as they are, or use another schema",
+                    w.tables
+                )
+            } else {
+                format!("{why}; it is not a benchmark table, so DB Dyno will not touch it. Rename it or use another schema")
+            }));
+        }
+    }
+    let mark = TableMark::now(w).comment();
     for t in 1..=w.tables {
         events.message(format!("Creating table 'sbtest{t}'..."));
-        driver::admin_exec(&mut conn, "CREATE TABLE", &sql::create_oltp_table(t, w))?;
+        let create = format!("{} COMMENT='{mark}'", sql::create_oltp_table(t, w));
+        driver::admin_exec(&mut conn, "CREATE TABLE", &create)?;
     }
     let total_rows = w.table_size * w.tables as u64;
     if w.table_size > 0 {
@@ -107,7 +153,36 @@ pub fn prepare(
         index_seconds,
         threads,
         load_seconds: load_s,
+        reused: None,
     })
+}
+
+/// "Reusing sbtest1..4: ..." as a line of its own.
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// prepare = "always": drops the plan's tables, which the verifier found DB Dyno's own
+/// (marked) before this is called; an unmarked one is left alone all the same.
+fn drop_our_tables(
+    conn: &mut mysql::Conn,
+    existing: &BTreeMap<String, TableInfo>,
+    w: &WorkloadOptions,
+    events: &EventSink,
+) -> Result<(), EngineError> {
+    for t in 1..=w.tables {
+        let name = sql::table_name(t);
+        if existing.get(&name).is_some_and(|i| i.mark.is_some()) {
+            events.message(format!(
+                "Dropping table '{name}' (made by DB Dyno; prepare = always loads it again)..."
+            ));
+            driver::admin_exec(conn, "DROP TABLE", &format!("DROP TABLE `{name}`"))?;
+        }
+    }
+    Ok(())
 }
 
 /// bulk_insert.lua's prepare: one (id, k) table per thread, CREATE IF NOT EXISTS.
@@ -139,13 +214,10 @@ fn prepare_bulk(
     Ok(())
 }
 
-/// Refuses to load next to tables that are not ours (unless `force`) and over
-/// benchmark tables that already exist.
-fn refuse_occupied_schema(
+/// Refuses to load next to tables that are not benchmark tables, unless `force`.
+fn refuse_foreign_tables(
     existing: &BTreeMap<String, TableInfo>,
     connect: &ConnectOptions,
-    w: &WorkloadOptions,
-    scenario: Scenario,
     force: bool,
 ) -> Result<(), EngineError> {
     // TPC-C's tables are benchmark tables too: a ladder of both prepares both.
@@ -156,21 +228,6 @@ fn refuse_occupied_schema(
             connect.database,
             foreign.join(", ")
         )));
-    }
-    for t in 1..=w.tables {
-        let name = sql::table_name(t);
-        if let Some(info) = existing.get(&name) {
-            return Err(EngineError::Refused(match info.shape {
-                TableShape::Oltp => format!(
-                    "table {name} already exists; run cleanup first (dbdyno {scenario} --tables={} … cleanup), or skip prepare to reuse the data",
-                    w.tables
-                ),
-                _ => format!(
-                    "table {name} exists with another shape ({}); it is not a benchmark table, so DB Dyno will not touch it. Rename it or use another schema",
-                    schema::describe_columns(&info.columns)
-                ),
-            }));
-        }
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 
+use super::mark::TableMark;
 use crate::driver;
 use crate::error::EngineError;
 
@@ -28,13 +29,15 @@ pub struct TableInfo {
     pub shape: TableShape,
     /// The columns as found, for error messages.
     pub columns: Vec<(String, String)>,
+    /// DB Dyno's mark in the table comment, when DB Dyno made the table.
+    pub mark: Option<TableMark>,
 }
 
 /// Every base table of the connection's current schema.
 pub fn list_tables(conn: &mut Conn) -> Result<BTreeMap<String, TableInfo>, EngineError> {
-    let rows: Vec<(String, String, String)> = conn
+    let rows: Vec<(String, String, String, String)> = conn
         .query(
-            "SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE \
+            "SELECT c.TABLE_NAME, c.COLUMN_NAME, c.DATA_TYPE, COALESCE(t.TABLE_COMMENT, '') \
              FROM information_schema.COLUMNS c \
              JOIN information_schema.TABLES t \
                ON t.TABLE_SCHEMA = c.TABLE_SCHEMA AND t.TABLE_NAME = c.TABLE_NAME \
@@ -42,16 +45,16 @@ pub fn list_tables(conn: &mut Conn) -> Result<BTreeMap<String, TableInfo>, Engin
              ORDER BY c.TABLE_NAME, c.ORDINAL_POSITION",
         )
         .map_err(|e| driver::query_error("listing the schema's tables", &e))?;
-    let mut tables: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (t, col, ty) in rows {
-        tables
-            .entry(t)
-            .or_default()
+    let mut tables: BTreeMap<String, (Vec<(String, String)>, String)> = BTreeMap::new();
+    for (t, col, ty, comment) in rows {
+        let entry = tables.entry(t).or_insert_with(|| (Vec::new(), comment));
+        entry
+            .0
             .push((col.to_ascii_lowercase(), ty.to_ascii_lowercase()));
     }
     Ok(tables
         .into_iter()
-        .map(|(name, columns)| {
+        .map(|(name, (columns, comment))| {
             let shape = classify(&columns);
             (
                 name.clone(),
@@ -59,6 +62,7 @@ pub fn list_tables(conn: &mut Conn) -> Result<BTreeMap<String, TableInfo>, Engin
                     name,
                     shape,
                     columns,
+                    mark: TableMark::parse(&comment),
                 },
             )
         })

@@ -61,6 +61,7 @@ mod tests {
             name: name.into(),
             shape: TableShape::Other,
             columns: cols.iter().map(|c| (c.to_string(), "int".into())).collect(),
+            mark: None,
         }
     }
 

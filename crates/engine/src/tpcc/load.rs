@@ -147,6 +147,7 @@ pub fn prepare(
         load_seconds,
         index_seconds,
         threads,
+        reused: None,
     })
 }
 

@@ -232,9 +232,15 @@ impl LiveRun {
                     rows_total: *rows_total as f64,
                 });
             }
-            EngineEvent::PrepareFinished(_) => {
+            EngineEvent::PrepareFinished(r) => {
                 self.prepare = None;
-                self.line(LogLevel::Info, "Prepare finished");
+                match &r.reused {
+                    Some(reused) => self.line(
+                        LogLevel::Info,
+                        format!("Prepare finished, nothing loaded: {}", reused.summary()),
+                    ),
+                    None => self.line(LogLevel::Info, "Prepare finished"),
+                }
             }
             EngineEvent::PrewarmFinished(_) => self.line(LogLevel::Info, "Prewarm finished"),
             EngineEvent::Connecting(c) => {

@@ -1,10 +1,12 @@
-//! The benchmark tables: free for a plan that prepares them, or present, complete and
-//! of sysbench's OLTP shape for one that reads them.
+//! The benchmark tables: free for a plan that prepares them, or DB Dyno's own in the
+//! plan's shape (reused, or loaded again under `prepare = "always"`); present, complete
+//! and of sysbench's OLTP shape for one that reads them.
 //!
 //! Non-goals: no sizes against memory or disk (see the dataset module).
 
 use dbdyno_engine::phases::schema::{benchmark_table_number, TableShape};
-use dbdyno_engine::{Plan, Scenario};
+use dbdyno_engine::phases::OltpTables;
+use dbdyno_engine::{Phase, Plan, PrepareMode, Scenario};
 
 use super::{connection_args, human_bytes, prepares_where, tpcc, TABLES_WHY};
 use crate::check::{Check, CheckStatus};
@@ -30,7 +32,7 @@ pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
         }
     }
     if prepares_where(plan, |s| !s.is_tpcc()) {
-        return t.before_prepare();
+        return t.before_prepare(m);
     }
     // TPC-C steps read their own tables (warehouse1, ...), which the run itself checks
     // against --scale before its clock starts: the sbtest tables concern the others.
@@ -118,15 +120,75 @@ impl<'a> Tables<'a> {
         )
     }
 
-    /// Prepare refuses to load over existing tables.
-    fn before_prepare(&self) -> Check {
+    /// The plan's prepare mode (of its OLTP dataset).
+    fn prepare_mode(&self) -> PrepareMode {
+        self.plan
+            .phases
+            .iter()
+            .find_map(|p| match p {
+                Phase::Prepare { scenario, mode, .. } if !scenario.is_tpcc() => Some(*mode),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// What prepare will do with the tables it finds: the engine's verifier decides
+    /// (`m.oltp_tables`), as it decides for prepare itself.
+    fn before_prepare(&self, m: &MysqlFacts) -> Check {
         let needed = self.needed;
+        let always = self.prepare_mode() == PrepareMode::Always;
+        let pass = |seen: String| Check::new(ID, TITLE, CheckStatus::Pass, seen, TABLES_WHY);
+        match &m.oltp_tables {
+            Some(OltpTables::Reusable(r)) if always => {
+                return pass(format!(
+                    "prepare = \"always\": drops sbtest1..{needed} (made by DB Dyno on {}) and loads them again",
+                    r.made
+                ))
+            }
+            Some(OltpTables::Reusable(r)) => {
+                return pass(format!("prepare will find DB Dyno's tables in the plan's shape: {}", r.summary()))
+            }
+            Some(OltpTables::OursOtherShape { why }) if always => {
+                return pass(format!(
+                    "prepare = \"always\": {why}; prepare drops DB Dyno's tables and loads them again"
+                ))
+            }
+            Some(OltpTables::OursOtherShape { why }) => {
+                return Check::new(
+                    ID,
+                    TITLE,
+                    CheckStatus::Fail,
+                    format!("{why}: prepare reuses DB Dyno's tables only in the plan's shape, and refuses"),
+                    TABLES_WHY,
+                )
+                .with_fix(
+                    "drop DB Dyno's tables and prepare again (prepare = \"always\", --prepare=always), or clean them up first",
+                    Some(self.cleanup_command()),
+                )
+            }
+            Some(OltpTables::Foreign { why, .. }) => {
+                return Check::new(
+                    ID,
+                    TITLE,
+                    CheckStatus::Fail,
+                    format!("{why}: prepare neither reuses nor drops it, and refuses"),
+                    TABLES_WHY,
+                )
+                .with_fix(
+                    "read the tables as they are (prepare = \"never\", run without --prepare), or drop them first if nobody needs them",
+                    Some(self.cleanup_command()),
+                )
+            }
+            Some(OltpTables::Absent) | None => {}
+        }
+        // Without the verifier's word (it could not read the tables), the list alone:
+        // prepare would refuse over tables it cannot judge.
         if let Some((n, _)) = self.present.first() {
             return Check::new(
                 ID,
                 TITLE,
                 CheckStatus::Fail,
-                format!("prepare will create sbtest1..{needed}, but sbtest{n} already exists: prepare refuses rather than load twice"),
+                format!("prepare will create sbtest1..{needed}, but sbtest{n} already exists and could not be verified as DB Dyno's: prepare refuses rather than load twice"),
                 TABLES_WHY,
             )
             .with_fix(
@@ -134,16 +196,10 @@ impl<'a> Tables<'a> {
                 Some(self.cleanup_command()),
             );
         }
-        Check::new(
-            ID,
-            TITLE,
-            CheckStatus::Pass,
-            format!(
-                "prepare will create sbtest1..{needed} with {} rows each",
-                self.plan.workload.table_size
-            ),
-            TABLES_WHY,
-        )
+        pass(format!(
+            "prepare will create sbtest1..{needed} with {} rows each",
+            self.plan.workload.table_size
+        ))
     }
 
     /// A plan that reads the tables needs all of them, of the OLTP shape, about as full
@@ -244,6 +300,7 @@ mod tests {
                 name: name.into(),
                 shape: TableShape::Oltp,
                 columns: vec![],
+                mark: None,
             },
         )
     }
@@ -320,5 +377,55 @@ mod tests {
         let c = find(&checks(&f, &both), "dataset.tables").clone();
         assert_eq!(c.status, CheckStatus::Fail);
         assert!(c.seen.contains("sbtest1 already exists"), "{}", c.seen);
+    }
+
+    /// The verifier's verdict decides what a prepare over present tables will do: reuse
+    /// DB Dyno's own, load them again under "always", refuse anyone else's.
+    #[test]
+    fn prepare_over_present_tables_follows_the_verifier() {
+        use dbdyno_engine::phases::ReusedTables;
+        let mut f = facts();
+        mysql(&mut f).tables = BTreeMap::from([oltp("sbtest1"), oltp("sbtest2")]);
+        let mut prep = plan(&[Scenario::OltpReadWrite], &[8], 2, 10_000, true);
+        let verdict = |f: &Facts, p: &Plan| find(&checks(f, p), "dataset.tables").clone();
+
+        mysql(&mut f).oltp_tables = Some(OltpTables::Reusable(ReusedTables {
+            tables: 2,
+            table_size: 10_000,
+            made: "2026-12-02 01:59 UTC".into(),
+        }));
+        let c = verdict(&f, &prep);
+        assert_eq!(c.status, CheckStatus::Pass, "{}", c.seen);
+        assert!(
+            c.seen.contains(
+                "reusing sbtest1..2: 2 × 10,000 rows, made by DB Dyno on 2026-12-02 01:59 UTC"
+            ),
+            "{}",
+            c.seen
+        );
+
+        mysql(&mut f).oltp_tables = Some(OltpTables::OursOtherShape {
+            why: "sbtest1 was made by DB Dyno with table_size 5000 (the plan's: 10000)".into(),
+        });
+        let c = verdict(&f, &prep);
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(c.fix.unwrap().text.contains("always"));
+        for p in &mut prep.phases {
+            if let Phase::Prepare { mode, .. } = p {
+                *mode = PrepareMode::Always;
+            }
+        }
+        let c = verdict(&f, &prep);
+        assert_eq!(c.status, CheckStatus::Pass, "{}", c.seen);
+        assert!(c.seen.contains("loads them again"), "{}", c.seen);
+
+        // Someone else's tables are refused whatever the mode.
+        mysql(&mut f).oltp_tables = Some(OltpTables::Foreign {
+            table: "sbtest1".into(),
+            why: "sbtest1 exists and DB Dyno did not make it".into(),
+        });
+        let c = verdict(&f, &prep);
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(c.seen.contains("neither reuses nor drops"), "{}", c.seen);
     }
 }

@@ -1,0 +1,212 @@
+//! DB Dyno's mark on the tables it makes: a table comment naming DB Dyno and the plan's
+//! shape of the dataset.
+//!
+//! sysbench's tables have the very same columns, so the columns cannot tell whose a
+//! table is. The mark can: prepare reuses, or drops and loads again, only tables that
+//! carry it, and leaves every other table alone.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::workload::WorkloadOptions;
+
+/// What every mark starts with.
+const PREFIX: &str = "made by DB Dyno:";
+
+/// The dataset's shape as the plan that made a table had it, and when it was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableMark {
+    /// The number of tables of the set (`--tables`).
+    pub tables: u32,
+    /// Rows loaded into each (`--table-size`): ids 1..table_size.
+    pub table_size: u64,
+    pub auto_inc: bool,
+    /// `--secondary`: id on a secondary key instead of the primary key.
+    pub secondary: bool,
+    /// `--create-secondary`: the index on k was built.
+    pub k_index: bool,
+    /// The storage engine named in the CREATE (lower case).
+    pub engine: String,
+    /// When prepare made it, UTC, `2026-12-02T01:59:56Z`.
+    pub made: String,
+}
+
+impl TableMark {
+    /// The mark prepare writes now for a plan over `w`.
+    pub fn now(w: &WorkloadOptions) -> TableMark {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        TableMark {
+            made: utc_text(secs),
+            ..TableMark::shape_of(w)
+        }
+    }
+
+    /// The shape a plan over `w` wants (no date).
+    fn shape_of(w: &WorkloadOptions) -> TableMark {
+        TableMark {
+            tables: w.tables,
+            table_size: w.table_size,
+            auto_inc: w.auto_inc,
+            secondary: w.secondary,
+            k_index: w.create_secondary,
+            engine: w.mysql_storage_engine.to_ascii_lowercase(),
+            made: String::new(),
+        }
+    }
+
+    /// The table comment (well under the 2048 characters a comment may hold; plain
+    /// ASCII, no quote, so it goes into the DDL as written).
+    pub fn comment(&self) -> String {
+        let on = |b: bool| if b { "on" } else { "off" };
+        format!(
+            "{PREFIX} tables={} table_size={} auto_inc={} secondary={} k_index={} engine={} made={}",
+            self.tables,
+            self.table_size,
+            on(self.auto_inc),
+            on(self.secondary),
+            on(self.k_index),
+            self.engine,
+            self.made
+        )
+    }
+
+    /// The mark in a table comment; None when the comment is not DB Dyno's (sysbench
+    /// writes none) or is incomplete.
+    pub fn parse(comment: &str) -> Option<TableMark> {
+        let rest = comment.trim().strip_prefix(PREFIX)?;
+        let mut m = TableMark {
+            tables: 0,
+            table_size: 0,
+            auto_inc: false,
+            secondary: false,
+            k_index: false,
+            engine: String::new(),
+            made: String::new(),
+        };
+        let mut seen = 0;
+        for pair in rest.split_whitespace() {
+            let (k, v) = pair.split_once('=')?;
+            let switch = || match v {
+                "on" => Some(true),
+                "off" => Some(false),
+                _ => None,
+            };
+            match k {
+                "tables" => m.tables = v.parse().ok()?,
+                "table_size" => m.table_size = v.parse().ok()?,
+                "auto_inc" => m.auto_inc = switch()?,
+                "secondary" => m.secondary = switch()?,
+                "k_index" => m.k_index = switch()?,
+                "engine" => m.engine = v.to_string(),
+                "made" => m.made = v.to_string(),
+                // A later DB Dyno may say more: what this one knows still decides.
+                _ => continue,
+            }
+            seen += 1;
+        }
+        (seen == 7).then_some(m)
+    }
+
+    /// How this mark's shape differs from what a plan over `w` wants, in words; empty
+    /// when it is the same.
+    pub fn differences(&self, w: &WorkloadOptions) -> Vec<String> {
+        let want = TableMark::shape_of(w);
+        let mut out = Vec::new();
+        let mut differ = |what: &str, had: String, wants: String| {
+            if had != wants {
+                out.push(format!("{what} {had} (the plan's: {wants})"));
+            }
+        };
+        differ("tables", self.tables.to_string(), want.tables.to_string());
+        differ(
+            "table_size",
+            self.table_size.to_string(),
+            want.table_size.to_string(),
+        );
+        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        differ("auto_inc", on(self.auto_inc), on(want.auto_inc));
+        differ("secondary", on(self.secondary), on(want.secondary));
+        differ("create_secondary", on(self.k_index), on(want.k_index));
+        differ("engine", self.engine.clone(), want.engine);
+        out
+    }
+
+    /// "2026-12-02 01:59 UTC", for the lines that say the tables are reused.
+    pub fn made_text(&self) -> String {
+        match (self.made.get(..10), self.made.get(11..16)) {
+            (Some(day), Some(time)) => format!("{day} {time} UTC"),
+            _ => self.made.clone(),
+        }
+    }
+}
+
+/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (the proleptic Gregorian calendar, as
+/// `days_from_civil`'s inverse in Howard Hinnant's date algorithms).
+fn utc_text(unix_s: i64) -> String {
+    let days = unix_s.div_euclid(86_400);
+    let secs = unix_s.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_in_utc() {
+        assert_eq!(utc_text(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_text(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_text(1_795_994_733), "2026-11-29T23:25:33Z");
+        assert_eq!(utc_text(-1), "1969-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn a_mark_reads_back_and_names_what_differs() {
+        let w = WorkloadOptions {
+            tables: 4,
+            table_size: 10_000,
+            ..Default::default()
+        };
+        let m = TableMark::now(&w);
+        let text = m.comment();
+        assert!(
+            text.starts_with("made by DB Dyno: tables=4 table_size=10000 "),
+            "{text}"
+        );
+        assert!(!text.contains('\'') && text.len() < 2048);
+        assert_eq!(TableMark::parse(&text), Some(m.clone()));
+        assert!(m.differences(&w).is_empty());
+        let bigger = WorkloadOptions {
+            table_size: 20_000,
+            ..w.clone()
+        };
+        assert_eq!(
+            m.differences(&bigger),
+            ["table_size 10000 (the plan's: 20000)"]
+        );
+        // sysbench writes no comment; anyone else's comment is no mark.
+        assert_eq!(TableMark::parse(""), None);
+        assert_eq!(TableMark::parse("orders of 2024"), None);
+        assert_eq!(TableMark::parse("made by DB Dyno: tables=4"), None);
+        assert_eq!(
+            TableMark::parse(&text.replace("tables=4", "tables=four")),
+            None
+        );
+        assert_eq!(m.made_text().len(), "2026-12-02 01:59 UTC".len());
+    }
+}

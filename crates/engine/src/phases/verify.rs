@@ -1,0 +1,273 @@
+//! The one verifier of a plan's OLTP tables (`sbtest1..N`) before prepare touches them:
+//! absent, DB Dyno's own in the plan's shape (reusable), DB Dyno's in another shape, or
+//! someone else's.
+//!
+//! The checks, prepare itself (and a later resumed prepare) all ask it, so that what
+//! the Checks screen promises is what prepare does. Reuse needs three things: the mark
+//! DB Dyno leaves in each table's comment ([`super::mark`]), the plan's shape in that
+//! mark and the columns, and every id 1..table_size present. The row count alone is no
+//! test: write workloads such as oltp_insert add rows.
+
+use std::collections::BTreeMap;
+
+use mysql::prelude::Queryable;
+use mysql::Conn;
+use serde::{Deserialize, Serialize};
+
+use super::schema::{describe_columns, TableInfo, TableShape};
+use crate::driver;
+use crate::error::EngineError;
+use crate::workload::{sql, WorkloadOptions};
+
+/// What the schema holds of the plan's sbtest1..N.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OltpTables {
+    /// None of them exists: prepare loads them.
+    Absent,
+    /// All there, made by DB Dyno in the plan's shape, every id present.
+    Reusable(ReusedTables),
+    /// DB Dyno made them, but not as this plan wants them (another size or count, a
+    /// table or ids missing): `prepare = "always"` may drop them and load again.
+    OursOtherShape { why: String },
+    /// A table DB Dyno did not make (sysbench's, or anyone's): never reused, never dropped.
+    Foreign { table: String, why: String },
+}
+
+/// Tables a run reuses instead of loading, for its lines and its history record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReusedTables {
+    pub tables: u32,
+    pub table_size: u64,
+    /// When DB Dyno made them: "2026-12-02 01:59 UTC".
+    pub made: String,
+}
+
+impl ReusedTables {
+    /// "reusing sbtest1..4: 4 × 10,000 rows, made by DB Dyno on 2026-12-02 01:59 UTC".
+    pub fn summary(&self) -> String {
+        let names = if self.tables == 1 {
+            "sbtest1".to_string()
+        } else {
+            format!("sbtest1..{}", self.tables)
+        };
+        format!(
+            "reusing {names}: {} × {} rows, made by DB Dyno on {}",
+            self.tables,
+            thousands(self.table_size),
+            self.made
+        )
+    }
+}
+
+/// The verdict on sbtest1..w.tables among `existing` (the schema as
+/// [`super::schema::list_tables`] lists it). Counts ids only when everything else
+/// already says "reusable", so refusing costs no scan.
+pub fn verify_oltp_tables(
+    conn: &mut Conn,
+    existing: &BTreeMap<String, TableInfo>,
+    w: &WorkloadOptions,
+) -> Result<OltpTables, EngineError> {
+    let candidate = match judge_marks(existing, w) {
+        Ok(c) => c,
+        Err(verdict) => return Ok(verdict),
+    };
+    for t in 1..=w.tables {
+        let found = ids_present(conn, t, w)?;
+        if found != w.table_size {
+            return Ok(OltpTables::OursOtherShape {
+                why: format!(
+                    "{} holds {} of the ids 1..{} DB Dyno loaded (a run deleted rows, or a load was cut short)",
+                    sql::table_name(t),
+                    thousands(found),
+                    thousands(w.table_size)
+                ),
+            });
+        }
+    }
+    Ok(OltpTables::Reusable(candidate))
+}
+
+/// Everything but the ids: Ok with what would be reused, or the verdict.
+fn judge_marks(
+    existing: &BTreeMap<String, TableInfo>,
+    w: &WorkloadOptions,
+) -> Result<ReusedTables, OltpTables> {
+    let present: Vec<&TableInfo> = (1..=w.tables)
+        .filter_map(|t| existing.get(&sql::table_name(t)))
+        .collect();
+    let Some(first) = present.first() else {
+        return Err(OltpTables::Absent);
+    };
+    for info in &present {
+        if info.mark.is_none() {
+            return Err(OltpTables::Foreign {
+                table: info.name.clone(),
+                why: if info.shape == TableShape::Oltp {
+                    format!(
+                        "{} exists and DB Dyno did not make it (no DB Dyno mark in its comment: sysbench's prepare or a CREATE TABLE made it)",
+                        info.name
+                    )
+                } else {
+                    format!(
+                        "{} exists with another shape ({}) and DB Dyno did not make it",
+                        info.name,
+                        describe_columns(&info.columns)
+                    )
+                },
+            });
+        }
+    }
+    if let Some(info) = present.iter().find(|i| i.shape != TableShape::Oltp) {
+        return Err(OltpTables::OursOtherShape {
+            why: format!(
+                "{}, made by DB Dyno, no longer has the OLTP columns (it has {})",
+                info.name,
+                describe_columns(&info.columns)
+            ),
+        });
+    }
+    if present.len() < w.tables as usize {
+        let missing: Vec<String> = (1..=w.tables)
+            .map(sql::table_name)
+            .filter(|n| !existing.contains_key(n))
+            .collect();
+        return Err(OltpTables::OursOtherShape {
+            why: format!(
+                "the plan uses sbtest1..{}, but only {} of {} are there (missing: {})",
+                w.tables,
+                present.len(),
+                w.tables,
+                missing.join(", ")
+            ),
+        });
+    }
+    for info in &present {
+        let mark = info.mark.as_ref().expect("checked above");
+        let differences = mark.differences(w);
+        if !differences.is_empty() {
+            return Err(OltpTables::OursOtherShape {
+                why: format!(
+                    "{} was made by DB Dyno with {}",
+                    info.name,
+                    differences.join(", ")
+                ),
+            });
+        }
+    }
+    Ok(ReusedTables {
+        tables: w.tables,
+        table_size: w.table_size,
+        made: first.mark.as_ref().expect("checked above").made_text(),
+    })
+}
+
+/// How many of the ids 1..table_size table `t` holds (each counted once: with
+/// `--secondary` id is not unique).
+fn ids_present(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<u64, EngineError> {
+    let what = if w.secondary {
+        "COUNT(DISTINCT id)"
+    } else {
+        "COUNT(*)"
+    };
+    let name = sql::table_name(t);
+    conn.exec_first::<u64, _, _>(
+        format!("SELECT {what} FROM {name} WHERE id BETWEEN 1 AND ?"),
+        (w.table_size,),
+    )
+    .map(Option::unwrap_or_default)
+    .map_err(|e| driver::query_error(&format!("counting the ids of {name}"), &e))
+}
+
+/// 10000 as "10,000".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::mark::TableMark;
+    use super::*;
+
+    fn w(tables: u32, table_size: u64) -> WorkloadOptions {
+        WorkloadOptions {
+            tables,
+            table_size,
+            ..Default::default()
+        }
+    }
+
+    fn table(n: u32, shape: TableShape, mark: Option<TableMark>) -> (String, TableInfo) {
+        let name = sql::table_name(n);
+        (
+            name.clone(),
+            TableInfo {
+                name,
+                shape,
+                columns: vec![("id".into(), "int".into())],
+                mark,
+            },
+        )
+    }
+
+    #[test]
+    fn marks_decide_before_any_id_is_counted() {
+        let plan = w(2, 10_000);
+        let mark = TableMark::now(&plan);
+        let ours = |n| table(n, TableShape::Oltp, Some(mark.clone()));
+        let schema = |v: Vec<(String, TableInfo)>| v.into_iter().collect::<BTreeMap<_, _>>();
+
+        assert_eq!(judge_marks(&schema(vec![]), &plan), Err(OltpTables::Absent));
+        let r = judge_marks(&schema(vec![ours(1), ours(2)]), &plan).unwrap();
+        assert_eq!((r.tables, r.table_size), (2, 10_000));
+        assert!(r
+            .summary()
+            .starts_with("reusing sbtest1..2: 2 × 10,000 rows, made by DB Dyno on 20"));
+
+        // sysbench's table has the same columns, but no mark.
+        let sysbench = table(2, TableShape::Oltp, None);
+        match judge_marks(&schema(vec![ours(1), sysbench]), &plan) {
+            Err(OltpTables::Foreign { table, why }) => {
+                assert_eq!(table, "sbtest2");
+                assert!(why.contains("DB Dyno did not make it"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Ours, but a table short or of another size.
+        match judge_marks(&schema(vec![ours(1)]), &plan) {
+            Err(OltpTables::OursOtherShape { why }) => {
+                assert!(why.contains("missing: sbtest2"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+        match judge_marks(&schema(vec![ours(1), ours(2)]), &w(2, 20_000)) {
+            Err(OltpTables::OursOtherShape { why }) => {
+                assert!(
+                    why.contains("table_size 10000 (the plan's: 20000)"),
+                    "{why}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        // A plan of fewer tables than the mark's set is another shape too.
+        assert!(matches!(
+            judge_marks(&schema(vec![ours(1), ours(2)]), &w(1, 10_000)),
+            Err(OltpTables::OursOtherShape { .. })
+        ));
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(10_000_000), "10,000,000");
+    }
+}
