@@ -29,6 +29,7 @@ mod secret_leaks;
 mod secrets;
 mod sla;
 mod sshd;
+mod stall;
 mod step_errors;
 mod storage_faults;
 mod sysbench_spellings;

@@ -374,10 +374,18 @@ pub struct PrivateSandbox {
     /// Given to every `sandbox.sh` call: it writes the config at each start, so a
     /// restart without it would lose the test's settings.
     extra_cnf: String,
+    /// The network namespace the server runs in (`ip netns exec`), if not this one.
+    netns: Option<String>,
 }
 
 impl PrivateSandbox {
     pub fn start(tag: &str, extra_cnf: &str) -> PrivateSandbox {
+        Self::start_in(tag, extra_cnf, None)
+    }
+
+    /// [`Self::start`] inside the network namespace `netns` (a test's own, made with
+    /// `ip netns add`): `extra_cnf` then names the address it listens on.
+    pub fn start_in(tag: &str, extra_cnf: &str, netns: Option<&str>) -> PrivateSandbox {
         // A short path: the server's unix socket lives in it (108 bytes at most).
         let dir = std::env::temp_dir().join(format!("dbdyno-{tag}-{}", std::process::id()));
         let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -388,6 +396,7 @@ impl PrivateSandbox {
             dir,
             port,
             extra_cnf: extra_cnf.to_string(),
+            netns: netns.map(str::to_string),
         };
         sandbox.control("start");
         sandbox
@@ -423,8 +432,21 @@ impl PrivateSandbox {
         );
     }
 
+    /// Runs SQL as the server's admin, through its socket (`sandbox.sh sql -e`).
+    pub fn sql(&self, sql: &str) {
+        let out = self.script().args(["sql", "-e", sql]).output().unwrap();
+        assert!(out.status.success(), "{sql}: {}", stderr(&out));
+    }
+
     fn script(&self) -> Command {
-        let mut c = Command::new("bash");
+        let mut c = match &self.netns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns, "bash"]);
+                c
+            }
+            None => Command::new("bash"),
+        };
         c.arg(sandbox_script())
             .env("DBDYNO_SANDBOX_DIR", &self.dir)
             .env("DBDYNO_SANDBOX_PORT", self.port.to_string())

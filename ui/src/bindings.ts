@@ -734,6 +734,8 @@ export type RunSnapshot = {
 	prepare: PrepareProgress | null,
 	/**  Set while the current step's connections open. */
 	connecting: ConnectingProgress | null,
+	/**  Set while the server answers no connection of the step. */
+	silence: SilenceBanner | null,
 	/**
 	 *  Chart points new since the previous snapshot, one series each: the engine's
 	 *  intervals, the server's OS samples, this client's CPU, MySQL's status samples.
@@ -784,6 +786,22 @@ export type ServerPoint = {
 	cpu_pct: number | null,
 	/**  Utilisation of the data disk (iostat's %util). */
 	disk_util_pct: number | null,
+};
+
+/**
+ *  The server answers no connection of the running step (a frozen host, a cut network
+ *  path): how long so far, and the stall timeout at which the step fails.
+ */
+export type SilenceBanner = {
+	/**  When the silence began (Unix ms, this machine's clock). */
+	since_unix_ms: number | null,
+	silent_s: number | null,
+	stall_timeout_s: number | null,
+	/**
+	 *  "server silent since 02:10:03.412 UTC: no answer for 5 s (the step fails after
+	 *  30 s of silence, --stall-timeout)", as the CLI prints it.
+	 */
+	text: string,
 };
 
 /**  A step against the latency target. */

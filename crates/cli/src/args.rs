@@ -312,6 +312,11 @@ pub struct RunArgs {
     /// Percentile for interval lines and the summary (sysbench's --percentile).
     #[arg(long, default_value_t = RunSettings::default().percentile)]
     pub percentile: f64,
+    /// Seconds the server may answer no connection (no result, no error, no reset: a
+    /// frozen host, a cut network path) before the step fails and --on-step-error
+    /// applies; the per-second lines go on meanwhile (default 30).
+    #[arg(long, value_name = "SECONDS")]
+    pub stall_timeout: Option<u64>,
     /// Print the latency histogram with the summary.
     #[arg(long, num_args = 0..=1, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub histogram: bool,

@@ -119,6 +119,13 @@ impl Printer {
             }
             // Its warning was printed just before, and the closing line lists it again.
             EngineEvent::StepFailed { .. } => {}
+            // Its start is said here, between the 0 tps lines; its end and a stall
+            // timeout come as warnings (the history keeps those).
+            EngineEvent::ServerSilent(s) => {
+                if s.state == dbdyno_engine::SilenceState::Silent {
+                    eprintln!("WARNING: {}", s.describe());
+                }
+            }
         }
     }
 

@@ -42,6 +42,13 @@ pub enum EngineError {
     )]
     ReconnectFailed { seconds: u64, message: String },
 
+    /// The server stopped answering (no result, no error, no reset) for as long as the
+    /// step's stall timeout: a frozen host or a network path that drops everything.
+    #[error(
+        "the server was silent for {seconds} s (since {since}): no answer, no error, no reset on any connection (a frozen host or a cut network path?); --stall-timeout={seconds} ends the step"
+    )]
+    ServerSilent { seconds: u64, since: String },
+
     /// A step could not open all its connections within its budget.
     #[error("opened {opened} of {wanted} connections in {seconds:.1}s, then gave up: {cause}")]
     ConnectionsNotOpened {

@@ -54,6 +54,10 @@ pub enum EngineEvent {
     Cooldown {
         seconds: u64,
     },
+    /// The server answers no connection of the step ([`crate::exec`]'s silence watch):
+    /// said when the silence has lasted long enough to notice, when it ends, and when
+    /// it reached the stall timeout.
+    ServerSilent(ServerSilence),
     /// A measured step failed and the ladder goes on (`--on-step-error=continue`): it
     /// has no figures, and `error` says why (for connections that could not all open,
     /// how many did). `step` is its number, as [`EngineEvent::StepStarted`] would give it.
@@ -62,6 +66,53 @@ pub enum EngineEvent {
         label: String,
         error: String,
     },
+}
+
+/// A time during a step when the server answered no connection that waited for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerSilence {
+    pub step: usize,
+    /// When the silence began: the server's last answer, or the oldest wait still open
+    /// when that came later (Unix ms, this machine's clock).
+    pub since_unix_ms: i64,
+    /// How long it has lasted (or lasted, once it ended).
+    pub seconds: f64,
+    /// The step's stall timeout (`--stall-timeout`), at which the step fails.
+    pub stall_timeout_s: u64,
+    pub state: SilenceState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SilenceState {
+    /// Going on.
+    Silent,
+    /// Over: the server answered again, the step goes on.
+    Answered,
+    /// It reached the stall timeout: the step fails.
+    StallTimeout,
+}
+
+impl ServerSilence {
+    /// One line about it, the same in the CLI, the app's log and the history:
+    /// "server silent for 4.2 s from 02:10:03.412 UTC, then it answered again".
+    pub fn describe(&self) -> String {
+        let since = crate::exec::clock_text(self.since_unix_ms);
+        match self.state {
+            SilenceState::Silent => format!(
+                "server silent since {since}: no answer for {:.0} s (the step fails after {} s of silence, --stall-timeout)",
+                self.seconds, self.stall_timeout_s
+            ),
+            SilenceState::Answered => format!(
+                "server silent for {:.1} s from {since}, then it answered again",
+                self.seconds
+            ),
+            SilenceState::StallTimeout => format!(
+                "server silent for {:.0} s from {since}: the stall timeout (--stall-timeout={}) ends the step",
+                self.seconds, self.stall_timeout_s
+            ),
+        }
+    }
 }
 
 /// How far a step's connections got while they open.

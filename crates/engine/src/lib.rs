@@ -40,7 +40,7 @@ pub mod workload;
 
 pub use cancel::CancelToken;
 pub use error::EngineError;
-pub use events::{ConnectionsOpening, EngineEvent, EventSink};
+pub use events::{ConnectionsOpening, EngineEvent, EventSink, ServerSilence, SilenceState};
 pub use phases::PrepareMode;
 pub use plan::{
     ConnectOptions, LadderSpec, Phase, Plan, PlanError, RunSettings, StepErrorPolicy, StepPlan,

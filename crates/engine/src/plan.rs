@@ -119,7 +119,16 @@ pub struct RunSettings {
     pub report_interval_s: u64,
     /// Percentile for interval lines and the headline latency (sysbench's --percentile).
     pub percentile: f64,
+    /// Seconds the server may answer no connection that waits for it (no result, no
+    /// error, no reset: a frozen host, a cut network path) before the step fails and
+    /// the step-error policy applies (`--stall-timeout`). A statement that rightly runs
+    /// longer than this on every connection at once counts as silence too.
+    pub stall_timeout_s: u64,
 }
+
+/// The stall timeout when none is given: far beyond any OLTP statement, short enough
+/// that a run from cron against a frozen host ends.
+pub const DEFAULT_STALL_TIMEOUT_S: u64 = 30;
 
 impl Default for RunSettings {
     fn default() -> Self {
@@ -131,6 +140,7 @@ impl Default for RunSettings {
             rate_dist: RateDist::Fixed,
             report_interval_s: 0,
             percentile: 95.0,
+            stall_timeout_s: DEFAULT_STALL_TIMEOUT_S,
         }
     }
 }
@@ -139,6 +149,11 @@ impl RunSettings {
     /// Seconds per interval record.
     pub fn record_interval_s(&self) -> u64 {
         self.report_interval_s.max(1)
+    }
+
+    /// [`Self::stall_timeout_s`] as a duration.
+    pub fn stall_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.stall_timeout_s)
     }
 }
 
@@ -230,6 +245,9 @@ pub enum Phase {
     Prepare {
         scenario: Scenario,
         threads: u32,
+        /// Plans recorded before the modes loaded or refused: if-missing reads them.
+        #[serde(default)]
+        mode: PrepareMode,
     },
     Prewarm(PrewarmOptions),
     Step(StepPlan),
@@ -245,9 +263,6 @@ pub enum Phase {
     /// the capacity search's extra steps (`--sla-search`, [`crate::sla::search`]).
     Sla(SlaPhase),
 }
-        /// Plans recorded before the modes loaded or refused: if-missing reads them.
-        #[serde(default)]
-        mode: PrepareMode,
 
 /// What to do, in order, against one server with one dataset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -345,6 +360,7 @@ impl LadderSpec {
             phases.extend(datasets.iter().map(|&scenario| Phase::Prepare {
                 scenario,
                 threads: self.admin_threads,
+                mode: self.prepare,
             }));
         }
         if self.prewarm {
@@ -360,7 +376,6 @@ impl LadderSpec {
         // so a server drifting over the run does not read as a difference between steps.
         // An out-of-range `repeat` still expands (at least once, at most MAX_REPEATS
         // rounds) and is refused by validation with its own message.
-                mode: self.prepare,
         let rounds = self.repeat.clamp(1, MAX_REPEATS) as usize;
         for (i, slot) in dbdyno_stats::interleaved_order(ladder.len(), rounds)
             .into_iter()
@@ -512,6 +527,12 @@ impl Plan {
             phase_problems(phase, &self.workload, &mut out);
         }
         out.0
+    }
+
+    /// The shortest stall timeout of the plan's steps (the samplers, which run for
+    /// the whole plan, give up after it), or None without steps.
+    pub fn stall_timeout(&self) -> Option<std::time::Duration> {
+        self.steps().map(|s| s.settings.stall_timeout()).min()
     }
 
     pub fn steps(&self) -> impl Iterator<Item = &StepPlan> {
@@ -680,10 +701,21 @@ fn phase_problems(phase: &Phase, w: &WorkloadOptions, out: &mut Problems) {
             if !(st.rate.is_finite() && st.rate >= 0.0) {
                 out.push(PlanError::BadRate(st.rate));
             }
+            if !(1..=MAX_STALL_TIMEOUT_S).contains(&st.stall_timeout_s) {
+                out.push(PlanError::OutOfRange {
+                    field: "--stall-timeout",
+                    min: 1.0,
+                    max: MAX_STALL_TIMEOUT_S as f64,
+                    got: st.stall_timeout_s as f64,
+                });
+            }
         }
         Phase::Cooldown { .. } | Phase::Sla(_) => {}
     }
 }
+
+/// A day: a longer wait is a hang by any name.
+const MAX_STALL_TIMEOUT_S: u64 = 86_400;
 
 fn check_repeat(r: Repeat) -> Result<(), PlanError> {
     if !(1..=MAX_REPEATS).contains(&r.of) || !(1..=r.of).contains(&r.number) {
@@ -714,9 +746,6 @@ fn check_scenario(s: Scenario, w: &WorkloadOptions, needs_rows: bool) -> Result<
     // oltp_insert and bulk_insert add rows; everything else reads or changes existing ones.
     let reads_rows = !matches!(s, Scenario::OltpInsert | Scenario::BulkInsert);
     if needs_rows && reads_rows && w.table_size == 0 {
-/// A day: a longer wait is a hang by any name.
-const MAX_STALL_TIMEOUT_S: u64 = 86_400;
-
         return Err(PlanError::ZeroTableSize(s));
     }
     Ok(())

@@ -283,6 +283,7 @@ impl Profile {
             rate_dist: p.rate_dist.unwrap_or(defaults.rate_dist),
             report_interval_s: p.report_interval.unwrap_or(defaults.report_interval_s),
             percentile: p.percentile.unwrap_or(defaults.percentile),
+            stall_timeout_s: p.stall_timeout.unwrap_or(defaults.stall_timeout_s),
         }
     }
 

@@ -186,6 +186,12 @@ pub const FIELDS: &[Field] = &[
         "latency percentile of interval lines and the summary",
     ),
     f(
+        "plan.stall_timeout",
+        "stall-timeout",
+        Int,
+        "seconds the server may answer no connection (a frozen host, a cut network) before the step fails (default 30)",
+    ),
+    f(
         "plan.prepare",
         "prepare",
         Str,

@@ -176,6 +176,10 @@ pub struct PlanSection {
     pub report_interval: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentile: Option<f64>,
+    /// Seconds the server may stay silent on every connection before a step fails
+    /// (`--stall-timeout`, default 30).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stall_timeout: Option<u64>,
     /// "always", "if-missing" or "never"; older profiles' true / false read as
     /// "if-missing" / "never".
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -110,7 +110,13 @@ impl RunMonitor {
         let devices = environment.monitored_devices();
         let mut timeline = Timeline::new(Duration::from_secs(1));
         let mut missing = environment.missing.clone();
-        let mysql = match MysqlSampler::start(MysqlSamplerConfig::new(plan.connect.clone())) {
+        // The samplers give up on a silent server no later than the steps do.
+        let stall = plan.stall_timeout();
+        let mut mysql_config = MysqlSamplerConfig::new(plan.connect.clone());
+        if let Some(s) = stall {
+            mysql_config.stall_timeout = mysql_config.stall_timeout.min(s);
+        }
+        let mysql = match MysqlSampler::start(mysql_config) {
             Ok(m) => Some(m),
             Err(e) => {
                 let why = format!("the status sampler could not connect: {e}");
@@ -125,6 +131,9 @@ impl RunMonitor {
         let os = match (access.monitor_target(), &access) {
             (Some(target), _) => {
                 let mut cfg = MonitorConfig::new(target);
+                if let Some(s) = stall {
+                    cfg.stall_timeout = cfg.stall_timeout.min(s);
+                }
                 if !devices.is_empty() {
                     cfg.rates.disks = DiskSelection::Only(devices.clone());
                 }

@@ -3,7 +3,7 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { axisStyle, cssVar, useThemeVersion } from "./chartTheme";
+import { axisStyle, cssVar, fitLabels, useThemeVersion } from "./chartTheme";
 
 export interface Line {
   label: string;
@@ -23,17 +23,6 @@ interface Props {
   testId?: string;
   /** Spans the whole row of a chart grid. */
   wide?: boolean;
-}
-
-/** The y axis as wide as its longest tick label ("10,000" was cut at a fixed width). */
-function fitLabels(u: uPlot, values: string[] | null, axisIdx: number, cycleNum: number): number {
-  const axis = u.axes[axisIdx];
-  // uPlot sizes the axes in a few passes; past the first two, keep the size found.
-  if (cycleNum > 1) return (axis as { _size?: number })._size ?? 54;
-  const longest = (values ?? []).reduce((a, v) => (v.length > a.length ? v : a), "");
-  u.ctx.font = axis.font?.[0] ?? u.ctx.font;
-  const text = longest ? u.ctx.measureText(longest).width / devicePixelRatio : 0;
-  return Math.max(40, Math.ceil(text + (axis.ticks?.size ?? 10) + (axis.gap ?? 5) + 4));
 }
 
 export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wide }: Props) {

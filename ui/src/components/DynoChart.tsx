@@ -8,7 +8,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { ErrorBar } from "../bindings";
-import { axisStyle, cssVar, useThemeVersion } from "./chartTheme";
+import { axisStyle, cssVar, fitLabels, useThemeVersion } from "./chartTheme";
 
 export interface Curve {
   label: string;
@@ -108,7 +108,7 @@ export function DynoChart({ title, threads, curves, unit = "", height = 210, tes
       plugins: [errorBars(curves)],
       axes: [
         { ...axis, label: "threads", labelSize: 16, splits: () => threads, values: (_u, v) => v.map(String) },
-        { ...axis, size: 58 },
+        { ...axis, size: fitLabels },
       ],
       series: [
         { label: "threads" },

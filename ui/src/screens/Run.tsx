@@ -93,6 +93,11 @@ export function Run() {
         </div>
       )}
       {s.history_note && <div className="notice warn">{s.history_note}</div>}
+      {s.silence && (
+        <div className="notice warn" role="status" data-testid="run-silence">
+          {s.silence.text}
+        </div>
+      )}
       <section className="panel stack" aria-label="Progress">
         <div className="row" data-testid="run-phase">
           <strong>

@@ -152,6 +152,12 @@ describe("Run", () => {
     expect(note).toHaveTextContent("3 retried");
   });
 
+  it("says while the server answers no connection, in the words Rust sent", async () => {
+    const text = "server silent since 02:10:03.412 UTC: no answer for 5 s (the step fails after 30 s of silence, --stall-timeout)";
+    mount(<Run />, snapshot({ silence: { since_unix_ms: 1.7e12, silent_s: 5, stall_timeout_s: 30, text } }));
+    expect(await screen.findByTestId("run-silence")).toHaveTextContent(text);
+  });
+
   it("keeps finished steps and hides Cancel once the run was cancelled", async () => {
     const snap = snapshot({
       status: "cancelled",

@@ -41,6 +41,7 @@ export const snapshot = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
   cooldown_left_s: null,
   prepare: null,
   connecting: null,
+  silence: null,
   points: [],
   server: [],
   client: [],

@@ -15,6 +15,7 @@ mod pacing;
 mod rendezvous;
 mod share;
 mod shared;
+mod silence;
 mod statements;
 mod worker;
 
@@ -30,6 +31,8 @@ use opening::{Opening, OpeningProgress};
 pub use rendezvous::StepRendezvous;
 pub use share::{ShareHistograms, WorkerSlice};
 use shared::{IntervalCell, Shared, Timeline};
+pub use silence::clock_text;
+use silence::Watch;
 use worker::{NotOpened, Worker, WorkerTotals};
 
 use crate::cancel::CancelToken;
@@ -172,10 +175,24 @@ fn run_measured(
                 return Err(e);
             }
 
-            let mut run = control(&shared, &cells, &ctx, measure_start);
+            let mut watch = Watch::new(
+                &shared.answers,
+                &shared.stop,
+                shared.epoch,
+                step.settings.stall_timeout(),
+                step_index,
+                events,
+            );
+            let mut run = control(&shared, &cells, &ctx, measure_start, &mut watch);
             shared.stop.store(true, Ordering::SeqCst);
+            // The workers finish the transactions they are in: still watched, so that
+            // a server that falls silent now cannot keep them (and the run) waiting.
+            let stalled = await_workers(&handles, &mut watch);
             let totals = join_workers(handles);
             let ended = Instant::now();
+            if let Some(e) = run.stalled.take().or(stalled) {
+                return Err(e);
+            }
             let totals = totals?;
             // What workers recorded after the last interval (a cut-short tail, the
             // transactions in flight at the stop) counts for the step too.
@@ -269,6 +286,8 @@ fn shared_state(
         events_done: AtomicU64::new(0),
         arrivals: pacing::schedule(settings, workload.rand.seed, workers),
         in_flight: AtomicU64::new(0),
+        answers: (0..step.threads).map(|_| Default::default()).collect(),
+        epoch: Instant::now(),
     }
 }
 
@@ -286,6 +305,7 @@ fn spawn_workers<'scope, 'env>(
     let mut handles = Vec::with_capacity(shared.threads as usize);
     for id in 0..shared.threads {
         let cell = &cells[id as usize];
+        let slot = &shared.answers[id as usize];
         let ready_tx = ready_tx.clone();
         let handle = std::thread::Builder::new()
             .name(format!("dbdyno-worker-{id}"))
@@ -293,7 +313,7 @@ fn spawn_workers<'scope, 'env>(
             .spawn_scoped(scope, move || -> Result<WorkerTotals, EngineError> {
                 // Numbered among the whole step's workers (share.rs says why).
                 let number = shared.workers.first + id;
-                let worker = Worker::connect(number, shared, cell, &gate.opening);
+                let worker = Worker::connect(number, shared, cell, slot, &gate.opening);
                 let _ = ready_tx.send((id, worker.as_ref().map(|_| ()).map_err(Clone::clone)));
                 gate.barrier.wait();
                 let Ok(worker) = worker else {
@@ -334,6 +354,19 @@ fn warn_if_retried(ctx: &StepContext, opened: &OpeningProgress) {
         opened.retries,
         opened.last_retry_reason.as_deref().unwrap_or("unknown")
     ));
+}
+
+/// Waits until every worker has ended, watching the server meanwhile. Returns the stall
+/// that ended the wait, if one did (the workers' sockets are shut down by then).
+fn await_workers(handles: &[WorkerHandle<'_>], watch: &mut Watch) -> Option<EngineError> {
+    let mut stalled = None;
+    while !handles.iter().all(|h| h.is_finished()) {
+        if stalled.is_none() {
+            stalled = watch.check().err();
+        }
+        std::thread::sleep(POLL);
+    }
+    stalled
 }
 
 /// Every worker's totals, or the first error a worker ended with (a panic counts).
@@ -439,6 +472,8 @@ struct Controlled {
     cpu_ms_start: u64,
     cpu_ms_end: u64,
     started_unix_ms: i64,
+    /// The silence that reached the stall timeout and ended the step, if one did.
+    stalled: Option<EngineError>,
 }
 
 /// Lets warmup pass, then collects one [`IntervalRecord`] per interval until the step's
@@ -448,6 +483,7 @@ fn control(
     cells: &[Mutex<IntervalCell>],
     ctx: &StepContext,
     measure_start: Instant,
+    watch: &mut Watch,
 ) -> Controlled {
     let StepContext {
         step,
@@ -459,7 +495,8 @@ fn control(
     let settings = &step.settings;
     let mut cpu = CpuClock::new();
     // Warmup: load runs, nothing is recorded.
-    wait_until(measure_start, shared, cancel);
+    let mut stalled = None;
+    wait_until(measure_start, shared, cancel, watch, &mut stalled);
     // Nothing is in the cells yet: workers record only transactions that start at or
     // after `measure_start`, so none of the warmup's.
     let started_unix_ms = unix_ms();
@@ -483,7 +520,7 @@ fn control(
     loop {
         let target = measure_start + interval * k;
         let target = measure_end.map_or(target, |e| target.min(e));
-        let interrupted = !wait_until(target, shared, cancel);
+        let interrupted = !wait_until(target, shared, cancel, watch, &mut stalled);
         let now = Instant::now();
         let duration = (now - last).as_secs_f64();
         // A short tail (cancel, --events) would draw a misleading spike; keep it only
@@ -519,14 +556,27 @@ fn control(
         cpu_ms_start,
         cpu_ms_end: cpu.cpu_ms(),
         started_unix_ms,
+        stalled,
     }
 }
 
-/// Sleeps until `target` in naps of at most [`POLL`]. False when a cancel or a stop
-/// came first.
-fn wait_until(target: Instant, shared: &Shared, cancel: &CancelToken) -> bool {
+/// Sleeps until `target` in naps of at most [`POLL`], watching the server. False when
+/// a cancel or a stop came first; a silence as long as the stall timeout stops the step
+/// and lands in `stalled`.
+fn wait_until(
+    target: Instant,
+    shared: &Shared,
+    cancel: &CancelToken,
+    watch: &mut Watch,
+    stalled: &mut Option<EngineError>,
+) -> bool {
     while Instant::now() < target {
         if cancel.is_cancelled() || shared.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        if let Err(e) = watch.check() {
+            shared.stop.store(true, Ordering::SeqCst);
+            *stalled = Some(e);
             return false;
         }
         std::thread::sleep(POLL.min(target.saturating_duration_since(Instant::now())));

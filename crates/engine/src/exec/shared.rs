@@ -74,6 +74,10 @@ pub struct Shared {
     pub arrivals: Option<Mutex<ArrivalSchedule>>,
     /// Transactions in flight now (sysbench's "concurrency" under --rate).
     pub in_flight: AtomicU64,
+    /// Each worker's waits and answers, for the controller's silence watch.
+    pub answers: Vec<super::silence::AnswerSlot>,
+    /// The instant the slots count their milliseconds from.
+    pub epoch: Instant,
 }
 
 impl Shared {

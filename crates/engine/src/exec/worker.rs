@@ -11,6 +11,7 @@ use mysql::Conn;
 
 use super::opening::{OpenError, Opening};
 use super::shared::{sleep_until, start_lag, IntervalCell, Shared};
+use super::silence::AnswerSlot;
 use super::statements::{Draw, SliceDraw, Statements};
 use crate::driver::{self, ErrorKind};
 use crate::error::EngineError;
@@ -68,6 +69,8 @@ pub struct Worker<'a> {
     pub id: u32,
     shared: &'a Shared,
     cell: &'a Mutex<IntervalCell>,
+    /// Where the controller sees this worker wait for the server (silence.rs).
+    slot: &'a AnswerSlot,
     conn: Conn,
     stmts: Statements,
     shape: TxnShape,
@@ -126,6 +129,7 @@ impl<'a> Worker<'a> {
         id: u32,
         shared: &'a Shared,
         cell: &'a Mutex<IntervalCell>,
+        slot: &'a AnswerSlot,
         opening: &Opening,
     ) -> Result<Self, NotOpened> {
         let o = &shared.workload;
@@ -166,10 +170,12 @@ impl<'a> Worker<'a> {
             None
         };
         opening.mark_opened();
+        slot.publish(Some(&conn));
         Ok(Worker {
             id,
             shared,
             cell,
+            slot,
             conn,
             stmts,
             shape,
@@ -196,6 +202,15 @@ impl<'a> Worker<'a> {
 
     /// Runs transactions until told to stop. Returns the worker's totals.
     pub fn run(mut self) -> Result<WorkerTotals, EngineError> {
+        let r = self.run_loop();
+        // Whatever it waited on is over, and the socket is retracted before the
+        // connection closes (silence.rs says why).
+        self.slot.idle();
+        self.slot.publish(None);
+        r.map(|()| self.totals)
+    }
+
+    fn run_loop(&mut self) -> Result<(), EngineError> {
         let shared = self.shared;
         let timeline = *shared
             .timeline
@@ -279,7 +294,10 @@ impl<'a> Worker<'a> {
             let mut b = b;
             if b.rows > 0 {
                 let t0 = Instant::now();
-                if let Err(e) = self.conn.query_drop(&b.buf) {
+                self.slot.sent(shared.epoch, t0);
+                let r = self.conn.query_drop(&b.buf);
+                self.slot.answered(shared.epoch, Instant::now());
+                if let Err(e) = r {
                     return Err(statement_error(StatementClass::BulkInsert, &e, "INSERT …"));
                 }
                 self.totals.queries.write += 1;
@@ -288,7 +306,7 @@ impl<'a> Worker<'a> {
                 b.rows = 0;
             }
         }
-        Ok(self.totals)
+        Ok(())
     }
 
     /// `lag`: under --rate, how late the transaction started (µs) and whether that
@@ -355,10 +373,13 @@ impl<'a> Worker<'a> {
     fn tpcc_transaction(&mut self, measured: bool) -> Result<(), TxnFailure> {
         let state = self.tpcc.as_mut().expect("tpcc state");
         let kind = state.client.pick(&mut self.rng);
+        // A TPC-C transaction's statements are the client's: the wait is watched whole.
+        self.slot.sent(self.shared.epoch, Instant::now());
         let r = state.client.run(&mut self.conn, &mut self.rng, kind);
         self.txn_queries = state.client.queries;
         match r {
             Ok(outcome) => {
+                self.slot.answered(self.shared.epoch, Instant::now());
                 state.last = Some((kind, outcome));
                 Ok(())
             }
@@ -366,8 +387,9 @@ impl<'a> Worker<'a> {
                 ErrorKind::Server { code, .. }
                     if self.shared.workload.ignore_errors.ignores(code) =>
                 {
+                    self.slot.answered(self.shared.epoch, Instant::now());
                     // sysbench-tpcc's before_restart_event hook.
-                    let _ = self.conn.query_drop("ROLLBACK");
+                    self.rollback();
                     if measured {
                         if let Some(t) = self.totals.tpcc.as_mut() {
                             t.retried(kind, Retried::of_code(code));
@@ -435,6 +457,7 @@ impl<'a> Worker<'a> {
         measured: bool,
     ) -> Result<(), TxnFailure> {
         let t0 = self.clock.txn_start.take().unwrap_or_else(Instant::now);
+        self.slot.sent(self.shared.epoch, t0);
         let r = self.stmts.execute(
             &mut self.conn,
             class,
@@ -445,6 +468,7 @@ impl<'a> Worker<'a> {
         match r {
             Ok(()) => {
                 let t1 = Instant::now();
+                self.slot.answered(self.shared.epoch, t1);
                 self.clock.stmt_end = Some(t1);
                 self.txn_queries.add(class.kind(), 1);
                 if measured {
@@ -473,10 +497,12 @@ impl<'a> Worker<'a> {
             return Ok(());
         }
         let t0 = Instant::now();
+        self.slot.sent(self.shared.epoch, t0);
         let r = self.conn.query_drop(&b.buf);
         b.rows = 0;
         match r {
             Ok(()) => {
+                self.slot.answered(self.shared.epoch, Instant::now());
                 self.txn_queries.add(StatementClass::BulkInsert.kind(), 1);
                 if measured {
                     self.totals
@@ -495,12 +521,27 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// Ends the open transaction after an ignored error, watched like any statement.
+    fn rollback(&mut self) {
+        self.slot.sent(self.shared.epoch, Instant::now());
+        if self.conn.query_drop("ROLLBACK").is_ok() {
+            self.slot.answered(self.shared.epoch, Instant::now());
+        } else {
+            self.slot.idle();
+        }
+    }
+
     fn handle_error(&mut self, class: StatementClass, d: Draw, e: mysql::Error) -> TxnFailure {
-        match driver::classify(&e) {
+        let kind = driver::classify(&e);
+        match &kind {
+            ErrorKind::ConnectionLost(_) => self.slot.idle(),
+            _ => self.slot.answered(self.shared.epoch, Instant::now()),
+        }
+        match kind {
             ErrorKind::Server { code, .. } if self.shared.workload.ignore_errors.ignores(code) => {
                 // sysbench restarts the event; the open transaction must end first.
                 if self.shape.explicit_trx {
-                    let _ = self.conn.query_drop("ROLLBACK");
+                    self.rollback();
                 }
                 TxnFailure::Ignored
             }
@@ -534,7 +575,9 @@ impl<'a> Worker<'a> {
                     .and_then(|stmts| self.init_tpcc_session(&mut conn).map(|()| stmts))
                 {
                     Ok(stmts) => {
+                        self.slot.publish(None);
                         self.conn = conn;
+                        self.slot.publish(Some(&self.conn));
                         self.stmts = stmts;
                         return Ok(());
                     }

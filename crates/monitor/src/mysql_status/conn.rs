@@ -20,10 +20,17 @@ pub const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 /// is one of the things the checks report), and read/write timeouts so that a hung
 /// server cannot hang the caller.
 pub fn connect_server(c: &ConnectOptions) -> Result<Conn, EngineError> {
+    connect_server_within(c, QUERY_TIMEOUT)
+}
+
+/// [`connect_server`] whose connect, login and queries each wait at most `timeout`
+/// (the status sampler gives up on a silent server after the plan's stall timeout).
+pub fn connect_server_within(c: &ConnectOptions, timeout: Duration) -> Result<Conn, EngineError> {
     let opts = OptsBuilder::from_opts(driver::opts(c, 16))
         .db_name(None::<String>)
-        .read_timeout(Some(QUERY_TIMEOUT))
-        .write_timeout(Some(QUERY_TIMEOUT));
+        .tcp_connect_timeout(Some(timeout.min(driver::TCP_CONNECT_TIMEOUT)))
+        .read_timeout(Some(timeout))
+        .write_timeout(Some(timeout));
     Conn::new(opts).map_err(|e| driver::connect_error(c, &e))
 }
 

@@ -23,7 +23,7 @@ use dbdyno_engine::{driver, ConnectOptions, EngineError};
 use mysql::Conn;
 use serde::{Deserialize, Serialize};
 
-use super::conn::{connect_server, measure_clock, MysqlClock};
+use super::conn::{connect_server_within, measure_clock, MysqlClock, QUERY_TIMEOUT};
 use super::sample::{self, MysqlSample, StatusSnapshot};
 use crate::local::unix_ms_now;
 
@@ -45,6 +45,9 @@ pub struct MysqlSamplerConfig {
     pub retry_every: Duration,
     /// Exchanges used to measure the clock offset at each connect.
     pub clock_rounds: u32,
+    /// How long a connect or a query may go unanswered before the connection counts
+    /// as lost (the run's stall timeout, when it is shorter than [`QUERY_TIMEOUT`]).
+    pub stall_timeout: Duration,
 }
 
 impl MysqlSamplerConfig {
@@ -54,6 +57,7 @@ impl MysqlSamplerConfig {
             interval: Duration::from_secs(1),
             retry_every: Duration::from_secs(1),
             clock_rounds: 5,
+            stall_timeout: QUERY_TIMEOUT,
         }
     }
 }
@@ -108,7 +112,7 @@ impl MysqlSampler {
     /// Connects (synchronously, so a wrong password is returned here), measures the
     /// clock offset and starts polling on a new thread.
     pub fn start(config: MysqlSamplerConfig) -> Result<MysqlSampler, MysqlSamplerError> {
-        let mut conn = connect_server(&config.connect)?;
+        let mut conn = connect_server_within(&config.connect, config.stall_timeout)?;
         let clock = measure_clock(&mut conn, config.clock_rounds).ok().flatten();
         let connection_id = Arc::new(AtomicU32::new(conn.connection_id()));
         let id = connection_id.clone();
@@ -264,7 +268,18 @@ impl Loop {
     /// One poll; `Err(reason)` when the connection is gone.
     fn poll(&mut self, conn: &mut Conn) -> Result<(), String> {
         let t0 = Instant::now();
-        let values = driver::global_status(conn).map_err(|e| e.to_string())?;
+        let values = driver::global_status(conn).map_err(|e| {
+            // A read that waited the whole timeout: the server said nothing at all.
+            let waited = t0.elapsed();
+            if waited >= self.config.stall_timeout {
+                format!(
+                    "server silent for {:.0} s (no answer to SHOW GLOBAL STATUS): {e}",
+                    waited.as_secs_f64()
+                )
+            } else {
+                e.to_string()
+            }
+        })?;
         let rtt = t0.elapsed();
         let snap = StatusSnapshot {
             values,
@@ -302,7 +317,8 @@ impl Loop {
     }
 
     fn reconnect(&mut self) -> Result<Conn, String> {
-        let mut c = connect_server(&self.config.connect).map_err(|e| e.to_string())?;
+        let mut c = connect_server_within(&self.config.connect, self.config.stall_timeout)
+            .map_err(|e| e.to_string())?;
         self.connection_id
             .store(c.connection_id(), Ordering::Relaxed);
         let clock = measure_clock(&mut c, self.config.clock_rounds)

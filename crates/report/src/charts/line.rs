@@ -60,6 +60,11 @@ pub struct LineChart {
 const TITLE_SIZE: f64 = 12.5;
 const TEXT_SIZE: f64 = 9.0;
 const LEGEND_SIZE: f64 = 9.5;
+/// The narrowest left margin, and what a tick label keeps from the chart's edge and from
+/// the axis.
+const MIN_LEFT: f64 = 52.0;
+const EDGE: f64 = 8.0;
+const TICK_GAP: f64 = 6.0;
 const GRID: &str = "#e3e6ee";
 const AXIS: &str = "#9aa1b1";
 
@@ -70,7 +75,10 @@ pub fn approx_width(s: &str, size: f64) -> f64 {
         .map(|c| {
             if c as u32 >= 0x2E80 {
                 1.0
-            } else if c.is_ascii_uppercase() || "mwMW@%".contains(c) {
+            } else if "mwMW@%".contains(c) {
+                // The widest Latin letters (Liberation Sans' M is 0.83 em, W 0.94).
+                0.9
+            } else if c.is_ascii_uppercase() {
                 0.68
             } else {
                 0.56
@@ -163,8 +171,9 @@ impl LineChart {
         };
         self.card(&mut c);
         let legend_bottom = self.legend(&mut c);
-        let frame = self.frame(legend_bottom);
-        let (y, steps) = self.left_axis(&mut c, frame);
+        let yticks = self.y_ticks();
+        let frame = self.frame(legend_bottom, &yticks);
+        let (y, steps) = self.left_axis(&mut c, frame, &yticks);
         if let Some(t) = &self.y_right_title {
             self.right_axis(&mut c, frame, &y, steps, t);
         }
@@ -235,19 +244,24 @@ impl LineChart {
         ly
     }
 
-    fn frame(&self, legend_bottom: f64) -> Frame {
+    /// The plotting area: the left margin as wide as the widest tick label needs (a fixed
+    /// one cut long labels at the chart's edge), never narrower than [`MIN_LEFT`].
+    fn frame(&self, legend_bottom: f64, yticks: &[f64]) -> Frame {
         let right_axis = self.y_right_title.is_some();
+        let widest = yticks
+            .iter()
+            .map(|t| approx_width(&tick_label(*t), TEXT_SIZE))
+            .fold(0.0, f64::max);
         Frame {
-            left: 52.0,
+            left: MIN_LEFT.max(EDGE + widest + TICK_GAP),
             right: self.width - if right_axis { 40.0 } else { 16.0 },
             top: legend_bottom + 22.0,
             bottom: self.height - 34.0,
         }
     }
 
-    /// Left y axis, 0 to a nice maximum: grid lines, tick labels and title. Returns the
-    /// scale and the number of grid steps.
-    fn left_axis(&self, c: &mut Canvas, f: Frame) -> (YScale, usize) {
+    /// The left axis's ticks: 0 to a nice maximum over the left-hand series.
+    fn y_ticks(&self) -> Vec<f64> {
         let ymax = self
             .series
             .iter()
@@ -255,13 +269,18 @@ impl LineChart {
             .flat_map(|s| s.points.iter().map(|p| p.1))
             .filter(|v| v.is_finite())
             .fold(self.y_max.unwrap_or(0.0), f64::max);
-        let yticks = nice_ticks(0.0, ymax, 5);
+        nice_ticks(0.0, ymax, 5)
+    }
+
+    /// Left y axis, 0 to a nice maximum: grid lines, tick labels and title. Returns the
+    /// scale and the number of grid steps.
+    fn left_axis(&self, c: &mut Canvas, f: Frame, yticks: &[f64]) -> (YScale, usize) {
         let y = YScale {
             bottom: f.bottom,
             height: f.height(),
             top: *yticks.last().unwrap_or(&1.0),
         };
-        for t in &yticks {
+        for t in yticks {
             let py = y.left(*t);
             let _ = write!(
                 c.shapes,
@@ -271,7 +290,7 @@ impl LineChart {
                 num(f.right)
             );
             c.label(
-                (f.left - 6.0, py + 3.0),
+                (f.left - TICK_GAP, py + 3.0),
                 TEXT_SIZE,
                 Anchor::End,
                 false,
@@ -363,7 +382,9 @@ impl LineChart {
     /// X axis: ticks and their labels (grid lines too, except between categories), the
     /// axis lines and the x title.
     fn x_axis(&self, c: &mut Canvas, f: Frame, xpos: &XScale) {
-        for (x, name) in &self.x_ticks() {
+        let ticks = self.x_ticks();
+        let every = label_stride(&ticks, xpos);
+        for (i, (x, name)) in ticks.iter().enumerate() {
             let px = xpos(*x);
             if !matches!(self.x, XAxis::Categories(_)) {
                 let _ = write!(
@@ -380,14 +401,16 @@ impl LineChart {
                 num(px),
                 num(f.bottom)
             );
-            c.label(
-                (px, f.bottom + 14.0),
-                TEXT_SIZE,
-                Anchor::Middle,
-                false,
-                MUTED,
-                name.clone(),
-            );
+            if i % every == 0 {
+                c.label(
+                    (px, f.bottom + 14.0),
+                    TEXT_SIZE,
+                    Anchor::Middle,
+                    false,
+                    MUTED,
+                    name.clone(),
+                );
+            }
         }
         let _ = write!(
             c.shapes,
@@ -406,6 +429,28 @@ impl LineChart {
             self.x_title.clone(),
         );
     }
+}
+
+/// Every how many ticks the x axis is labelled: 1 when the labels fit side by side, else
+/// the smallest stride at which neighbours no longer overlap (a long ladder on a small
+/// chart), so that no label is drawn over another.
+fn label_stride(ticks: &[(f64, String)], xpos: &XScale) -> usize {
+    let fits = |k: usize| {
+        ticks
+            .iter()
+            .step_by(k)
+            .collect::<Vec<_>>()
+            .windows(2)
+            .all(|w| {
+                let gap = xpos(w[1].0) - xpos(w[0].0);
+                let room =
+                    (approx_width(&w[0].1, TEXT_SIZE) + approx_width(&w[1].1, TEXT_SIZE)) / 2.0;
+                gap >= room + 2.0
+            })
+    };
+    (1..ticks.len().max(1))
+        .find(|&k| fits(k))
+        .unwrap_or(ticks.len().max(1))
 }
 
 /// One series: its line (broken where a value is missing) and its markers.
@@ -449,7 +494,7 @@ fn series(c: &mut Canvas, s: &Series, xpos: &XScale, y: &YScale) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn chart() -> LineChart {
@@ -534,5 +579,160 @@ mod tests {
             .unwrap();
         assert_eq!(path.matches('M').count(), 2, "{path}");
         assert!(!path.contains('L'));
+    }
+
+    /// Charts over every magnitude a report meets, each x axis kind, with and without the
+    /// right-hand axis, in both sizes the reports use.
+    pub(crate) fn charts_over_magnitudes() -> Vec<Chart> {
+        let tops = [
+            0.004,
+            0.6,
+            7.0,
+            95.0,
+            1_234.0,
+            9_999.0,
+            12_345.0,
+            99_999.0,
+            321_410.0,
+            1_234_567.0,
+            12_345_678.0,
+            987_654_321.0,
+            12_345_678_901_234.0,
+        ];
+        let axes = [
+            XAxis::Categories(
+                [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+                    .iter()
+                    .map(u32::to_string)
+                    .collect(),
+            ),
+            XAxis::Linear {
+                min: 0.0,
+                max: 3_600.0,
+            },
+            XAxis::Log {
+                min: 0.013,
+                max: 45_000.0,
+            },
+        ];
+        let mut out = Vec::new();
+        for top in tops {
+            for x in &axes {
+                for right in [false, true] {
+                    for (width, height) in [(460.0, 250.0), (300.0, 185.0)] {
+                        let mut c = chart();
+                        c.x = x.clone();
+                        c.series[0].points = vec![(0.0, top * 0.3), (1.0, top)];
+                        c.y_right_title = right.then(|| "CPU, disk %".into());
+                        c.width = width;
+                        c.height = height;
+                        out.push(c.render());
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The left axis's tick labels: right-aligned, regular, at the axis text size.
+    pub(crate) fn left_ticks(c: &Chart) -> impl Iterator<Item = &crate::charts::Label> {
+        c.labels
+            .iter()
+            .filter(|l| l.anchor == Anchor::End && !l.bold && l.size == TEXT_SIZE)
+            .filter(|l| !l.text.ends_with('%') || l.x < c.width / 2.0)
+    }
+
+    /// The x axis's tick labels: centred on the row under the plot.
+    fn x_ticks_of(c: &Chart) -> Vec<&crate::charts::Label> {
+        let row = c
+            .labels
+            .iter()
+            .filter(|l| l.anchor == Anchor::Middle && l.size == TEXT_SIZE)
+            .map(|l| (l.y * 100.0).round() as i64)
+            .min();
+        c.labels
+            .iter()
+            .filter(|l| l.anchor == Anchor::Middle && Some((l.y * 100.0).round() as i64) == row)
+            .collect()
+    }
+
+    /// Where a label's text starts and ends, at `width` for its text.
+    pub(crate) fn extent(l: &crate::charts::Label, width: f64) -> (f64, f64) {
+        match l.anchor {
+            Anchor::Start => (l.x, l.x + width),
+            Anchor::Middle => (l.x - width / 2.0, l.x + width / 2.0),
+            Anchor::End => (l.x - width, l.x),
+        }
+    }
+
+    #[test]
+    fn axis_labels_fit_between_the_chart_edge_and_the_axis() {
+        for c in charts_over_magnitudes() {
+            let axis_line = c
+                .shapes
+                .split("<path d=\"M")
+                .find(|p| p.contains("fill=\"none\" stroke=\"#9aa1b1\""))
+                .and_then(|p| p.split(' ').next()?.parse::<f64>().ok())
+                .expect("the axis lines");
+            let mut ticks = 0;
+            for l in left_ticks(&c) {
+                let (start, end) = extent(l, approx_width(&l.text, l.size));
+                assert!(
+                    start >= EDGE - 1e-9,
+                    "{:?} starts at {start} in {}",
+                    l.text,
+                    c.width
+                );
+                assert!(
+                    end < axis_line,
+                    "{:?} ends at {end}, the axis is at {axis_line}",
+                    l.text
+                );
+                ticks += 1;
+            }
+            assert!(ticks >= 2, "{:?}", c.labels);
+            // Every axis label inside the chart, and the x ticks apart from each other.
+            for l in c.labels.iter().filter(|l| l.size == TEXT_SIZE) {
+                let (start, end) = extent(l, approx_width(&l.text, l.size));
+                assert!(
+                    start >= 0.0 && end <= c.width,
+                    "{:?}: {start}..{end} of {}",
+                    l.text,
+                    c.width
+                );
+            }
+            let xs = x_ticks_of(&c);
+            for w in xs.windows(2) {
+                let (_, a) = extent(w[0], approx_width(&w[0].text, w[0].size));
+                let (b, _) = extent(w[1], approx_width(&w[1].text, w[1].size));
+                assert!(
+                    a <= b,
+                    "x labels {:?} and {:?} overlap",
+                    w[0].text,
+                    w[1].text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_tick_label_widens_the_margin_instead_of_leaving_the_chart() {
+        let mut c = chart();
+        c.series[0].points[1].1 = 12_345_678_901_234.0;
+        let r = c.render();
+        let widest = left_ticks(&r)
+            .map(|l| approx_width(&l.text, l.size))
+            .fold(0.0, f64::max);
+        assert!(
+            widest > MIN_LEFT - EDGE - TICK_GAP,
+            "the case needs a wide label: {widest}"
+        );
+        for l in left_ticks(&r) {
+            assert!(
+                l.x - approx_width(&l.text, l.size) >= EDGE - 1e-9,
+                "{:?}",
+                l.text
+            );
+        }
     }
 }

@@ -54,6 +54,8 @@ pub struct LiveRun {
     cooldown: Option<(Instant, f64)>,
     prepare: Option<PrepareProgress>,
     connecting: Option<ConnectingProgress>,
+    /// The silence going on, and when this view learnt of it.
+    silence: Option<(dbdyno_engine::ServerSilence, Instant)>,
     points: Vec<LivePoint>,
     server: Vec<ServerPoint>,
     client: Vec<ClientPoint>,
@@ -104,6 +106,7 @@ impl LiveRun {
             cooldown: None,
             prepare: None,
             connecting: None,
+            silence: None,
             points: Vec::new(),
             server: Vec::new(),
             client: Vec::new(),
@@ -290,6 +293,15 @@ impl LiveRun {
                 self.status = RunStatus::CoolingDown;
                 self.cooldown = Some((Instant::now(), *seconds as f64));
             }
+            // Its end is a warning (in the log already); the banner goes.
+            EngineEvent::ServerSilent(s) => {
+                if s.state == dbdyno_engine::SilenceState::Silent {
+                    self.line(LogLevel::Warning, s.describe());
+                    self.silence = Some((s.clone(), Instant::now()));
+                } else {
+                    self.silence = None;
+                }
+            }
             // Its warning is in the log already; the row says it failed, and why.
             EngineEvent::StepFailed { step, error, .. } => {
                 if let Some(row) = self.steps.get_mut(*step) {
@@ -398,6 +410,7 @@ impl LiveRun {
         }
         self.cooldown = None;
         self.connecting = None;
+        self.silence = None;
         self.step_started = None;
         match error {
             Some(e) => {
@@ -481,6 +494,18 @@ impl LiveRun {
                 .map(|(at, secs)| (secs - now.duration_since(at).as_secs_f64()).max(0.0)),
             prepare: self.prepare.clone(),
             connecting: self.connecting.clone(),
+            silence: self.silence.as_ref().map(|(s, learnt)| {
+                let now_silent = dbdyno_engine::ServerSilence {
+                    seconds: s.seconds + learnt.elapsed().as_secs_f64(),
+                    ..s.clone()
+                };
+                SilenceBanner {
+                    since_unix_ms: s.since_unix_ms as f64,
+                    silent_s: now_silent.seconds,
+                    stall_timeout_s: s.stall_timeout_s as f64,
+                    text: now_silent.describe(),
+                }
+            }),
             points: std::mem::take(&mut self.points),
             server: std::mem::take(&mut self.server),
             client: std::mem::take(&mut self.client),

@@ -166,6 +166,20 @@ pub struct ConnectingProgress {
     pub elapsed_s: f64,
 }
 
+/// The server answers no connection of the running step (a frozen host, a cut network
+/// path): how long so far, and the stall timeout at which the step fails.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct SilenceBanner {
+    /// When the silence began (Unix ms, this machine's clock).
+    pub since_unix_ms: f64,
+    pub silent_s: f64,
+    pub stall_timeout_s: f64,
+    /// "server silent since 02:10:03.412 UTC: no answer for 5 s (the step fails after
+    /// 30 s of silence, --stall-timeout)", as the CLI prints it.
+    pub text: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 pub struct RunSnapshot {
@@ -189,6 +203,8 @@ pub struct RunSnapshot {
     pub prepare: Option<PrepareProgress>,
     /// Set while the current step's connections open.
     pub connecting: Option<ConnectingProgress>,
+    /// Set while the server answers no connection of the step.
+    pub silence: Option<SilenceBanner>,
     /// Chart points new since the previous snapshot, one series each: the engine's
     /// intervals, the server's OS samples, this client's CPU, MySQL's status samples.
     pub points: Vec<LivePoint>,

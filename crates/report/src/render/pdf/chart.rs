@@ -188,4 +188,31 @@ mod tests {
         let e = forms.get(&c).unwrap_err().to_string();
         assert!(e.contains("\"c\""), "{e}");
     }
+
+    /// In the PDF a label is real text in the report's font, and `place` shortens one
+    /// that does not fit the room it has: every tick label of the left axis must fit that
+    /// room in the built-in font at the size the PDF places a small chart, so none is cut.
+    #[test]
+    fn tick_labels_fit_their_room_in_the_pdf_font() {
+        use crate::charts::line::tests::{charts_over_magnitudes, extent, left_ticks};
+        let font = super::super::font::Embedded::load().unwrap();
+        // A small chart (300 units) in half of an A4 page's content width.
+        let placed = 250.0_f32;
+        for c in charts_over_magnitudes() {
+            let scale = placed / c.width as f32;
+            for l in left_ticks(&c) {
+                let size = l.size as f32 * scale;
+                let width = font.regular.width(&l.text, size);
+                // As `place` reckons it for a right-aligned label.
+                let room = l.x as f32 * scale - 4.0;
+                assert!(
+                    width <= room,
+                    "{:?} is {width} pt wide with {room} pt of room",
+                    l.text
+                );
+                let (start, _) = extent(l, (width / scale) as f64);
+                assert!(start >= 0.0, "{:?}", l.text);
+            }
+        }
+    }
 }

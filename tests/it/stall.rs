@@ -1,0 +1,433 @@
+//! A server that stops answering (no reset, no error) and a cut network: the per-second
+//! lines go on at 0 tps, a silence shorter than the stall timeout is a recorded gap and
+//! the ladder goes on, a longer one ends the step (and, by the default policy, the run)
+//! within the stall timeout with a clear message, and the history still opens.
+//!
+//! The silent server is a private sandbox's mariadbd under SIGSTOP (never the shared
+//! one). The cut network puts the server and the client each in a network namespace of
+//! the test's own, a veth pair between them, and takes the link down.
+
+use std::process::{Child, Command, Output};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use dbdyno_tests::*;
+use serde_json::Value;
+
+/// Exit code of a run whose step failed under `--on-step-error=stop` (docs/cli.md).
+const EXIT_RUN_FAILED: i32 = 1;
+
+/// Reads a child's stdout line by line on a thread, so that a test can wait for a line.
+fn lines_of(child: &mut Child) -> Receiver<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a line starting with `prefix`, keeping every line seen.
+fn wait_for(rx: &Receiver<String>, seen: &mut Vec<String>, prefix: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            let hit = line.starts_with(prefix);
+            seen.push(line);
+            if hit {
+                return;
+            }
+        }
+    }
+    panic!("no line {prefix:?} within 60 s:\n{}", seen.join("\n"));
+}
+
+/// The run's whole output once it ended: the lines read so far, the rest, stderr.
+fn finish(child: Child, rx: Receiver<String>, mut seen: Vec<String>) -> (Output, String) {
+    let out = child.wait_with_output().unwrap();
+    seen.extend(rx.iter());
+    let text = format!(
+        "{}\n--- stderr ---\n{}",
+        seen.join("\n"),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, text)
+}
+
+/// The tps of every interval line ("[ 3s ] thds: 2 tps: 0.00 ...") in `text`.
+fn interval_tps(text: &str) -> Vec<f64> {
+    text.lines()
+        .filter(|l| l.starts_with("[ ") && l.contains(" tps: "))
+        .map(|l| {
+            l.split(" tps: ")
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect()
+}
+
+/// SIGCONT for a SIGSTOPped server whatever ends the test, so that its sandbox stops.
+struct Continue(u32);
+
+impl Continue {
+    fn stop(pid: u32) -> Continue {
+        signal("-STOP", pid);
+        Continue(pid)
+    }
+}
+
+impl Drop for Continue {
+    fn drop(&mut self) {
+        signal("-CONT", self.0);
+    }
+}
+
+fn signal(sig: &str, pid: u32) {
+    let status = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill {sig} {pid}");
+}
+
+/// The run recorded in `data` opens, with its state and its warnings.
+fn recorded(data: &std::path::Path, text: &str) -> Value {
+    let id = run_id(text);
+    runs_show(data, id)
+}
+
+fn warnings_of(run: &Value) -> String {
+    run.to_string()
+}
+
+fn one_step_run(stall_s: u64, time_s: u64, data: &std::path::Path) -> Vec<String> {
+    vec![
+        "ladder".into(),
+        "--scenarios=oltp_point_select".into(),
+        "--threads=2".into(),
+        "--tables=1".into(),
+        "--table-size=1000".into(),
+        format!("--time={time_s}"),
+        "--report-interval=1".into(),
+        format!("--stall-timeout={stall_s}"),
+        "--skip-checks".into(),
+        data_dir_arg(data),
+    ]
+}
+
+#[test]
+fn a_silent_server_is_a_gap_below_the_stall_timeout_and_ends_the_run_at_it() {
+    let _g = shared_server();
+    let server = PrivateSandbox::start("stall", "");
+    let s = TestSchema::on(server.sandbox(), "stall");
+    s.prepare_one_table("oltp_point_select", 1000);
+    let data = tempfile::tempdir().unwrap();
+    let json = data.path().join("r.json");
+
+    // Silent for 3 s, the stall timeout 8 s: the step goes on.
+    let args = one_step_run(8, 9, data.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = s.spawn_dbdyno(&args, &json);
+    let rx = lines_of(&mut child);
+    let mut seen = Vec::new();
+    wait_for(&rx, &mut seen, "[ 2s ]");
+    let stopped = Continue::stop(server.pid());
+    std::thread::sleep(Duration::from_secs(3));
+    drop(stopped);
+    let (out, text) = finish(child, rx, seen);
+    assert_eq!(out.status.code(), Some(0), "the run finished: {text}");
+    let tps = interval_tps(&text);
+    assert!(tps.len() >= 8, "the per-second lines went on: {text}");
+    assert!(
+        tps.iter().filter(|&&t| t == 0.0).count() >= 2,
+        "seconds of silence print 0 tps: {text}"
+    );
+    assert!(
+        tps.last().is_some_and(|&t| t > 0.0),
+        "the server answers again: {text}"
+    );
+    assert!(
+        text.contains("WARNING: server silent since "),
+        "the silence is said as it starts: {text}"
+    );
+    assert!(
+        text.contains("then it answered again"),
+        "and when it ends: {text}"
+    );
+    let run = recorded(data.path(), &text);
+    let kept = warnings_of(&run);
+    assert!(
+        kept.contains("server silent for ") && kept.contains(" UTC, then it answered again"),
+        "the history keeps the gap with its start: {kept}"
+    );
+
+    // Silent for good, the stall timeout 3 s: the run ends within it (and a little for
+    // the process to end) with the reason, not when someone kills it.
+    let args = one_step_run(3, 30, data.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = s.spawn_dbdyno(&args, &json);
+    let rx = lines_of(&mut child);
+    let mut seen = Vec::new();
+    wait_for(&rx, &mut seen, "[ 2s ]");
+    let stopped = Continue::stop(server.pid());
+    let since = Instant::now();
+    let (out, text) = finish(child, rx, seen);
+    let took = since.elapsed();
+    drop(stopped);
+    assert_eq!(out.status.code(), Some(EXIT_RUN_FAILED), "{text}");
+    assert!(
+        took < Duration::from_secs(3 + 5),
+        "ended {took:?} after the server fell silent: {text}"
+    );
+    assert!(
+        text.contains("the server was silent for 3 s (since "),
+        "the message says why: {text}"
+    );
+    assert!(
+        interval_tps(&text).iter().filter(|&&t| t == 0.0).count() >= 2,
+        "0 tps lines while it waited: {text}"
+    );
+    let run = recorded(data.path(), &text);
+    assert_eq!(run["state"], "failed", "{run}");
+    assert!(
+        warnings_of(&run).contains("the stall timeout (--stall-timeout=3) ends the step"),
+        "{run}"
+    );
+}
+
+/// Names and addresses of one test's two namespaces. Private addresses, only inside
+/// them: the host's namespace gets no address and no route.
+struct Netns {
+    client: String,
+    server: String,
+}
+
+const SERVER_ADDR: &str = "10.254.27.1";
+const CLIENT_ADDR: &str = "10.254.27.2";
+/// The server's end of the veth pair (inside its namespace).
+const SERVER_LINK: &str = "dd-srv";
+
+impl Netns {
+    /// Two namespaces with a veth pair between them, or None (with the reason printed)
+    /// where namespaces cannot be made: not root, no `ip`, a sandbox that forbids them.
+    /// Under CI=true that is a failure instead.
+    fn create(tag: &str) -> Option<Netns> {
+        let id = std::process::id();
+        let ns = Netns {
+            client: format!("dd-{tag}-c{id}"),
+            server: format!("dd-{tag}-s{id}"),
+        };
+        let made = ns
+            .ip(&["netns", "add", &ns.client])
+            .and_then(|()| ns.ip(&["netns", "add", &ns.server]));
+        if let Err(why) = made {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the network-namespace tests (as root): {why}"
+            );
+            eprintln!("SKIPPED: network namespaces are not available here (root and `ip netns` needed): {why}");
+            return None;
+        }
+        let setup = [
+            vec![
+                "-n",
+                &ns.client,
+                "link",
+                "add",
+                "dd-cli",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                SERVER_LINK,
+                "netns",
+                &ns.server,
+            ],
+            vec![
+                "-n",
+                &ns.client,
+                "addr",
+                "add",
+                "10.254.27.2/24",
+                "dev",
+                "dd-cli",
+            ],
+            vec![
+                "-n",
+                &ns.server,
+                "addr",
+                "add",
+                "10.254.27.1/24",
+                "dev",
+                SERVER_LINK,
+            ],
+            vec!["-n", &ns.client, "link", "set", "dd-cli", "up"],
+            vec!["-n", &ns.server, "link", "set", SERVER_LINK, "up"],
+            vec!["-n", &ns.client, "link", "set", "lo", "up"],
+            vec!["-n", &ns.server, "link", "set", "lo", "up"],
+        ];
+        for args in setup {
+            if let Err(why) = ns.ip(&args) {
+                panic!("setting up the namespaces: {why}");
+            }
+        }
+        Some(ns)
+    }
+
+    fn ip(&self, args: &[&str]) -> Result<(), String> {
+        let out = Command::new("ip")
+            .args(args)
+            .output()
+            .map_err(|e| format!("ip: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("ip {}: {}", args.join(" "), stderr(&out).trim()))
+        }
+    }
+
+    fn link(&self, state: &str) {
+        self.ip(&["-n", &self.server, "link", "set", SERVER_LINK, state])
+            .unwrap();
+    }
+
+    /// `dbdyno` inside the client's namespace, connected to the server's address.
+    fn dbdyno(&self, server: &PrivateSandbox, args: &[&str]) -> Command {
+        let mut c = dbdyno_cmd();
+        let program = c.get_program().to_owned();
+        let envs: Vec<_> = c
+            .get_envs()
+            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))
+            .collect();
+        c = Command::new("ip");
+        c.args(["netns", "exec", &self.client])
+            .arg(program)
+            .args(args)
+            .args([
+                format!("--mysql-host={SERVER_ADDR}"),
+                format!("--mysql-port={}", server.port),
+                "--mysql-user=sbtest".to_string(),
+                "--mysql-db=sbtest".to_string(),
+            ])
+            .envs(envs)
+            .env_remove("MYSQL_PWD")
+            .env("MYSQL_PWD", "sbtest");
+        c
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        // Deleting a namespace deletes the veth pair in it (both ends).
+        let _ = self.ip(&["netns", "del", &self.client]);
+        let _ = self.ip(&["netns", "del", &self.server]);
+    }
+}
+
+#[test]
+fn a_cut_network_is_a_recorded_gap_and_a_link_left_down_ends_the_run_at_the_stall_timeout() {
+    let _g = shared_server();
+    let Some(ns) = Netns::create("cut") else {
+        return;
+    };
+    let server = PrivateSandbox::start_in(
+        "cut",
+        &format!("bind-address = {SERVER_ADDR}"),
+        Some(&ns.server),
+    );
+    // The sandbox's accounts are for loopback; the client comes from its namespace.
+    server.sql(&format!(
+        "CREATE USER 'sbtest'@'{CLIENT_ADDR}' IDENTIFIED BY 'sbtest'; \
+         GRANT ALL ON sbtest.* TO 'sbtest'@'{CLIENT_ADDR}'; \
+         GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'sbtest'@'{CLIENT_ADDR}'"
+    ));
+    ok(&ns
+        .dbdyno(
+            &server,
+            &[
+                "oltp_point_select",
+                "--tables=1",
+                "--table-size=1000",
+                "prepare",
+            ],
+        )
+        .output()
+        .unwrap());
+    let data = tempfile::tempdir().unwrap();
+    let json = data.path().join("r.json");
+    let spawn = |stall_s: u64, time_s: u64| {
+        let mut args = one_step_run(stall_s, time_s, data.path());
+        args.push(format!("--json={}", json.display()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ns.dbdyno(&server, &args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+
+    // Down for 2 s, the stall timeout 8 s (TCP's retransmission after a 2 s cut comes
+    // within about 3 s): the step goes on.
+    let mut child = spawn(8, 9);
+    let rx = lines_of(&mut child);
+    let mut seen = Vec::new();
+    wait_for(&rx, &mut seen, "[ 2s ]");
+    ns.link("down");
+    std::thread::sleep(Duration::from_secs(2));
+    ns.link("up");
+    let (out, text) = finish(child, rx, seen);
+    assert_eq!(out.status.code(), Some(0), "the run finished: {text}");
+    let tps = interval_tps(&text);
+    assert!(tps.len() >= 8, "the per-second lines went on: {text}");
+    assert!(tps.contains(&0.0), "the cut shows as 0 tps: {text}");
+    assert!(
+        tps.last().is_some_and(|&t| t > 0.0),
+        "load came back: {text}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let step = &doc["outcome"]["steps"][0];
+    assert!(
+        step["reconnects"].is_u64(),
+        "reconnects are counted: {step}"
+    );
+    let run = recorded(data.path(), &text);
+    assert!(
+        warnings_of(&run).contains("then it answered again"),
+        "the gap is recorded with its start: {run}"
+    );
+
+    // Down for good, the stall timeout 3 s: the run ends within it, with the reason.
+    let mut child = spawn(3, 30);
+    let rx = lines_of(&mut child);
+    let mut seen = Vec::new();
+    wait_for(&rx, &mut seen, "[ 2s ]");
+    ns.link("down");
+    let since = Instant::now();
+    let (out, text) = finish(child, rx, seen);
+    let took = since.elapsed();
+    ns.link("up");
+    assert_eq!(out.status.code(), Some(EXIT_RUN_FAILED), "{text}");
+    assert!(
+        took < Duration::from_secs(3 + 5),
+        "ended {took:?} after the link went down: {text}"
+    );
+    assert!(
+        text.contains("the server was silent for 3 s (since "),
+        "the message says why: {text}"
+    );
+    let run = recorded(data.path(), &text);
+    assert_eq!(run["state"], "failed", "{run}");
+}
