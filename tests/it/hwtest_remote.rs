@@ -338,23 +338,42 @@ fn a_benchmark_of_the_host_refuses_the_test() {
     ));
 }
 
-/// cpu events/s of a local `dbdyno cpu run`, read from its sysbench text.
-fn local_cpu_events() -> f64 {
-    let out = dbdyno_cmd()
+/// cpu events/s and prime limit of a local `dbdyno cpu run`, read from its sysbench text.
+///
+/// Run in a session of its own (`setsid`), as the agent sshd starts is: with the kernel's
+/// autogroup scheduling (on by default), each session shares the CPU fairly with the
+/// others as one group. Started from this test's session, the local run shared one
+/// group with everything else this session runs and, beside a load generator, did a
+/// third of the remote run's events per second (88.8 and 144.2 against 327.5): a
+/// difference of scheduling, not of the two tests.
+fn local_cpu() -> (f64, Option<u64>) {
+    let plain = dbdyno_cmd();
+    let mut cmd = Command::new("setsid");
+    cmd.arg("--wait").arg(plain.get_program());
+    for (key, value) in plain.get_envs() {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    let out = cmd
         .args(["cpu", "--threads=1", "--time=2", "run"])
         .output()
         .unwrap();
     let result = dbdyno_hwtest::parse_sysbench_hwtest(&ok(&out)).expect("sysbench's cpu report");
     match result.test {
-        dbdyno_hwtest::TestFigures::Cpu(c) => c.events_per_s,
+        dbdyno_hwtest::TestFigures::Cpu(c) => (c.events_per_s, c.max_prime),
         other => panic!("not a cpu result: {other:?}"),
     }
 }
 
-/// The same cpu test here and through the host agree within 15%. The machine is shared
-/// (other builds and tests run meanwhile), so one attempt of three must agree, each
-/// remote run taken between two local ones; a remote figure that is wrong every time
-/// (another test, other options) still fails.
+/// The cpu test through the host is the same test as here: the same prime limit, and a
+/// speed of the same order, the remote run taken between two local ones so that both see
+/// the same load, each in a session of its own ([`local_cpu`]). What the product promises
+/// is the same test, not a quiet machine: the bound is wide enough for a shared, busy
+/// machine (both cores kept busy by a load generator) and narrow enough for another test: the
+/// next prime limit sysbench users pick, 10,000 against the default 20,000, runs about
+/// 2.8 times as many events per second.
 #[test]
 fn remote_and_local_figures_agree() {
     // CPU rates here and there: a test beside one run and not the other would be a
@@ -362,21 +381,22 @@ fn remote_and_local_figures_agree() {
     // cannot run meanwhile.
     let _server = exclusive_server();
     let s = Setup::new("hw_agree");
-    let mut tries = Vec::new();
-    for _ in 0..3 {
-        let before = local_cpu_events();
-        let out = s.run(&["--json", "--cpu-time=2"]);
-        let after = local_cpu_events();
-        let remote = results(&out)[2]["test"]["events_per_s"].as_f64().unwrap();
-        let ratio = remote / ((before + after) / 2.0);
-        tries.push(format!(
-            "remote {remote:.1} events/s, local {before:.1} then {after:.1}: ratio {ratio:.3}"
-        ));
-        if (0.85..=1.15).contains(&ratio) {
-            return;
-        }
-    }
-    panic!("no attempt within 15%:\n{}", tries.join("\n"));
+    let (before, local_prime) = local_cpu();
+    let out = s.run(&["--json", "--cpu-time=2"]);
+    let (after, _) = local_cpu();
+    let remote = &results(&out)[2]["test"];
+    let remote_rate = remote["events_per_s"].as_f64().unwrap();
+    let ratio = remote_rate / ((before + after) / 2.0);
+    let seen = format!(
+        "remote {remote_rate:.1} events/s, local {before:.1} then {after:.1}: ratio {ratio:.3}"
+    );
+    eprintln!("{seen}");
+    assert_eq!(
+        remote["max_prime"].as_u64(),
+        local_prime,
+        "the same prime limit: {remote}"
+    );
+    assert!((0.6..=1.67).contains(&ratio), "{seen}");
 }
 
 fn seed_log(name: &str) -> String {
