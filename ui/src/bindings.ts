@@ -574,6 +574,11 @@ export type PlanForm = {
 	/**  Pause between steps. */
 	cooldown_s: number,
 	/**
+	 *  Seconds the server may answer no connection before a step fails
+	 *  (`--stall-timeout`).
+	 */
+	stall_timeout_s: number,
+	/**
 	 *  Runs of every step (1 to 20), interleaved; 3 or more give intervals that hold
 	 *  run-to-run variation.
 	 */

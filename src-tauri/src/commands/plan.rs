@@ -28,6 +28,9 @@ pub struct PlanForm {
     pub warmup_s: u32,
     /// Pause between steps.
     pub cooldown_s: u32,
+    /// Seconds the server may answer no connection before a step fails
+    /// (`--stall-timeout`).
+    pub stall_timeout_s: u32,
     /// Runs of every step (1 to 20), interleaved; 3 or more give intervals that hold
     /// run-to-run variation.
     pub repeat: u32,
@@ -155,6 +158,7 @@ impl PlanForm {
             time_s: spec.settings.time_s as u32,
             warmup_s: spec.settings.warmup_s as u32,
             cooldown_s: spec.cooldown_s as u32,
+            stall_timeout_s: spec.settings.stall_timeout_s.min(u32::MAX as u64) as u32,
             repeat: spec.repeat,
             tables: w.tables,
             table_size: w.table_size.min(u32::MAX as u64) as u32,
@@ -177,6 +181,7 @@ pub fn with_form(p: &dbdyno_profile::Profile, form: &PlanForm) -> dbdyno_profile
     p.plan.time = Some(form.time_s as u64);
     p.plan.warmup = Some(form.warmup_s as u64);
     p.plan.cooldown = Some(form.cooldown_s as u64);
+    p.plan.stall_timeout = Some(form.stall_timeout_s as u64);
     p.plan.repeat = Some(form.repeat);
     p.plan.prepare = Some(form.prepare.into());
     p.plan.prewarm = Some(form.prewarm);
@@ -453,8 +458,9 @@ mod tests {
     #[test]
     fn the_command_line_and_the_plan_screen_make_the_same_plan() {
         type Edit = fn(&mut PlanForm);
-        let cases: [(&[&str], Edit); 10] = [
+        let cases: [(&[&str], Edit); 11] = [
             (&[], |_| {}),
+            (&["--stall-timeout=5"], |f| f.stall_timeout_s = 5),
             (&["--repeat=3"], |f| f.repeat = 3),
             (&["--threads=2,4"], |f| f.threads = vec![2, 4]),
             (&["--ladder=3"], |f| f.threads = vec![3]),

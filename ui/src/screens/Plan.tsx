@@ -77,7 +77,7 @@ export function Plan() {
     }
     if (el) el.value = "";
   };
-  const numberField = (label: string, k: "time_s" | "warmup_s" | "cooldown_s" | "tables" | "table_size", id: string) => (
+  const numberField = (label: string, k: "time_s" | "warmup_s" | "cooldown_s" | "stall_timeout_s" | "tables" | "table_size", id: string) => (
     <label className="field">
       <span>{label}</span>
       <input type="number" min={0} value={form[k]} onChange={(e) => set(k, Math.max(0, Math.floor(Number(e.target.value) || 0)))} data-testid={id} />
@@ -159,6 +159,7 @@ export function Plan() {
               {numberField("Seconds per step", "time_s", "time")}
               {numberField("Warm-up seconds", "warmup_s", "warmup")}
               {numberField("Cool-down seconds", "cooldown_s", "cooldown")}
+              {numberField("Stall timeout seconds (a silent server fails the step)", "stall_timeout_s", "stall-timeout")}
               <label className="field" title="Each step runs this many times, the ladder forward then backward in turn; 3 or more give intervals that hold run-to-run variation">
                 <span>Repeats of each step</span>
                 <input

@@ -62,6 +62,7 @@ export const form: PlanForm = {
   time_s: 30,
   warmup_s: 0,
   cooldown_s: 0,
+  stall_timeout_s: 30,
   repeat: 1,
   tables: 1,
   table_size: 10000,
