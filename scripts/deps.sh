@@ -37,6 +37,8 @@ PACKAGES=(
     poppler-utils fonts-noto-cjk fonts-droid-fallback fonts-dejavu-core time
     # kernel keyring for the credential store tests
     keyutils
+    # both cores kept busy while the tests with a time bound run (scripts/stress-timing-tests.sh)
+    stress-ng
     # tooling: downloads (rustup), file type checks in tests
     curl ca-certificates file
 )
