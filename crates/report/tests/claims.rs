@@ -331,7 +331,20 @@ fn check(r: &Report, case: &str) {
                     "{case}: {said}"
                 );
             }
-            ClaimFigure::Capacity => {}
+            ClaimFigure::Capacity => {
+                // A capacity's Δ is a signed figure: undecided, it says so beside it.
+                let d = c.capacity_delta();
+                match c.standing {
+                    Standing::WithinNoise => {
+                        assert!(d.ends_with(", within noise"), "{case}: {d}")
+                    }
+                    Standing::NotJudged => assert!(
+                        d.contains("(no interval: ") || d.contains("(not judged)"),
+                        "{case}: {d}"
+                    ),
+                    _ => assert!(!d.contains("within noise"), "{case}: {d}"),
+                }
+            }
         }
         // An undecided difference is never a gain or a loss.
         if c.standing.subject_ahead().is_none() {
@@ -470,23 +483,31 @@ fn check(r: &Report, case: &str) {
 
 #[test]
 fn no_two_claims_disagree_over_generated_comparisons() {
-    let mut decided = 0;
-    let mut undecided = 0;
+    let mut seen = std::collections::BTreeMap::new();
     for case in 1..=150u64 {
         let (runs, o) = generated(case);
         let r = build(&runs, &o).unwrap_or_else(|e| panic!("case {case}: {e}"));
         check(&r, &format!("case {case}"));
         for c in &r.claims {
-            if c.standing.subject_ahead().is_some() {
-                decided += 1;
-            } else {
-                undecided += 1;
-            }
+            *seen
+                .entry(format!("{:?} {:?}", c.figure, c.standing))
+                .or_insert(0) += 1;
         }
     }
-    // The generator reaches both kinds of claim, or the test would prove little.
-    assert!(
-        decided > 50 && undecided > 50,
-        "{decided} decided, {undecided} undecided"
-    );
+    // The generator reaches every standing of a throughput claim and both kinds of
+    // capacity claim, or the test would prove little.
+    let count = |kind: &str| seen.get(kind).copied().unwrap_or(0);
+    for kind in [
+        "Throughput Better",
+        "Throughput Worse",
+        "Throughput Mixed",
+        "Throughput WithinNoise",
+        "Throughput NotJudged",
+        "Capacity WithinNoise",
+        "Efficiency NotJudged",
+    ] {
+        assert!(count(kind) >= 3, "{kind}: {seen:?}");
+    }
+    let capacity_decided = count("Capacity Better") + count("Capacity Worse");
+    assert!(capacity_decided >= 3, "{seen:?}");
 }
