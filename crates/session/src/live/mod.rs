@@ -815,6 +815,39 @@ mod tests {
     }
 
     #[test]
+    fn a_silent_server_shows_as_a_banner_while_it_lasts_and_in_the_log() {
+        use dbdyno_engine::{ServerSilence, SilenceState};
+        let p = plan();
+        let mut live = LiveRun::new(&p, "sandbox", None, 0);
+        let silence = |state, seconds| {
+            EngineEvent::ServerSilent(ServerSilence {
+                step: 0,
+                since_unix_ms: 7_803_412,
+                seconds,
+                stall_timeout_s: 30,
+                state,
+            })
+        };
+        live.apply(&silence(SilenceState::Silent, 2.0));
+        let s = live.snapshot();
+        let banner = s.silence.expect("a banner while the server is silent");
+        assert!(banner.silent_s >= 2.0 && banner.stall_timeout_s == 30.0);
+        assert!(
+            banner
+                .text
+                .starts_with("server silent since 02:10:03.412 UTC: no answer for 2 s"),
+            "{}",
+            banner.text
+        );
+        assert!(s
+            .log
+            .iter()
+            .any(|l| l.level == LogLevel::Warning && l.text == banner.text));
+        live.apply(&silence(SilenceState::Answered, 3.1));
+        assert_eq!(live.snapshot().silence, None, "gone once it answered");
+    }
+
+    #[test]
     fn a_failed_step_shows_as_failed_with_its_reason_and_the_run_as_partial() {
         let p = plan();
         let mut live = LiveRun::new(&p, "sandbox", None, 0);
