@@ -331,6 +331,34 @@ fn a_history_that_fills_mid_ladder_loses_no_step_and_the_run_ends_saying_so() {
     );
 }
 
+/// `--on-history-error=stop`: the run stops at the fault as Ctrl-C does, and the steps
+/// it ran are in the spill file.
+#[test]
+fn the_stop_policy_ends_the_run_at_the_fault_keeping_its_steps() {
+    let _g = shared_server();
+    let Some(fs) = Tmpfs::mount("3m") else {
+        return;
+    };
+    let s = TestSchema::new("fillstop");
+    s.prepare_one_table("oltp_point_select", 1000);
+    let tmp = tempfile::tempdir().unwrap();
+    let data = fs.path().join("history");
+    let extra = ["--on-history-error=stop".to_string()];
+    let mut run = Running::start(&s, &ladder_args(8, &data, &extra), tmp.path());
+    run.wait_for_steps(2);
+    let filler = fs.fill();
+    let (code, out, err, _) = run.wait();
+    let ran = finished_steps(&out);
+    assert!((2..8).contains(&ran), "stopped early: {ran} step(s)\n{out}");
+    assert_eq!(code, EXIT_NOT_RECORDED, "stdout:\n{out}\nstderr:\n{err}");
+    let (spill, line) = spill_of(&err);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&spill).unwrap()).unwrap();
+    assert_eq!(steps_in(&doc), ran, "{line}");
+    assert_eq!(doc["record"]["state"], "cancelled", "{}", doc["record"]);
+    std::fs::remove_file(filler).unwrap();
+    import_into(&data, &spill, ran);
+}
+
 #[test]
 fn a_full_history_refuses_the_run_before_any_load_unless_a_spill_directory_takes_it() {
     let _g = shared_server();

@@ -655,6 +655,7 @@ mod tests {
             ToolCommand::Report(r) => r.data_dir,
             ToolCommand::Import(i) => match i.command {
                 ImportCommand::Sysbench { data_dir, .. } => data_dir,
+                ImportCommand::Results { data_dir, .. } => data_dir,
                 ImportCommand::Hardware { data_dir, .. } => data_dir,
                 ImportCommand::Config { .. } => None,
             },
@@ -674,6 +675,7 @@ mod tests {
             &["monitor"],
             &["report", "--runs=1"],
             &["import", "sysbench", "f.txt", "--env=e"],
+            &["import", "results", "f.json"],
         ] {
             for before in [&["--data-dir=/x"][..], &["--data_dir", "/x"]] {
                 let mut a = vec!["dbdyno"];
