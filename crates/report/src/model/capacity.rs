@@ -154,6 +154,20 @@ pub fn build(
     })
 }
 
+/// Holds each capacity claim against the throughput claims of its pair
+/// ([`super::claims::reconcile_capacity`]) and words the sentences again.
+pub fn reconcile(c: &mut CapacityReport, claims: &[Claim], envs: &[EnvSummary]) {
+    let several = c.scenarios.len() > 1;
+    for s in &mut c.scenarios {
+        for e in &mut s.envs {
+            if let Some(claim) = e.claim.as_mut() {
+                super::claims::reconcile_capacity(claim, claims);
+            }
+        }
+        s.sentence = sentence(&c.target_text, s.scenario, several, envs, &s.envs);
+    }
+}
+
 /// The capacity claims of the section, scenario by scenario.
 pub fn claims(c: &CapacityReport) -> Vec<Claim> {
     c.scenarios

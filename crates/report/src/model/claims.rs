@@ -447,13 +447,41 @@ impl Claim {
             .map(|h| format!(" (±{h:.1}%)"))
             .unwrap_or_default();
         match self.standing {
-            Standing::Better | Standing::Worse | Standing::Mixed => format!("{pct}{half}"),
+            Standing::Better | Standing::Worse => format!("{pct}{half}"),
+            Standing::Mixed => match &self.reason {
+                Some(why) => format!("{pct}{half}, {why}"),
+                None => format!("{pct}{half}"),
+            },
             Standing::WithinNoise => format!("{pct}{half}, within noise"),
             Standing::NotJudged => match &self.reason {
                 Some(why) => format!("{pct} (no interval: {why})"),
                 None => format!("{pct} (not judged)"),
             },
         }
+    }
+}
+
+/// Why a capacity Δ beyond the noise names no side: the verdict column has the other
+/// one ahead at the same thread counts.
+pub const CAPACITY_AGAINST_THE_MATRIX: &str = "the opposite of the verdict column at the same thread counts (the two meet the target at different thread counts)";
+
+/// A capacity claim that names the side the throughput claim of its pair does not: both
+/// figures are true (the most TPS within the target, and TPS at the same thread counts),
+/// but read together they name two winners, so the capacity's says it goes against the
+/// verdict column and names none ([`Standing::Mixed`]).
+pub fn reconcile_capacity(capacity: &mut Claim, claims: &[Claim]) {
+    let Some(ahead) = capacity.standing.subject_ahead() else {
+        return;
+    };
+    let against = claims.iter().any(|c| {
+        c.figure == ClaimFigure::Throughput
+            && (c.scenario, c.subject, c.reference)
+                == (capacity.scenario, capacity.subject, capacity.reference)
+            && c.standing.subject_ahead() == Some(!ahead)
+    });
+    if against {
+        capacity.standing = Standing::Mixed;
+        capacity.reason = Some(CAPACITY_AGAINST_THE_MATRIX.into());
     }
 }
 

@@ -408,7 +408,7 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         check_timeline_ran(&scenarios, sc, th)?;
     }
     let verdict = baseline.map(|_| compare::totals(&scenarios, &envs));
-    let capacity = capacity::build(
+    let mut capacity = capacity::build(
         &runs,
         &envs,
         &scenarios,
@@ -419,7 +419,10 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
     let tpcc = tpcc::build(&runs, baseline);
     let mut claims = claims::of_scenarios(&scenarios);
     claims.extend(tpcc_summary::claims(&scenarios, tpcc.as_ref()));
-    claims.extend(capacity.iter().flat_map(capacity::claims));
+    if let Some(c) = capacity.as_mut() {
+        capacity::reconcile(c, &claims, &envs);
+        claims.extend(capacity::claims(c));
+    }
     let cold_starts = coldstart::find(&runs);
     let mut warnings = warnings::collect(&runs, &scenarios, &cold_starts);
     let headlines = summary::headlines(&envs, &scenarios, &claims);
