@@ -155,6 +155,11 @@ export type CheckRow = {
 	fix_command: string | null,
 	/**  The statement the app can run itself ("SET GLOBAL …"), when it can. */
 	action_sql: string | null,
+	/**
+	 *  The plan's prepare mode that clears the check, offered as a button that changes
+	 *  the plan ("Drop and prepare again", "Read the tables as they are").
+	 */
+	prepare_fix: PrepareChoice | null,
 };
 
 export type ChecksView = {

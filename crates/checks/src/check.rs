@@ -81,6 +81,10 @@ pub struct Check {
     pub why: String,
     pub fix: Option<Fix>,
     pub action: Option<CheckAction>,
+    /// The plan's prepare mode that clears this check (the app offers it as a button:
+    /// "Drop and prepare again", "Read the tables as they are").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepare_fix: Option<dbdyno_engine::PrepareMode>,
 }
 
 impl Check {
@@ -99,6 +103,7 @@ impl Check {
             why: why.into(),
             fix: None,
             action: None,
+            prepare_fix: None,
         }
     }
 
@@ -107,6 +112,11 @@ impl Check {
             text: text.into(),
             sql_or_command,
         });
+        self
+    }
+
+    pub fn with_prepare_fix(mut self, mode: dbdyno_engine::PrepareMode) -> Check {
+        self.prepare_fix = Some(mode);
         self
     }
 

@@ -4,6 +4,7 @@
 //!
 //! Non-goals: no printing; the app shows the same [`Check`]s on its Checks screen.
 
+use dbdyno_engine::wording::count;
 use dbdyno_engine::Plan;
 
 use crate::{Check, CheckStatus, SuiteReport};
@@ -17,12 +18,12 @@ pub fn report_text(r: &SuiteReport, plan: &Plan, host: &str) -> String {
     let mut scenarios: Vec<String> = plan.steps().map(|s| s.scenario.to_string()).collect();
     scenarios.dedup();
     let mut out = format!(
-        "DB Dyno checks for {} (schema {}): {} at {} threads, {} table(s) × {} rows; server OS: {host}\n\n",
+        "DB Dyno checks for {} (schema {}): {} at {} threads, {} × {} rows; server OS: {host}\n\n",
         plan.connect.endpoint(),
         plan.connect.database,
         scenarios.join(", "),
         threads.join(","),
-        plan.workload.tables,
+        count(plan.workload.tables, "table"),
         plan.workload.table_size,
     );
     for c in &r.checks {
@@ -51,9 +52,9 @@ pub fn report_text(r: &SuiteReport, plan: &Plan, host: &str) -> String {
     }
     let count = |s: CheckStatus| r.checks.iter().filter(|c| c.status == s).count();
     out.push_str(&format!(
-        "\n{} passed, {} warning(s), {} failed, {} skipped\n",
+        "\n{} passed, {}, {} failed, {} skipped\n",
         count(CheckStatus::Pass),
-        count(CheckStatus::Warn),
+        dbdyno_engine::wording::count(count(CheckStatus::Warn) as f64, "warning"),
         count(CheckStatus::Fail),
         count(CheckStatus::Skipped)
     ));

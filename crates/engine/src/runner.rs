@@ -303,9 +303,9 @@ pub fn phase_label(p: &Phase) -> String {
         Phase::Cooldown { seconds } => format!("cool-down {seconds}s"),
         Phase::Cleanup { scenario, .. } => format!("cleanup {scenario}"),
         Phase::Sla(s) if s.search_steps > 0 => format!(
-            "capacity search at {} (at most {} extra step(s) per scenario)",
+            "capacity search at {} (at most {} per scenario)",
             s.target.compact(),
-            s.search_steps
+            count(s.search_steps, "extra step")
         ),
         Phase::Sla(s) => format!("latency target {}", s.target.compact()),
     }

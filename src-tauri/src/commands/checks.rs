@@ -43,6 +43,9 @@ pub struct CheckRow {
     pub fix_command: Option<String>,
     /// The statement the app can run itself ("SET GLOBAL …"), when it can.
     pub action_sql: Option<String>,
+    /// The plan's prepare mode that clears the check, offered as a button that changes
+    /// the plan ("Drop and prepare again", "Read the tables as they are").
+    pub prepare_fix: Option<super::plan::PrepareChoice>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -106,6 +109,7 @@ fn view(r: &SuiteReport) -> ChecksView {
                     .as_ref()
                     .filter(|_| matches!(c.status, CheckStatus::Warn | CheckStatus::Fail))
                     .map(CheckAction::sql),
+                prepare_fix: c.prepare_fix.map(Into::into),
             })
             .collect(),
         worst: r.worst().into(),

@@ -8,7 +8,7 @@ import { Fragment, useMemo } from "react";
 import type { CompareView, DeltaRange, DeltaView, EnvView, ErrorBar, ScenarioView } from "../bindings";
 import { DynoChart, type Curve } from "./DynoChart";
 import { Badge } from "./bits";
-import { num, signedPct } from "../state/format";
+import { count, num, signedPct } from "../state/format";
 
 const COLOURS = ["--chart-1", "--chart-2", "--chart-3", "--chart-4"];
 const colour = (env: number) => COLOURS[env % COLOURS.length];
@@ -34,7 +34,7 @@ function Summary({ view }: { view: CompareView }) {
         <h2>{view.title}</h2>
         {v && (
           <span className={`badge ${v.failed > 0 ? "fail" : "pass"}`} data-testid="report-verdict">
-            {v.failed > 0 ? `FAIL: ${v.failed} of ${v.compared} cells regressed` : `PASS: ${v.compared} cells`}
+            {v.failed > 0 ? `FAIL: ${v.failed} of ${count(v.compared, "cell")} regressed` : `PASS: ${count(v.compared, "cell")}`}
             {`, ${v.improved} improved, ${v.within_noise} within noise`}
             {v.not_judged > 0 && `, ${v.not_judged} not judged`}
           </span>

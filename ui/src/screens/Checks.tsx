@@ -1,16 +1,37 @@
 // Checks: the prerequisite suite for the environment and plan; pass / warn / fail with
-// what was seen and why it matters; one-click fixes; the data disk, overridable.
+// what was seen and why it matters; one-click fixes (SQL the app runs, or a change to the
+// plan such as "Drop and prepare again"), the command line behind a disclosure; the
+// verdict names the failing and warning checks and jumps to them; the data disk,
+// overridable.
 import { useState } from "react";
-import { commands, type ChecksView, type CheckRow } from "../bindings";
+import { commands, type ChecksView, type CheckRow, type PlanForm, type PrepareChoice } from "../bindings";
 import { call, message } from "../api";
 import { Badge, ErrorNote } from "../components/bits";
 import { MeasureServer } from "../components/MeasureServer";
 import { useApp } from "../state/app";
 import { usePlanForm } from "../state/usePlanForm";
+import { count } from "../state/format";
+
+/** The words of a verdict count: "1 failed", "2 warnings", "13 passed", "3 skipped". */
+const COUNTED = { fail: (n: number) => `${n} failed`, warn: (n: number) => count(n, "warning"), pass: (n: number) => `${n} passed`, skipped: (n: number) => `${n} skipped` };
+
+/** The button of a fix that changes the plan's prepare mode. */
+const PREPARE_FIX: Record<PrepareChoice, string> = {
+  always: "Drop DB Dyno's tables and prepare again",
+  never: "Read the tables as they are (no prepare)",
+  "if-missing": "Reuse the tables (prepare only if missing)",
+};
+
+/** Brings a check's row into view and focus. */
+function jumpTo(id: string) {
+  const row = document.querySelector<HTMLElement>(`[data-testid="check-${CSS.escape(id)}"]`);
+  row?.scrollIntoView?.({ block: "center", behavior: "smooth" });
+  row?.focus();
+}
 
 export function Checks() {
   const { go } = useApp();
-  const { env, form, error: formError } = usePlanForm();
+  const { env, form, setForm, error: formError } = usePlanForm();
   const [view, setView] = useState<ChecksView | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -19,13 +40,13 @@ export function Checks() {
   const [adminPassword, setAdminPassword] = useState("");
   const [applied, setApplied] = useState<string | null>(null);
 
-  async function runChecks() {
-    if (!env || !form) return;
+  async function runChecks(plan: PlanForm | null = form) {
+    if (!env || !plan) return;
     setBusy(true);
     setError(null);
     try {
       const list = devices.split(/[\s,]+/).filter(Boolean);
-      setView(await call(commands.runChecks(env, form, list)));
+      setView(await call(commands.runChecks(env, plan, list)));
     } catch (e) {
       setError(message(e));
     } finally {
@@ -49,6 +70,17 @@ export function Checks() {
     }
   }
 
+  /** A fix that changes the plan: the form takes it (the Plan screen shows it), and the
+   *  checks run again on the changed plan. */
+  async function changePlan(c: CheckRow, mode: PrepareChoice) {
+    if (!form) return;
+    const changed = { ...form, prepare: mode };
+    setForm(changed);
+    setApplied(`The plan now says prepare = "${mode}" (${PREPARE_FIX[mode].toLowerCase()}), for ${c.title}.`);
+    await runChecks(changed);
+  }
+
+  const flagged = view ? view.checks.filter((c) => c.verdict === "fail" || c.verdict === "warn") : [];
   const counts = view
     ? (["fail", "warn", "pass", "skipped"] as const).map((k) => [k, view.checks.filter((c) => c.verdict === k).length] as const)
     : [];
@@ -58,7 +90,7 @@ export function Checks() {
         <h1>Checks</h1>
         <span className="sub">{env} — is the server ready for this plan?</span>
         <span className="spacer" />
-        <button className="btn primary" onClick={runChecks} disabled={busy || !form} data-testid="run-checks">
+        <button className="btn primary" onClick={() => runChecks()} disabled={busy || !form} data-testid="run-checks">
           {busy ? "Checking…" : view ? "Run checks again" : "Run checks"}
         </button>
         <button className="btn" onClick={() => go("plan")}>Plan the test →</button>
@@ -72,8 +104,19 @@ export function Checks() {
               <h3>Verdict</h3>
               <div className="row" style={{ marginTop: 6 }} data-testid="checks-worst">
                 <Badge kind={view.worst} />
-                {counts.map(([k, n]) => n > 0 && <span key={k} className="sub">{n} {k}</span>)}
+                {counts.map(([k, n]) => n > 0 && <span key={k} className="sub">{COUNTED[k](n)}</span>)}
               </div>
+              {flagged.length > 0 && (
+                <ul className="flagged" data-testid="checks-flagged">
+                  {flagged.map((c) => (
+                    <li key={c.id}>
+                      <button className="link" onClick={() => jumpTo(c.id)} data-testid={`jump-${c.id}`}>
+                        <Badge kind={c.verdict} /> {c.title}
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
             </div>
             <div className="panel">
               <h3>Server</h3>
@@ -97,14 +140,26 @@ export function Checks() {
           </div>
           <section className="panel" aria-label="Check results">
             {view.checks.map((c) => (
-              <div className="check" key={c.id} data-testid={`check-${c.id}`} data-verdict={c.verdict}>
+              <div className="check" key={c.id} data-testid={`check-${c.id}`} data-verdict={c.verdict} tabIndex={-1}>
                 <div><Badge kind={c.verdict} /></div>
                 <div className="what">
                   <strong>{c.title}</strong>
                   <div>{c.seen}</div>
                   <div className="why">Why it matters: {c.why}</div>
                   {c.fix_text && <div>Fix: {c.fix_text}</div>}
-                  {c.fix_command && <pre className="notice">{c.fix_command}</pre>}
+                  {c.prepare_fix && (c.verdict === "fail" || c.verdict === "warn") && (
+                    <div className="row">
+                      <button className="btn primary" disabled={busy} onClick={() => changePlan(c, c.prepare_fix!)} data-testid={`plan-fix-${c.id}`}>
+                        {PREPARE_FIX[c.prepare_fix]}
+                      </button>
+                    </div>
+                  )}
+                  {c.fix_command && (
+                    <details>
+                      <summary>Command line</summary>
+                      <pre className="notice">{c.fix_command}</pre>
+                    </details>
+                  )}
                   {c.action_sql && (
                     <div className="row">
                       <button className="btn primary" disabled={busy} onClick={() => fix(c)} data-testid={`fix-${c.id}`}>

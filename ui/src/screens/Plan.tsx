@@ -10,7 +10,7 @@ import { commands, type DatasetFields, type PlanForm, type PlanPreview, type Run
 import { call, message } from "../api";
 import { ErrorNote } from "../components/bits";
 import { useApp } from "../state/app";
-import { duration, num } from "../state/format";
+import { count, duration, num } from "../state/format";
 import { usePlanForm } from "../state/usePlanForm";
 import { PrewarmGate, RowDistribution, TpccData, TransactionMix } from "./PlanWorkload";
 import { LatencyTarget, RateLadder } from "./PlanLoad";
@@ -125,7 +125,7 @@ export function Plan() {
               {form.threads.map((t) => (
                 <span className="chip" key={t}>
                   {t}
-                  <button aria-label={`Remove ${t} threads`} onClick={() => update((p) => ({ ...p, threads: p.threads.filter((x) => x !== t) }))}>
+                  <button aria-label={`Remove ${count(t, "thread")}`} onClick={() => update((p) => ({ ...p, threads: p.threads.filter((x) => x !== t) }))}>
                     ×
                   </button>
                 </span>

@@ -225,6 +225,7 @@ describe("Checks", () => {
         fix_text: "raise it",
         fix_command: "SET GLOBAL max_prepared_stmt_count = 40000",
         action_sql: verdict === "warn" ? "SET GLOBAL max_prepared_stmt_count = 40000" : null,
+        prepare_fix: null,
       },
     ],
     worst: verdict,
@@ -249,6 +250,52 @@ describe("Checks", () => {
     expect(commands.applyFix).toHaveBeenCalledWith("sandbox", "mysql.max_prepared_stmt_count", form, { user: "admin", password: "" });
     expect(await screen.findByTestId("fix-applied")).toHaveTextContent("lost at restart");
     expect(screen.getByTestId("check-mysql.max_prepared_stmt_count")).toHaveAttribute("data-verdict", "pass");
+  });
+});
+
+describe("Checks: refusals and their fixes", () => {
+  const tables = (verdict: "fail" | "pass") => ({
+    id: "dataset.tables",
+    title: "Benchmark tables",
+    verdict,
+    seen: verdict === "fail" ? "sbtest1 was made by DB Dyno with table_size 5000 (the plan's: 10000)" : "prepare = \"always\": drops and loads again",
+    why: "steps read rows that prepare loaded",
+    fix_text: verdict === "fail" ? "drop DB Dyno's tables and prepare again" : null,
+    fix_command: verdict === "fail" ? "dbdyno oltp_point_select --tables=1 cleanup" : null,
+    action_sql: null,
+    prepare_fix: verdict === "fail" ? ("always" as const) : null,
+  });
+  const pass = { id: "mysql.version", title: "Server version", verdict: "pass" as const, seen: "10.11", why: "", fix_text: null, fix_command: null, action_sql: null, prepare_fix: null };
+  const view = (verdict: "fail" | "pass") => ({
+    checks: [pass, tables(verdict)],
+    worst: verdict,
+    server: "10.11.6-MariaDB",
+    os_access: "this machine (/proc)",
+    data_disks: [],
+    missing: [],
+  });
+
+  it("names the failing check in the verdict, jumps to it, and fixes the plan by a click", async () => {
+    const user = userEvent.setup();
+    commands.runChecks.mockImplementationOnce(() => ok(view("fail"))).mockImplementationOnce(() => ok(view("pass")));
+    mount(<Checks />);
+    await user.click(await screen.findByTestId("run-checks"));
+    const verdict = await screen.findByTestId("checks-worst");
+    expect(verdict).toHaveTextContent("1 failed");
+    expect(verdict).toHaveTextContent("1 passed");
+    const flagged = screen.getByTestId("checks-flagged");
+    expect(flagged).toHaveTextContent("Benchmark tables");
+    expect(flagged).not.toHaveTextContent("Server version");
+    await user.click(screen.getByTestId("jump-dataset.tables"));
+    expect(screen.getByTestId("check-dataset.tables")).toHaveFocus();
+    // The command line is there for those who want it, behind a disclosure.
+    expect(within(screen.getByTestId("check-dataset.tables")).getByText("Command line")).toBeInTheDocument();
+    await user.click(screen.getByTestId("plan-fix-dataset.tables"));
+    await waitFor(() => expect(commands.runChecks).toHaveBeenCalledTimes(2));
+    expect(commands.runChecks.mock.calls[1][1]).toEqual({ ...form, prepare: "always" });
+    expect(await screen.findByTestId("fix-applied")).toHaveTextContent('prepare = "always"');
+    expect(screen.getByTestId("check-dataset.tables")).toHaveAttribute("data-verdict", "pass");
+    expect(screen.queryByTestId("checks-flagged")).toBeNull();
   });
 });
 

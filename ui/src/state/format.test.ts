@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { duration, num, signedPct } from "./format";
+import { count, duration, num, signedPct } from "./format";
 
 describe("format", () => {
+  it("counts in the singular for one, the plural otherwise", () => {
+    expect(count(1, "thread")).toBe("1 thread");
+    expect(count(2, "thread")).toBe("2 threads");
+    expect(count(0, "cell")).toBe("0 cells");
+    expect(count(1, "cell")).toBe("1 cell");
+    expect(count(3, "query")).toBe("3 queries");
+    expect(count(1200, "row")).toBe("1,200 rows");
+  });
   it("shows missing figures as a dash", () => {
     expect(num(null)).toBe("—");
     expect(num(1234.567, 1)).toBe("1,234.6");

@@ -23,3 +23,14 @@ export function signedPct(v: number | null | undefined, digits = 1): string {
   if (Number(text) === 0) return `±${text}%`;
   return `${v > 0 ? "+" : "−"}${text}%`;
 }
+
+/** "1 thread", "2 threads", "0 cells": a count in DB Dyno's own words, as the Rust side's
+ *  `wording::count` writes it. */
+export function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? noun : plural(noun)}`;
+}
+
+function plural(noun: string): string {
+  if (noun === "query") return "queries";
+  return /(s|sh|ch)$/.test(noun) ? `${noun}es` : `${noun}s`;
+}

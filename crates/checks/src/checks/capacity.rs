@@ -2,6 +2,7 @@
 //! (`max_prepared_stmt_count`) and connections (`max_connections`) for the peak, on
 //! top of what other sessions already use.
 
+use dbdyno_engine::wording::count;
 use dbdyno_engine::workload::shape::prepared_statements_per_connection;
 use dbdyno_engine::{Plan, Scenario};
 
@@ -91,8 +92,10 @@ fn prepared_statements(m: &MysqlFacts, plan: &Plan) -> Check {
         plan.workload.tables
     };
     let seen = format!(
-        "max_prepared_stmt_count = {limit}; the largest step ({scenario}, {threads} threads, {tables} table(s)) holds \
-         {peak} prepared statements ({per} per connection), and other sessions hold {others} now: {need} needed"
+        "max_prepared_stmt_count = {limit}; the largest step ({scenario}, {}, {}) holds \
+         {peak} prepared statements ({per} per connection), and other sessions hold {others} now: {need} needed",
+        count(threads, "thread"),
+        count(tables, "table")
     );
     let suggested = round_up(need + need / 4, 1024).clamp(need, PS_CAP.max(need));
     let action = CheckAction::SetGlobal {

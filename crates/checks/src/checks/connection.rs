@@ -2,6 +2,7 @@
 //! and authenticated, a supported version, privileges on the schema, the schema itself,
 //! and whether the schema holds someone's real tables.
 
+use dbdyno_engine::wording::{count, plural};
 use dbdyno_engine::{Phase, Plan};
 
 use super::unreachable;
@@ -293,8 +294,9 @@ fn foreign_tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
                 format!("`{}` is empty", f.schema)
             } else {
                 format!(
-                    "`{}` holds {n} benchmark table(s) and nothing else",
-                    f.schema
+                    "`{}` holds {} and nothing else",
+                    f.schema,
+                    count(n as f64, "benchmark table")
                 )
             },
             FOREIGN_WHY,
@@ -306,9 +308,10 @@ fn foreign_tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
         .any(|p| matches!(p, Phase::Prepare { .. }));
     let list = foreign.join(", ");
     let seen = format!(
-        "DANGER: `{}` holds {} table(s) that are not benchmark tables: {list}",
+        "DANGER: `{}` holds {} that {} not benchmark tables: {list}",
         f.schema,
-        foreign.len()
+        count(foreign.len() as f64, "table"),
+        plural(foreign.len() as f64, "is")
     );
     // A schema of its own, named after this one so it is recognisable.
     let own = format!("{}_bench", f.schema);
@@ -498,14 +501,14 @@ mod tests {
         let tpcc = plan(&[Scenario::Tpcc], &[8], 1, 1000, true);
         let t = find(&checks(&f, &tpcc), "mysql.foreign_tables").clone();
         assert_eq!(t.status, CheckStatus::Pass, "{}", t.seen);
-        assert!(t.seen.contains("holds 9 benchmark table(s)"), "{}", t.seen);
+        assert!(t.seen.contains("holds 9 benchmark tables"), "{}", t.seen);
         mysql(&mut f)
             .tables
             .insert("stock2".into(), tpcc_table("stock2".into(), vec!["id"]));
         let t = find(&checks(&f, &tpcc), "mysql.foreign_tables").clone();
         assert_eq!(t.status, CheckStatus::Fail, "{}", t.seen);
         assert!(
-            t.seen.contains("1 table(s)") && t.seen.contains("stock2"),
+            t.seen.contains("1 table that is not") && t.seen.contains("stock2"),
             "{}",
             t.seen
         );

@@ -371,7 +371,11 @@ fn client_cores(f: &Facts, plan: &Plan) -> Check {
     const TITLE: &str = "Client cores for the threads";
     let threads = plan.steps().map(|s| s.threads).max().unwrap_or(0);
     let cores = f.client.cores.max(1);
-    let seen = format!("{cores} client core(s) for up to {threads} threads");
+    let seen = format!(
+        "{} for up to {}",
+        dbdyno_engine::wording::count(cores, "client core"),
+        dbdyno_engine::wording::count(threads, "thread")
+    );
     if threads > cores * THREADS_PER_CORE {
         Check::new(
             ID,

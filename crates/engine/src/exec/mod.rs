@@ -347,11 +347,11 @@ fn warn_if_retried(ctx: &StepContext, opened: &OpeningProgress) {
         return;
     }
     ctx.events.warning(format!(
-        "{} @ {} threads: the connections took {:.1}s to open, {} attempt(s) retried (last: {})",
+        "{} @ {}: the connections took {:.1}s to open, {} retried (last: {})",
         ctx.step.scenario,
-        ctx.step.threads,
+        crate::wording::count(ctx.step.threads, "thread"),
         opened.elapsed.as_secs_f64(),
-        opened.retries,
+        crate::wording::count(opened.retries as f64, "attempt"),
         opened.last_retry_reason.as_deref().unwrap_or("unknown")
     ));
 }

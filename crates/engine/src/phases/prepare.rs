@@ -121,8 +121,10 @@ pub fn prepare(
     let total_rows = w.table_size * w.tables as u64;
     if w.table_size > 0 {
         events.message(format!(
-            "Inserting {} records into {} table(s) with {threads} thread(s)",
-            w.table_size, w.tables
+            "Inserting {} into {} with {}",
+            crate::wording::count(w.table_size as f64, "record"),
+            crate::wording::count(w.tables, "table"),
+            crate::wording::count(threads, "thread")
         ));
     }
 

@@ -46,6 +46,7 @@ use crate::phases::load_data::{self, LoadDataStream};
 use crate::phases::pool::{for_each_queued, load_in_parallel, LoadFlags};
 use crate::phases::{schema as phase_schema, PrepareReport};
 use crate::plan::ConnectOptions;
+use crate::wording::count;
 
 /// Largest INSERT statement when LOAD DATA is refused (well under max_allowed_packet's
 /// 16 MB default).
@@ -100,12 +101,12 @@ pub fn prepare(
         add_indexes(connect, o, threads, events, cancel)?;
     }
     events.message(format!(
-        "Loading {} warehouse(s) into {} set(s) of tables with {}{}",
-        o.scale,
-        o.tables,
+        "Loading {} into {} of tables with {}{}",
+        count(o.scale, "warehouse"),
+        count(o.tables, "set"),
         match (by_table, loaders < threads) {
             (true, true) => format!("{loaders} of {threads} threads (one per server CPU)"),
-            _ => format!("{threads} thread(s)"),
+            _ => count(threads, "thread"),
         },
         if by_table {
             ", one table per transaction (the server's bulk insert into empty tables)"

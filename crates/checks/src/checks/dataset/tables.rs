@@ -165,6 +165,7 @@ impl<'a> Tables<'a> {
                     "drop DB Dyno's tables and prepare again (prepare = \"always\", --prepare=always), or clean them up first",
                     Some(self.cleanup_command()),
                 )
+                .with_prepare_fix(PrepareMode::Always)
             }
             Some(OltpTables::Foreign { why, .. }) => {
                 return Check::new(
@@ -178,6 +179,7 @@ impl<'a> Tables<'a> {
                     "read the tables as they are (prepare = \"never\", run without --prepare), or drop them first if nobody needs them",
                     Some(self.cleanup_command()),
                 )
+                .with_prepare_fix(PrepareMode::Never)
             }
             Some(OltpTables::Absent) | None => {}
         }
@@ -409,6 +411,7 @@ mod tests {
         });
         let c = verdict(&f, &prep);
         assert_eq!(c.status, CheckStatus::Fail);
+        assert_eq!(c.prepare_fix, Some(PrepareMode::Always));
         assert!(c.fix.unwrap().text.contains("always"));
         for p in &mut prep.phases {
             if let Phase::Prepare { mode, .. } = p {
@@ -427,5 +430,6 @@ mod tests {
         let c = verdict(&f, &prep);
         assert_eq!(c.status, CheckStatus::Fail);
         assert!(c.seen.contains("neither reuses nor drops"), "{}", c.seen);
+        assert_eq!(c.prepare_fix, Some(PrepareMode::Never));
     }
 }
