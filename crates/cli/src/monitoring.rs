@@ -72,6 +72,14 @@ pub fn not_started(e: NotStarted) -> anyhow::Error {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        // Nor does it get past a history that cannot take the results: its fix does.
+        NotStarted::Refused { problems } if problems.iter().any(failed_history_dir) => {
+            anyhow::anyhow!(
+                "the history cannot take this run's results, nothing was run. Fix it as its \
+                 row above says, give --spill-dir=DIR to keep the results in a file, or \
+                 --no-history"
+            )
+        }
         e @ NotStarted::Refused { .. } => anyhow::anyhow!(
             "{e}. Fix them (`dbdyno check` with the same options explains, `--fix` applies \
              what it can), or add --skip-checks to run anyway"
@@ -83,6 +91,12 @@ pub fn not_started(e: NotStarted) -> anyhow::Error {
             e => e.into(),
         },
     }
+}
+
+/// The history directory's row, failed (`history.directory`).
+fn failed_history_dir(c: &Check) -> bool {
+    c.status == dbdyno_checks::CheckStatus::Fail
+        && c.id == dbdyno_checks::checks::history_dir::CHECK_ID
 }
 
 /// A load client's check that failed (`clients.<check>:<client>`).

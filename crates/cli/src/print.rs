@@ -100,7 +100,8 @@ impl Printer {
                 } else if *warmup_s > 0 {
                     let _ = writeln!(
                         out,
-                        "(warmup {warmup_s}s done, measuring {threads} threads)"
+                        "(warmup {warmup_s}s done, measuring {})",
+                        count(*threads, "thread")
                     );
                 }
             }

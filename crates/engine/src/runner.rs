@@ -259,7 +259,7 @@ fn capacity_search(
             events.message(format!(
                 "capacity search at {}: {scenario} @ {} threads, between {within} (within) and {beyond} (beyond)",
                 target.compact(),
-                step.threads
+                count(step.threads, "thread")
             ));
             let call = step_call(plan, &step, *step_index, true, events, cancel);
             let mut r = runner.run_step(&call)?;

@@ -98,7 +98,11 @@ impl ClientCheck {
             Stage::Cores.row(
                 c,
                 CheckStatus::Pass,
-                format!("{} threads on {} cores", self.threads, self.cores),
+                format!(
+                    "{} on {}",
+                    dbdyno_engine::wording::count(self.threads, "thread"),
+                    dbdyno_engine::wording::count(self.cores, "core")
+                ),
             )
         };
         let off = self.clock_offset_ms.abs() > OFFSET_WARN_MS;

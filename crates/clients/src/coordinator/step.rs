@@ -68,7 +68,7 @@ pub(crate) fn run(clients: &mut [Client], call: &StepCall) -> Result<StepResult,
     events.message(format!(
         "{} @ {} threads across {} load clients: {}",
         step.scenario,
-        step.threads,
+        dbdyno_engine::wording::count(step.threads, "thread"),
         parts.len(),
         parts
             .iter()

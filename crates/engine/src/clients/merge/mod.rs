@@ -162,7 +162,7 @@ pub fn merge(shares: Vec<Share>) -> Result<MergedStep, MergeError> {
     let label = format!(
         "{} @ {} threads",
         first.scenario,
-        results.iter().map(|r| r.threads).sum::<u32>()
+        crate::wording::count(results.iter().map(|r| r.threads).sum::<u32>(), "thread")
     );
     let mut warnings = Vec::new();
     let per_class = merge_classes(&shares, &label, &mut warnings)?;
