@@ -257,7 +257,7 @@ fn capacity_search(
                 cancel.sleep(std::time::Duration::from_secs(sla.cooldown_s));
             }
             events.message(format!(
-                "capacity search at {}: {scenario} @ {} threads, between {within} (within) and {beyond} (beyond)",
+                "capacity search at {}: {scenario} @ {}, between {within} (within) and {beyond} (beyond)",
                 target.compact(),
                 count(step.threads, "thread")
             ));

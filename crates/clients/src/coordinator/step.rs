@@ -66,7 +66,7 @@ pub(crate) fn run(clients: &mut [Client], call: &StepCall) -> Result<StepResult,
     } = *call;
     let mut parts = shares_of(clients, step)?;
     events.message(format!(
-        "{} @ {} threads across {} load clients: {}",
+        "{} @ {} across {} load clients: {}",
         step.scenario,
         dbdyno_engine::wording::count(step.threads, "thread"),
         parts.len(),

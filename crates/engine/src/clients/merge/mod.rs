@@ -160,7 +160,7 @@ pub fn merge(shares: Vec<Share>) -> Result<MergedStep, MergeError> {
     let whole_tps = per_sec(transactions, total_time_s);
     let steady = stats::find_steady_window(&intervals, whole_tps);
     let label = format!(
-        "{} @ {} threads",
+        "{} @ {}",
         first.scenario,
         crate::wording::count(results.iter().map(|r| r.threads).sum::<u32>(), "thread")
     );
