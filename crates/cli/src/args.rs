@@ -453,16 +453,16 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-/// sysbench accepts `--table_size` and `--table-size`; clap knows the dashed form.
-/// Only the option name is rewritten, never its value.
-pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
-    args.into_iter()
-        .map(|a| {
 /// `--prepare=MODE`: always, if-missing, never, or the older on/off.
 pub fn parse_prepare_mode(s: &str) -> Result<dbdyno_engine::PrepareMode, String> {
     s.parse()
 }
 
+/// sysbench accepts `--table_size` and `--table-size`; clap knows the dashed form.
+/// Only the option name is rewritten, never its value.
+pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| {
             if let Some(rest) = a.strip_prefix("--") {
                 let (name, value) = match rest.split_once('=') {
                     Some((n, v)) => (n, Some(v)),

@@ -497,17 +497,17 @@ impl Profile {
                 let mode: dbdyno_engine::plan::TlsMode = raw.parse().map_err(problem)?;
                 serde_json::to_value(mode).map_err(|e| problem(e.to_string()))?
             }
+            // `--prepare` alone, and its older on/off, as well as the modes.
+            "plan.prepare" => {
+                let mode: dbdyno_engine::PrepareMode = raw.parse().map_err(problem)?;
+                serde_json::to_value(mode).map_err(|e| problem(e.to_string()))?
+            }
             _ => parse_option(f.kind, raw).map_err(problem)?,
         };
         let mut v = serde_json::to_value(&*self).map_err(|e| problem(e.to_string()))?;
         let (section, k) = split(f.key);
         let table = match section {
             Some(s) => {
-            // `--prepare` alone, and its older on/off, as well as the modes.
-            "plan.prepare" => {
-                let mode: dbdyno_engine::PrepareMode = raw.parse().map_err(problem)?;
-                serde_json::to_value(mode).map_err(|e| problem(e.to_string()))?
-            }
                 let obj = v.as_object_mut().expect("a profile is an object");
                 let entry = obj
                     .entry(s)
@@ -631,13 +631,13 @@ mod tests {
                     "sla" => "p95<=20ms",
                     "on-step-error" => "continue",
                     "rate-dist" => "poisson",
+                    "prepare" => "always",
                     _ => "x",
                 },
                 Kind::Int => "3",
                 Kind::Float => "0.5",
                 Kind::Bool => "on",
                 Kind::StrList => "a,b",
-                    "prepare" => "always",
                 Kind::IntList => "1,2",
             };
             p.set_option(o, raw).unwrap_or_else(|e| panic!("{o}: {e}"));
