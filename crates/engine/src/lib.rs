@@ -35,6 +35,7 @@ pub mod sla;
 pub mod stats;
 pub mod sysbench_text;
 pub mod tpcc;
+pub mod utc;
 pub mod wording;
 pub mod workload;
 

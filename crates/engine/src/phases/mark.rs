@@ -5,8 +5,6 @@
 //! table is. The mark can: prepare reuses, or drops and loads again, only tables that
 //! carry it, and leaves every other table alone.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use crate::workload::WorkloadOptions;
 
 /// What every mark starts with.
@@ -33,11 +31,8 @@ pub struct TableMark {
 impl TableMark {
     /// The mark prepare writes now for a plan over `w`.
     pub fn now(w: &WorkloadOptions) -> TableMark {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
         TableMark {
-            made: utc_text(secs),
+            made: crate::utc::rfc3339(crate::utc::now_ms()),
             ..TableMark::shape_of(w)
         }
     }
@@ -141,39 +136,9 @@ impl TableMark {
     }
 }
 
-/// Unix seconds as `YYYY-MM-DDTHH:MM:SSZ` (the proleptic Gregorian calendar, as
-/// `days_from_civil`'s inverse in Howard Hinnant's date algorithms).
-fn utc_text(unix_s: i64) -> String {
-    let days = unix_s.div_euclid(86_400);
-    let secs = unix_s.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_in_utc() {
-        assert_eq!(utc_text(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc_text(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc_text(1_795_994_733), "2026-11-29T23:25:33Z");
-        assert_eq!(utc_text(-1), "1969-12-31T23:59:59Z");
-    }
 
     #[test]
     fn a_mark_reads_back_and_names_what_differs() {
