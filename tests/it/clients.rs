@@ -10,7 +10,6 @@
 //! `XDG_CACHE_HOME`), which no other test's install or prune touches, and no other test's
 //! agent runs from: they run beside the other SSH tests.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -22,7 +21,7 @@ use dbdyno_engine::stats::LatencyHistogram;
 use dbdyno_engine::{run_plan_with, CancelToken, EventSink, StepResult};
 use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::RemoteHost;
-use dbdyno_tests::{dbdyno_path, shared_server, stderr, stdout, TestSchema};
+use dbdyno_tests::{dbdyno_path, lines_of, shared_server, stderr, stdout, TestSchema};
 
 use crate::sshd::{PrivateSshd, Sshd};
 
@@ -278,19 +277,7 @@ fn sshd_sessions_of(host: &str, port: u16) -> Vec<u32> {
         .collect()
 }
 
-/// Reads `child`'s stdout on a thread, passing every line on.
-fn lines_of(child: &mut std::process::Child) -> crossbeam_channel::Receiver<String> {
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = crossbeam_channel::unbounded();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    rx
-}
-
-fn wait_for_line(rx: &crossbeam_channel::Receiver<String>, needle: &str, seen: &mut String) {
+fn wait_for_line(rx: &std::sync::mpsc::Receiver<String>, needle: &str, seen: &mut String) {
     let deadline = Instant::now() + Duration::from_secs(120);
     while Instant::now() < deadline {
         if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {

@@ -59,24 +59,6 @@ fn server_restart_mid_run_reconnects_and_finishes() {
     );
 }
 
-/// Reads a child's stdout line by line on a thread, so that a test can wait for a line.
-fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
-    use std::io::BufRead;
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
 /// Waits for a line containing `needle`, keeping every line seen.
 fn wait_for(rx: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, needle: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);

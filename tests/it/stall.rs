@@ -17,24 +17,6 @@ use serde_json::Value;
 /// Exit code of a run whose step failed under `--on-step-error=stop` (docs/cli.md).
 const EXIT_RUN_FAILED: i32 = 1;
 
-/// Reads a child's stdout line by line on a thread, so that a test can wait for a line.
-fn lines_of(child: &mut Child) -> Receiver<String> {
-    use std::io::BufRead;
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
 /// Waits for a line starting with `prefix`, keeping every line seen.
 fn wait_for(rx: &Receiver<String>, seen: &mut Vec<String>, prefix: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);

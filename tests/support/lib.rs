@@ -547,3 +547,22 @@ fn path_with_an_instant_sleep() -> std::ffi::OsString {
 pub fn server_without_local_infile(tag: &str) -> PrivateSandbox {
     PrivateSandbox::start(tag, "local_infile = 0")
 }
+
+/// Reads a child's stdout line by line on a thread, so that a test can wait for a line
+/// while the command runs (the sender goes away when stdout closes).
+pub fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let stdout = child.stdout.take().expect("the child's stdout is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
