@@ -170,6 +170,11 @@ export type ChecksView = {
 	data_disks: DataDiskRow[],
 	/**  What could not be found out, and why. */
 	missing: string[],
+	/**
+	 *  Why a run of this plan would be refused now (None: Start run may go): the run's
+	 *  own preflight decision on these checks, in its words.
+	 */
+	start_refusal: string | null,
 };
 
 /**
@@ -765,6 +770,13 @@ export type RunSnapshot = {
 	failed_steps_note: string | null,
 	/**  What happened to the history record, when it is worth saying. */
 	history_note: string | null,
+	/**
+	 *  At the end of a run the history did not fully take: the CLI's last line ("NOT IN
+	 *  THE HISTORY: … dbdyno import results FILE"), word for word.
+	 */
+	not_in_history: string | null,
+	/**  The spill file holding that run's steps, when one was written. */
+	spill_file: string | null,
 };
 
 export type RunStateName = "running" | "complete" | 

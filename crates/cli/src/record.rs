@@ -76,33 +76,7 @@ pub fn print_note(out: Out, note: &HistoryNote) {
 pub fn print_end(out: Out, recorded: Option<&Recorded>, spilled: Option<&Spilled>) {
     print_recorded(out, recorded, spilled.is_some());
     if let Some(s) = spilled {
-        eprintln!("{}", not_in_history_line(s, recorded));
-    }
-}
-
-/// "NOT IN THE HISTORY: …": what is missing, why, where the results are, and the
-/// command that brings them in (the spill file's path last, for scripts).
-fn not_in_history_line(s: &Spilled, recorded: Option<&Recorded>) -> String {
-    let partial = match (s.history_run_id, recorded) {
-        (Some(id), Some(Recorded::Stored { report, .. })) => format!(
-            "not fully in the history (run {id} holds {} of its {} step(s))",
-            report.steps_written, s.steps
-        ),
-        _ => "not in the history".to_string(),
-    };
-    match &s.path {
-        Some(p) => format!(
-            "NOT IN THE HISTORY: this run is {partial}: {}; its {} step(s) are in the spill file {}; to bring them in: dbdyno import results {}",
-            s.why,
-            s.steps,
-            p.display(),
-            p.display()
-        ),
-        None => format!(
-            "NOT IN THE HISTORY: this run is {partial}: {}; and no spill file could be written ({}): its results are only in the output above",
-            s.why,
-            s.not_written.as_deref().unwrap_or("no place took it")
-        ),
+        eprintln!("{}", s.not_in_history_line(recorded));
     }
 }
 

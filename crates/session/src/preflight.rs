@@ -88,3 +88,40 @@ pub fn refusal(checks: &[Check]) -> Option<String> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(id: &str, status: CheckStatus) -> Check {
+        Check::new(id, id, status, format!("{id} seen"), "why")
+    }
+
+    #[test]
+    fn only_a_failed_check_refuses_the_start() {
+        let warned = [
+            check("a.pass", CheckStatus::Pass),
+            check("b.warn", CheckStatus::Warn),
+            check("c.skipped", CheckStatus::Skipped),
+        ];
+        assert_eq!(refusal(&warned), None);
+        assert_eq!(refusal(&[]), None);
+    }
+
+    #[test]
+    fn a_refusal_names_each_failed_check_with_its_fix() {
+        let checks = [
+            check("a.pass", CheckStatus::Pass),
+            check("dataset.tables", CheckStatus::Fail)
+                .with_fix("drop the old tables first", Some("dbdyno cleanup".into())),
+            check("b.warn", CheckStatus::Warn),
+            check("mysql.max_prepared_stmt_count", CheckStatus::Fail),
+        ];
+        let why = refusal(&checks).expect("two checks failed");
+        assert_eq!(
+            why,
+            "the prerequisite checks failed, nothing was run: dataset.tables [dataset.tables]: dataset.tables seen. Fix: drop the old tables first (dbdyno cleanup) mysql.max_prepared_stmt_count [mysql.max_prepared_stmt_count]: mysql.max_prepared_stmt_count seen."
+        );
+        assert!(!why.contains("b.warn"), "{why}");
+    }
+}

@@ -70,6 +70,9 @@ pub struct ChecksView {
     pub data_disks: Vec<DataDiskRow>,
     /// What could not be found out, and why.
     pub missing: Vec<String>,
+    /// Why a run of this plan would be refused now (None: Start run may go): the run's
+    /// own preflight decision on these checks, in its words.
+    pub start_refusal: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]
@@ -141,6 +144,7 @@ fn view(r: &SuiteReport) -> ChecksView {
             .iter()
             .map(|m| format!("{}: {}", m.what, m.why))
             .collect(),
+        start_refusal: dbdyno_session::preflight::refusal(&r.checks),
     }
 }
 

@@ -4,23 +4,16 @@
 // verdict names the failing and warning checks and jumps to them; the data disk,
 // overridable.
 import { useState } from "react";
-import { commands, type ChecksView, type CheckRow, type PlanForm, type PrepareChoice } from "../bindings";
-import { call, message } from "../api";
 import { Badge, ErrorNote } from "../components/bits";
+import { CheckFixes } from "../components/CheckFixes";
 import { MeasureServer } from "../components/MeasureServer";
 import { useApp } from "../state/app";
 import { usePlanForm } from "../state/usePlanForm";
+import { useChecks } from "../state/useChecks";
 import { count } from "../state/format";
 
 /** The words of a verdict count: "1 failed", "2 warnings", "13 passed", "3 skipped". */
 const COUNTED = { fail: (n: number) => `${n} failed`, warn: (n: number) => count(n, "warning"), pass: (n: number) => `${n} passed`, skipped: (n: number) => `${n} skipped` };
-
-/** The button of a fix that changes the plan's prepare mode. */
-const PREPARE_FIX: Record<PrepareChoice, string> = {
-  always: "Drop DB Dyno's tables and prepare again",
-  never: "Read the tables as they are (no prepare)",
-  "if-missing": "Reuse the tables (prepare only if missing)",
-};
 
 /** Brings a check's row into view and focus. */
 function jumpTo(id: string) {
@@ -31,54 +24,13 @@ function jumpTo(id: string) {
 
 export function Checks() {
   const { go } = useApp();
-  const { env, form, setForm, error: formError } = usePlanForm();
-  const [view, setView] = useState<ChecksView | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { form, error: formError } = usePlanForm();
+  const { env, view, busy, error, applied, runChecks, applyFix, planFix } = useChecks();
   const [devices, setDevices] = useState("");
   const [adminUser, setAdminUser] = useState("");
   const [adminPassword, setAdminPassword] = useState("");
-  const [applied, setApplied] = useState<string | null>(null);
-
-  async function runChecks(plan: PlanForm | null = form) {
-    if (!env || !plan) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const list = devices.split(/[\s,]+/).filter(Boolean);
-      setView(await call(commands.runChecks(env, plan, list)));
-    } catch (e) {
-      setError(message(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function fix(c: CheckRow) {
-    if (!env || !form) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const admin = adminUser.trim() ? { user: adminUser, password: adminPassword } : null;
-      const r = await call(commands.applyFix(env, c.id, form, admin));
-      setApplied(`Ran ${r.applied_sql}.${r.note ? ` ${r.note}` : ""}`);
-      setView(r.checks);
-    } catch (e) {
-      setError(message(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  /** A fix that changes the plan: the form takes it (the Plan screen shows it), and the
-   *  checks run again on the changed plan. */
-  async function changePlan(c: CheckRow, mode: PrepareChoice) {
-    if (!form) return;
-    const changed = { ...form, prepare: mode };
-    setForm(changed);
-    setApplied(`The plan now says prepare = "${mode}" (${PREPARE_FIX[mode].toLowerCase()}), for ${c.title}.`);
-    await runChecks(changed);
-  }
+  const deviceList = () => devices.split(/[\s,]+/).filter(Boolean);
+  const admin = () => (adminUser.trim() ? { user: adminUser, password: adminPassword } : null);
 
   const flagged = view ? view.checks.filter((c) => c.verdict === "fail" || c.verdict === "warn") : [];
   const counts = view
@@ -90,7 +42,7 @@ export function Checks() {
         <h1>Checks</h1>
         <span className="sub">{env} — is the server ready for this plan?</span>
         <span className="spacer" />
-        <button className="btn primary" onClick={() => runChecks()} disabled={busy || !form} data-testid="run-checks">
+        <button className="btn primary" onClick={() => runChecks(form, deviceList())} disabled={busy || !form} data-testid="run-checks">
           {busy ? "Checking…" : view ? "Run checks again" : "Run checks"}
         </button>
         <button className="btn" onClick={() => go("plan")}>Plan the test →</button>
@@ -147,26 +99,7 @@ export function Checks() {
                   <div>{c.seen}</div>
                   <div className="why">Why it matters: {c.why}</div>
                   {c.fix_text && <div>Fix: {c.fix_text}</div>}
-                  {c.prepare_fix && (c.verdict === "fail" || c.verdict === "warn") && (
-                    <div className="row">
-                      <button className="btn primary" disabled={busy} onClick={() => changePlan(c, c.prepare_fix!)} data-testid={`plan-fix-${c.id}`}>
-                        {PREPARE_FIX[c.prepare_fix]}
-                      </button>
-                    </div>
-                  )}
-                  {c.fix_command && (
-                    <details>
-                      <summary>Command line</summary>
-                      <pre className="notice">{c.fix_command}</pre>
-                    </details>
-                  )}
-                  {c.action_sql && (
-                    <div className="row">
-                      <button className="btn primary" disabled={busy} onClick={() => fix(c)} data-testid={`fix-${c.id}`}>
-                        Apply: {c.action_sql}
-                      </button>
-                    </div>
-                  )}
+                  <CheckFixes check={c} busy={busy} onPlanFix={(row, mode) => planFix(row, mode, deviceList())} onApply={(row) => applyFix(row, admin())} />
                 </div>
               </div>
             ))}

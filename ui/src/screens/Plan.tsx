@@ -5,11 +5,10 @@
 // pool and free disk) is computed in Rust on every change. On a wide window the form's
 // panels flow into two columns beside the preview; on a narrow one, into one.
 import { useEffect, useRef, useState } from "react";
-import { Channel } from "@tauri-apps/api/core";
-import { commands, type DatasetFields, type PlanForm, type PlanPreview, type RunSnapshot } from "../bindings";
+import { commands, type DatasetFields, type PlanForm, type PlanPreview } from "../bindings";
 import { call, message } from "../api";
 import { ErrorNote } from "../components/bits";
-import { useApp } from "../state/app";
+import { StartRunButton } from "../components/StartRun";
 import { count, duration, num } from "../state/format";
 import { usePlanForm } from "../state/usePlanForm";
 import { PrewarmGate, RowDistribution, TpccData, TransactionMix } from "./PlanWorkload";
@@ -18,26 +17,7 @@ import { ClientSplitTable, ClientsTakingPart } from "./PlanClients";
 
 export const DEFAULT_LADDER = [1, 8, 16, 32, 64, 128];
 
-let nextToken = 1;
-
-/** Starts a run and wires its channel into the run state. The Run screen is already
- * showing when Rust answers, so a refusal (failed checks...) is told there. */
-export function useStartRun() {
-  const { env, dispatchRun, go } = useApp();
-  return async (form: PlanForm) => {
-    if (!env) return;
-    const token = nextToken++;
-    const channel = new Channel<RunSnapshot>();
-    channel.onmessage = (snapshot) => dispatchRun({ type: "snapshot", token, snapshot });
-    dispatchRun({ type: "started", token });
-    go("run");
-    try {
-      await call(commands.startRun(env, form, channel));
-    } catch (e) {
-      dispatchRun({ type: "refused", token, message: message(e) });
-    }
-  };
-}
+export { useStartRun } from "../components/StartRun";
 
 export function Plan() {
   const { env, form, setForm, scenarios, randTypes, clientsAvailable, error: formError } = usePlanForm();
@@ -47,7 +27,6 @@ export function Plan() {
   // for a moment keeps the fields being edited.
   const [dataFields, setDataFields] = useState<DatasetFields>({ tables_and_rows: true, warehouses: false });
   const threadInput = useRef<HTMLInputElement>(null);
-  const start = useStartRun();
 
   useEffect(() => {
     if (!env || !form) return;
@@ -90,14 +69,7 @@ export function Plan() {
         <h1>Plan</h1>
         <span className="sub">{env}</span>
         <span className="spacer" />
-        <button
-          className="btn primary"
-          disabled={!preview}
-          onClick={() => start(form).catch((e) => setError(message(e)))}
-          data-testid="start-run"
-        >
-          Start run
-        </button>
+        <StartRunButton ready={preview !== null} onError={setError} />
       </div>
       <ErrorNote error={error} />
       <div className="plan-layout">

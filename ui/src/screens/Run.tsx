@@ -1,14 +1,19 @@
 // Run: live per-second charts (TPS/QPS, latency, server CPU and disk, client CPU, and
 // MySQL's own QPS/TPS), the step table filling in, progress with ETA, cool-down, errors
-// and reconnects, Cancel.
-import { useMemo, useState } from "react";
+// and reconnects, Cancel; at the end of a run the history did not fully take, Rust's
+// "NOT IN THE HISTORY" line and the spill file; a refused start with its fixes as
+// buttons and Start run beside them.
+import { useEffect, useMemo, useState } from "react";
 import { commands } from "../bindings";
 import { call, message } from "../api";
 import { Chart } from "../components/Chart";
 import { Badge, ErrorNote, StepTable } from "../components/bits";
+import { CheckFixes } from "../components/CheckFixes";
+import { StartRunButton } from "../components/StartRun";
 import { useApp } from "../state/app";
 import { duration, num } from "../state/format";
 import { isFinal } from "../state/run";
+import { useChecks } from "../state/useChecks";
 
 export function Run() {
   const { run, go } = useApp();
@@ -38,21 +43,7 @@ export function Run() {
     [run.mysql],
   );
 
-  if (!s && run.refused) {
-    return (
-      <div className="stack">
-        <div className="screen-head"><h1>Run</h1><Badge kind="failed" /></div>
-        <div className="notice error" role="alert" data-testid="run-refused">
-          <p>The run did not start.</p>
-          <pre>{run.refused}</pre>
-        </div>
-        <div className="row">
-          <button className="btn primary" onClick={() => go("plan")}>Back to Plan</button>
-          <button className="btn" onClick={() => go("checks")}>Open Checks</button>
-        </div>
-      </div>
-    );
-  }
+  if (!s && run.refused) return <Refused why={run.refused} />;
   if (!s) {
     return (
       <div className="stack">
@@ -93,6 +84,16 @@ export function Run() {
         </div>
       )}
       {s.history_note && <div className="notice warn">{s.history_note}</div>}
+      {s.not_in_history && (
+        <div className="notice error" role="alert" data-testid="run-not-in-history">
+          <p>{s.not_in_history}</p>
+          {s.spill_file && (
+            <p>
+              Spill file: <code className="mono" data-testid="run-spill-file">{s.spill_file}</code>
+            </p>
+          )}
+        </div>
+      )}
       {s.silence && (
         <div className="notice warn" role="status" data-testid="run-silence">
           {s.silence.text}
@@ -154,6 +155,62 @@ export function Run() {
           ))}
         </div>
       </section>
+    </div>
+  );
+}
+
+/** A refused start: Rust's reason, the failed checks' fixes as buttons (the checks run
+ *  for this plan if they have not been), and Start run, one click away once they pass. */
+function Refused({ why }: { why: string }) {
+  const { go, env, form, checks } = useApp();
+  const { view, busy, error, applied, runChecks, applyFix, planFix } = useChecks();
+  const [startError, setStartError] = useState<string | null>(null);
+  const checkedThisPlan = checks !== null && checks.env === env && JSON.stringify(checks.form) === JSON.stringify(form);
+  useEffect(() => {
+    if (!checkedThisPlan && form) void runChecks(form);
+    // Once per refusal: the checks' own buttons run them again after a fix.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [why]);
+  const failed = view ? view.checks.filter((c) => c.verdict === "fail") : [];
+  return (
+    <div className="stack">
+      <div className="screen-head">
+        <h1>Run</h1>
+        <Badge kind="failed" />
+        <span className="spacer" />
+        <StartRunButton ready={!busy && checkedThisPlan} onError={setStartError} />
+      </div>
+      <div className="notice error" role="alert" data-testid="run-refused">
+        <p>The run did not start.</p>
+        <pre>{why}</pre>
+      </div>
+      <ErrorNote error={error ?? startError} />
+      {applied && <div className="notice ok" role="status" data-testid="fix-applied">{applied}</div>}
+      {busy && <div className="panel sub">Checking…</div>}
+      {failed.length > 0 && (
+        <section className="panel stack" aria-label="Fixes" data-testid="refused-fixes">
+          {failed.map((c) => (
+            <div className="check" key={c.id} data-testid={`check-${c.id}`} data-verdict={c.verdict}>
+              <div><Badge kind={c.verdict} /></div>
+              <div className="what">
+                <strong>{c.title}</strong>
+                <div>{c.seen}</div>
+                {c.fix_text && <div>Fix: {c.fix_text}</div>}
+                <CheckFixes check={c} busy={busy} onPlanFix={planFix} onApply={(row) => applyFix(row)} />
+              </div>
+            </div>
+          ))}
+        </section>
+      )}
+      {view && checkedThisPlan && !view.start_refusal && (
+        <div className="notice ok" role="status" data-testid="refused-cleared">
+          The checks pass for this plan now: press Start run.
+        </div>
+      )}
+      <div className="row">
+        <button className="btn" onClick={() => go("plan")}>Back to Plan</button>
+        <button className="btn" onClick={() => go("checks")}>Open Checks</button>
+      </div>
     </div>
   );
 }

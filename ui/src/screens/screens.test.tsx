@@ -213,6 +213,22 @@ describe("Run", () => {
   });
 });
 
+describe("Run: a run the history did not take", () => {
+  it("ends with Rust's NOT IN THE HISTORY line and the spill file", async () => {
+    const line =
+      "NOT IN THE HISTORY: this run is not in the history: database or disk is full; its 2 step(s) are in the spill file /data/spill/run-1.json; to bring them in: dbdyno import results /data/spill/run-1.json";
+    mount(<Run />, snapshot({ status: "complete", not_in_history: line, spill_file: "/data/spill/run-1.json" }));
+    expect(await screen.findByTestId("run-not-in-history")).toHaveTextContent(line);
+    expect(screen.getByTestId("run-spill-file")).toHaveTextContent("/data/spill/run-1.json");
+  });
+
+  it("says nothing of the kind for a run the history took", async () => {
+    mount(<Run />, snapshot({ status: "complete" }));
+    await screen.findByTestId("step-table");
+    expect(screen.queryByTestId("run-not-in-history")).toBeNull();
+  });
+});
+
 describe("Checks", () => {
   const view = (verdict: "warn" | "pass") => ({
     checks: [
@@ -233,6 +249,7 @@ describe("Checks", () => {
     os_access: "this machine (/proc)",
     data_disks: [],
     missing: [],
+    start_refusal: null,
   });
 
   it("applies a fix by check id and shows the checks again", async () => {
@@ -254,6 +271,7 @@ describe("Checks", () => {
 });
 
 describe("Checks: refusals and their fixes", () => {
+  const REFUSAL = "the prerequisite checks failed, nothing was run: Benchmark tables [dataset.tables]: sbtest1 was made by DB Dyno with table_size 5000 (the plan's: 10000).";
   const tables = (verdict: "fail" | "pass") => ({
     id: "dataset.tables",
     title: "Benchmark tables",
@@ -273,6 +291,7 @@ describe("Checks: refusals and their fixes", () => {
     os_access: "this machine (/proc)",
     data_disks: [],
     missing: [],
+    start_refusal: verdict === "fail" ? REFUSAL : null,
   });
 
   it("names the failing check in the verdict, jumps to it, and fixes the plan by a click", async () => {
@@ -296,6 +315,52 @@ describe("Checks: refusals and their fixes", () => {
     expect(await screen.findByTestId("fix-applied")).toHaveTextContent('prepare = "always"');
     expect(screen.getByTestId("check-dataset.tables")).toHaveAttribute("data-verdict", "pass");
     expect(screen.queryByTestId("checks-flagged")).toBeNull();
+  });
+
+  it("Start run is off with Rust's reason while the checks of this plan refuse it, and on after the fix", async () => {
+    const user = userEvent.setup();
+    commands.runChecks.mockImplementationOnce(() => ok(view("fail"))).mockImplementationOnce(() => ok(view("pass")));
+    mount(
+      <>
+        <Checks />
+        <Plan />
+      </>,
+    );
+    await screen.findByRole("button", { name: "Remove 128 threads" });
+    await waitFor(() => expect(screen.getByTestId("start-run")).toBeEnabled());
+    await user.click(await screen.findByTestId("run-checks"));
+    await waitFor(() => expect(screen.getByTestId("start-run")).toBeDisabled());
+    expect(screen.getByTestId("start-refusal")).toHaveTextContent(REFUSAL);
+    await user.click(screen.getByTestId("plan-fix-dataset.tables"));
+    await waitFor(() => expect(screen.getByTestId("start-run")).toBeEnabled());
+    expect(screen.queryByTestId("start-refusal")).toBeNull();
+  });
+
+  it("a refused start shows the failed check's fix as a button, then Start run is one click away", async () => {
+    const user = userEvent.setup();
+    commands.runChecks.mockImplementationOnce(() => ok(view("fail"))).mockImplementationOnce(() => ok(view("pass")));
+    commands.startRun.mockImplementationOnce(() => fail("invalid", REFUSAL)).mockImplementationOnce(() => new Promise(() => {}));
+    mount(
+      <>
+        <Plan />
+        <Run />
+      </>,
+    );
+    await waitFor(() => expect(screen.getByTestId("start-run")).toBeEnabled());
+    await user.click(screen.getByTestId("start-run"));
+    expect(await screen.findByTestId("run-refused")).toHaveTextContent(REFUSAL);
+    // The Run screen runs the checks of this plan to find the fixes.
+    const fixes = await screen.findByTestId("refused-fixes");
+    expect(commands.runChecks).toHaveBeenCalledTimes(1);
+    for (const b of screen.getAllByTestId("start-run")) expect(b).toBeDisabled();
+    await user.click(within(fixes).getByTestId("plan-fix-dataset.tables"));
+    expect(await screen.findByTestId("refused-cleared")).toBeInTheDocument();
+    expect(commands.runChecks.mock.calls[1][1]).toEqual({ ...form, prepare: "always" });
+    const starts = screen.getAllByTestId("start-run");
+    for (const b of starts) expect(b).toBeEnabled();
+    await user.click(starts[starts.length - 1]);
+    await waitFor(() => expect(commands.startRun).toHaveBeenCalledTimes(2));
+    expect(commands.startRun.mock.calls[1][1]).toEqual({ ...form, prepare: "always" });
   });
 });
 

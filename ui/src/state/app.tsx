@@ -1,11 +1,26 @@
 // App-wide state: the screen, the chosen environment, the plan form of that
 // environment, the run in progress and the theme. Screens read it through useApp().
 import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, useState, type ReactNode } from "react";
-import type { PlanForm } from "../bindings";
+import type { ChecksView, PlanForm } from "../bindings";
 import { emptyRun, runReducer, type RunAction, type RunView } from "./run";
 
 export type ScreenId = "environments" | "checks" | "plan" | "run" | "history" | "compare";
 export type Theme = "system" | "light" | "dark";
+
+/** The last checks run, with the environment and plan they were run for: Start run
+ *  follows their `start_refusal` (Rust's preflight decision) while the plan is unchanged. */
+export interface LastChecks {
+  env: string;
+  form: PlanForm;
+  view: ChecksView;
+}
+
+/** The refusal the last checks give a run of `form` in `env`, when they were run for
+ *  that very plan (a changed plan has not been checked yet). */
+export function startRefusal(last: LastChecks | null, env: string | null, form: PlanForm | null): string | null {
+  if (!last || !env || !form || last.env !== env || JSON.stringify(last.form) !== JSON.stringify(form)) return null;
+  return last.view.start_refusal;
+}
 
 export const SCREENS: { id: ScreenId; label: string; needsEnv: boolean }[] = [
   { id: "environments", label: "Environments", needsEnv: false },
@@ -27,6 +42,8 @@ interface AppState {
   dispatchRun: (a: RunAction) => void;
   theme: Theme;
   setTheme: (t: Theme) => void;
+  checks: LastChecks | null;
+  setChecks: (c: LastChecks | null) => void;
 }
 
 const Ctx = createContext<AppState | null>(null);
@@ -36,6 +53,7 @@ export function AppProvider({ children, initialScreen = "environments" }: { chil
   const [env, setEnvRaw] = useState<string | null>(null);
   const [form, setForm] = useState<PlanForm | null>(null);
   const [run, dispatchRun] = useReducer(runReducer, undefined, () => emptyRun());
+  const [checks, setChecks] = useState<LastChecks | null>(null);
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("theme") as Theme) || "system");
 
   // A new environment starts from its own profile's plan.
@@ -60,8 +78,8 @@ export function AppProvider({ children, initialScreen = "environments" }: { chil
   }, [theme]);
 
   const value = useMemo(
-    () => ({ screen, go, env, setEnv, form, setForm, run, dispatchRun, theme, setTheme }),
-    [screen, env, setEnv, form, run, theme],
+    () => ({ screen, go, env, setEnv, form, setForm, run, dispatchRun, theme, setTheme, checks, setChecks }),
+    [screen, env, setEnv, form, run, theme, checks],
   );
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }

@@ -53,6 +53,8 @@ export const snapshot = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
   failure: null,
   failed_steps_note: null,
   history_note: null,
+  not_in_history: null,
+  spill_file: null,
   ...over,
 });
 

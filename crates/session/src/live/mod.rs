@@ -66,6 +66,9 @@ pub struct LiveRun {
     status: RunStatus,
     failure: Option<String>,
     history_note: Option<String>,
+    /// Set by [`LiveRun::ended`] for a run with a spill outcome.
+    not_in_history: Option<String>,
+    spill_file: Option<String>,
 }
 
 impl LiveRun {
@@ -117,6 +120,8 @@ impl LiveRun {
             status: RunStatus::Running,
             failure: None,
             history_note: None,
+            not_in_history: None,
+            spill_file: None,
         }
     }
 
@@ -191,6 +196,10 @@ impl LiveRun {
             if !report.errors.is_empty() {
                 self.note_history(format!("history: {}", report.errors.join("; ")));
             }
+        }
+        if let Some(s) = &end.spilled {
+            self.not_in_history = Some(s.not_in_history_line(end.history.as_ref()));
+            self.spill_file = s.path.as_ref().map(|p| p.display().to_string());
         }
     }
 
@@ -517,6 +526,8 @@ impl LiveRun {
             failure: self.failure.clone(),
             failed_steps_note: self.failed_steps_note(),
             history_note: self.history_note.clone(),
+            not_in_history: self.not_in_history.clone(),
+            spill_file: self.spill_file.clone(),
         }
     }
 }

@@ -222,4 +222,9 @@ pub struct RunSnapshot {
     pub failed_steps_note: Option<String>,
     /// What happened to the history record, when it is worth saying.
     pub history_note: Option<String>,
+    /// At the end of a run the history did not fully take: the CLI's last line ("NOT IN
+    /// THE HISTORY: … dbdyno import results FILE"), word for word.
+    pub not_in_history: Option<String>,
+    /// The spill file holding that run's steps, when one was written.
+    pub spill_file: Option<String>,
 }

@@ -19,6 +19,7 @@
 
 mod history;
 mod host_lock;
+mod not_in_history;
 mod spill;
 #[cfg(test)]
 mod tests;
