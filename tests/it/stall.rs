@@ -169,15 +169,7 @@ fn a_silent_server_is_a_gap_below_the_stall_timeout_and_ends_the_run_at_it() {
     let (out, text) = finish(child, rx, seen);
     let took = since.elapsed();
     drop(stopped);
-    assert_eq!(out.status.code(), Some(EXIT_RUN_FAILED), "{text}");
-    assert!(
-        took < Duration::from_secs(3 + 5),
-        "ended {took:?} after the server fell silent: {text}"
-    );
-    assert!(
-        text.contains("the server was silent for 3 s (since "),
-        "the message says why: {text}"
-    );
+    ended_at_the_stall_timeout(&out, took, &text, "the server fell silent");
     assert!(
         interval_tps(&text).iter().filter(|&&t| t == 0.0).count() >= 2,
         "0 tps lines while it waited: {text}"
@@ -187,6 +179,20 @@ fn a_silent_server_is_a_gap_below_the_stall_timeout_and_ends_the_run_at_it() {
     assert!(
         warnings_of(&run).contains("the stall timeout (--stall-timeout=3) ends the step"),
         "{run}"
+    );
+}
+
+/// A run under `--stall-timeout=3` whose server stopped answering `took` before it ended:
+/// it failed, within the timeout and the few seconds its end takes, saying why.
+fn ended_at_the_stall_timeout(out: &Output, took: Duration, text: &str, what: &str) {
+    assert_eq!(out.status.code(), Some(EXIT_RUN_FAILED), "{text}");
+    assert!(
+        took < Duration::from_secs(3 + 5),
+        "ended {took:?} after {what}: {text}"
+    );
+    assert!(
+        text.contains("the server was silent for 3 s (since "),
+        "the message says why: {text}"
     );
 }
 
@@ -401,15 +407,7 @@ fn a_cut_network_is_a_recorded_gap_and_a_link_left_down_ends_the_run_at_the_stal
     let (out, text) = finish(child, rx, seen);
     let took = since.elapsed();
     ns.link("up");
-    assert_eq!(out.status.code(), Some(EXIT_RUN_FAILED), "{text}");
-    assert!(
-        took < Duration::from_secs(3 + 5),
-        "ended {took:?} after the link went down: {text}"
-    );
-    assert!(
-        text.contains("the server was silent for 3 s (since "),
-        "the message says why: {text}"
-    );
+    ended_at_the_stall_timeout(&out, took, &text, "the link went down");
     let run = recorded(data.path(), &text);
     assert_eq!(run["state"], "failed", "{run}");
 }
