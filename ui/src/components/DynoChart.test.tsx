@@ -2,23 +2,10 @@
 // Rust passed, none for a missing one or a hidden series, and the y axis holds the bars.
 import { describe, expect, it, vi } from "vitest";
 import { render } from "@testing-library/react";
+import { made } from "../test/uplot";
 
-const made = vi.hoisted(() => ({ opts: [] as unknown[] }));
-vi.mock("uplot", () => ({
-  default: class {
-    constructor(opts: unknown) {
-      made.opts.push(opts);
-    }
-    setSize() {}
-    destroy() {}
-  },
-}));
+vi.mock("uplot", () => import("../test/uplot"));
 vi.mock("uplot/dist/uPlot.min.css", () => ({}));
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  disconnect() {}
-  unobserve() {}
-} as unknown as typeof ResizeObserver;
 
 import { DynoChart, type Curve } from "./DynoChart";
 

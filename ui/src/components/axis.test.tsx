@@ -4,24 +4,10 @@
 // cut the Compare screen's error-bar curves' "100,000" to "00,000".
 import { describe, expect, it, vi } from "vitest";
 import { render } from "@testing-library/react";
+import { made } from "../test/uplot";
 
-const made = vi.hoisted(() => ({ opts: [] as unknown[] }));
-vi.mock("uplot", () => ({
-  default: class {
-    constructor(opts: unknown) {
-      made.opts.push(opts);
-    }
-    setSize() {}
-    setData() {}
-    destroy() {}
-  },
-}));
+vi.mock("uplot", () => import("../test/uplot"));
 vi.mock("uplot/dist/uPlot.min.css", () => ({}));
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  disconnect() {}
-  unobserve() {}
-} as unknown as typeof ResizeObserver;
 
 import { Chart } from "./Chart";
 import { DynoChart } from "./DynoChart";

@@ -7,14 +7,7 @@ export const ok = <T,>(data: T) => Promise.resolve({ status: "ok" as const, data
 /** A command's error, as Rust's AppError arrives. */
 export const fail = (code: ErrorCode, message: string) => Promise.resolve({ status: "error" as const, error: { code, message } });
 
-vi.mock("uplot", () => ({
-  default: class {
-    constructor() {}
-    setData() {}
-    setSize() {}
-    destroy() {}
-  },
-}));
+vi.mock("uplot", () => import("./uplot"));
 vi.mock("uplot/dist/uPlot.min.css", () => ({}));
 vi.mock("@tauri-apps/api/core", () => ({
   Channel: class {
@@ -22,8 +15,3 @@ vi.mock("@tauri-apps/api/core", () => ({
   },
 }));
 
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  disconnect() {}
-  unobserve() {}
-} as unknown as typeof ResizeObserver;
