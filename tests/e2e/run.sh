@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The desktop app's end-to-end suite: builds the front-end and the app (debug, with the
 # front-end embedded), installs tauri-driver if missing, starts Xvfb and tauri-driver
-# on loopback, and runs flow.test.mjs against the sandbox MariaDB and sshd.
+# on loopback, and runs flow.test.mjs (the whole app) and newcomer.test.mjs (a new user's
+# session with the shipped example, in directories of its own) against the sandbox
+# MariaDB and sshd.
 #
 #   bash tests/e2e/run.sh            (scripts/test.d/50-e2e.sh calls it in CI)
 #
 # Screenshots and logs: test-output/e2e/. The app's history and profiles go to a temp
 # directory (DBDYNO_DATA_DIR / DBDYNO_CONFIG_DIR), never the user's.
-# Environment: DBDYNO_E2E_KEEP=1 keeps the temp directory; TAURI_DRIVER_PORT (4444).
+# Environment: DBDYNO_E2E_KEEP=1 keeps the temp directory; TAURI_DRIVER_PORT (4444);
+# E2E_SPECS="newcomer.test.mjs" runs only those files of tests/e2e.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -77,10 +80,11 @@ cc -O2 -o "$TMP/wm-close" tests/e2e/wm-close.c -lX11 || die "cannot build tests/
 export E2E_WM_CLOSE="$TMP/wm-close"
 bash scripts/sandbox.sh sql -e "DROP DATABASE IF EXISTS $SCHEMA" >/dev/null
 
-# A private X server; -nolisten tcp keeps it off the network.
+# A private X server; -nolisten tcp keeps it off the network. Its screen holds the
+# largest window newcomer.test.mjs lays the Plan screen out in (1920×1080).
 DISPLAY_NUM=99
 while [ -e "/tmp/.X11-unix/X$DISPLAY_NUM" ]; do DISPLAY_NUM=$((DISPLAY_NUM + 1)); done
-Xvfb ":$DISPLAY_NUM" -screen 0 1280x800x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
+Xvfb ":$DISPLAY_NUM" -screen 0 1920x1080x24 -nolisten tcp >"$OUT/xvfb.log" 2>&1 &
 PIDS+=($!)
 export DISPLAY=":$DISPLAY_NUM"
 
@@ -94,7 +98,12 @@ done
 info "e2e: running the flow (display $DISPLAY, tauri-driver on 127.0.0.1:$PORT)"
 t1="$(now_s)"
 rc=0
-(cd tests/e2e && npm test) || rc=$?
+if [ -n "${E2E_SPECS:-}" ]; then
+    # shellcheck disable=SC2086 # a list of file names
+    (cd tests/e2e && node --test --test-concurrency=1 $E2E_SPECS) || rc=$?
+else
+    (cd tests/e2e && npm test) || rc=$?
+fi
 info "e2e: flow took $(fmt_duration $(($(now_s) - t1))); screenshots in $OUT"
 ls "$OUT"/*.png 2>/dev/null | sed 's/^/    /' || true
 exit "$rc"

@@ -67,10 +67,11 @@ export function Environments() {
     setError(null);
     try {
       const e = await call(commands.saveEnvironment(editing.form, editing.previous));
-      setSaved(`Saved ${e.path}`);
       await refresh();
       setEnv(e.name);
+      // After open, which clears the last message: said before it, "Saved" never showed.
       await open(e.name);
+      setSaved(`Saved ${e.path}`);
     } catch (err) {
       setError(message(err));
     }

@@ -49,7 +49,8 @@ export function useChecks() {
     if (!form) return;
     const changed = { ...form, prepare: mode };
     setForm(changed);
-    setApplied(`The plan now says prepare = "${mode}" (${PREPARE_FIX[mode].toLowerCase()}), for ${c.title}.`);
+    // Only the button's first letter lowered: "DB Dyno" keeps its capitals.
+    setApplied(`The plan now says prepare = "${mode}" (${PREPARE_FIX[mode].charAt(0).toLowerCase()}${PREPARE_FIX[mode].slice(1)}), for ${c.title}.`);
     await runChecks(changed, devices);
   }
 
