@@ -79,10 +79,10 @@ impl From<dbdyno_history::HistoryError> for AppError {
     }
 }
 
-impl From<dbdyno_monitor::SshError> for AppError {
-    fn from(e: dbdyno_monitor::SshError) -> Self {
+impl From<dbdyno_ssh::SshError> for AppError {
+    fn from(e: dbdyno_ssh::SshError) -> Self {
         let code = match e {
-            dbdyno_monitor::SshError::UnknownHostKey(_) => ErrorCode::HostKeyUnknown,
+            dbdyno_ssh::SshError::UnknownHostKey(_) => ErrorCode::HostKeyUnknown,
             _ => ErrorCode::Ssh,
         };
         AppError::new(code, e.to_string())

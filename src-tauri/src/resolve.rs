@@ -6,9 +6,10 @@
 use std::path::Path;
 
 use dbdyno_engine::ConnectOptions;
-use dbdyno_monitor::{HostAccess, SshTarget};
+use dbdyno_monitor::HostAccess;
 use dbdyno_profile::{LoadClient, Profile};
 use dbdyno_session::resolve::{self, KnownHosts, PasswordRequest, ResolveError, SshLogin};
+use dbdyno_ssh::SshTarget;
 
 use crate::error::{AppError, AppResult};
 

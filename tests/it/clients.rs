@@ -19,8 +19,8 @@ use dbdyno_clients::transport::local::LocalLauncher;
 use dbdyno_clients::{ClientSpec, Coordinator, Launcher, SshLauncher};
 use dbdyno_engine::stats::LatencyHistogram;
 use dbdyno_engine::{run_plan_with, CancelToken, EventSink, StepResult};
-use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::RemoteHost;
+use dbdyno_ssh::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_tests::{dbdyno_path, lines_of, shared_server, stderr, stdout, TestSchema};
 
 use crate::sshd::{PrivateSshd, Sshd};

@@ -11,8 +11,8 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use dbdyno_history::host_lock::{lock_host, HostLockError, HostUse};
-use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::RemoteHost;
+use dbdyno_ssh::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_tests::*;
 use serde_json::Value;
 

@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_remote::{
     sha256_file, Installed, Platform, RemoteError, RemoteHost, Transfer, KEEP_VERSIONS,
 };
+use dbdyno_ssh::{KnownHostsConfig, SshAuth, SshTarget};
 use dbdyno_tests::{dbdyno_path, shared_server, shared_server_long};
 
 use crate::sshd::{self, Sshd};

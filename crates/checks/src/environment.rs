@@ -10,7 +10,8 @@
 use std::collections::BTreeMap;
 
 use dbdyno_engine::ConnectOptions;
-use dbdyno_monitor::{ClockSync, HostAccess, MysqlClock};
+use dbdyno_monitor::{HostAccess, MysqlClock};
+use dbdyno_ssh::ClockSync;
 use serde::{Deserialize, Serialize};
 
 use crate::os_facts::{FsSpace, OsFacts};

@@ -2,7 +2,8 @@
 //! SSH, disk and engine errors they wrap already do.
 
 use dbdyno_engine::EngineError;
-use dbdyno_monitor::{DiskError, MonitorError, SshError};
+use dbdyno_monitor::{DiskError, MonitorError};
+use dbdyno_ssh::SshError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChecksError {

@@ -10,7 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use dbdyno_monitor::disk::facts::{sh_quote, split_sections};
+use dbdyno_monitor::disk::facts::split_sections;
+use dbdyno_ssh::sh_quote;
 use serde::{Deserialize, Serialize};
 
 /// What the script found.

@@ -6,9 +6,10 @@ use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use dbdyno_engine::Plan;
-use dbdyno_monitor::{HostAccess, SshConnection, SshTarget};
+use dbdyno_monitor::HostAccess;
 use dbdyno_session::resolve::{self, Ask, KnownHosts, PasswordRequest, ResolveError, SshLogin};
 use dbdyno_session::RunRequest;
+use dbdyno_ssh::{SshConnection, SshTarget};
 
 use crate::args::{ConnArgs, MonitorToggle, SshArgs};
 use crate::overlay::Applied;

@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn each_cause_is_printed_once() {
         let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
-        let e = dbdyno_monitor::SshError::Connect {
+        let e = dbdyno_ssh::SshError::Connect {
             addr: "127.0.0.1:1".into(),
             source: io,
         };

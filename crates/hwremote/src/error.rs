@@ -1,7 +1,8 @@
 //! What can stop a measurement of the server, each with a message that says what to do.
 
-use dbdyno_monitor::{DiskError, SshError};
+use dbdyno_monitor::DiskError;
 use dbdyno_remote::RemoteError;
+use dbdyno_ssh::SshError;
 
 /// The figures of a refusal for want of room, as sizes for people ("1.5Gi").
 #[derive(Debug)]

@@ -1,8 +1,8 @@
 //! The CPU and disk models a hardware record names, read over SSH: the figures mean
 //! little without the hardware they came from.
 
-use dbdyno_monitor::disk::facts::sh_quote;
 use dbdyno_remote::RemoteHost;
+use dbdyno_ssh::sh_quote;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -31,10 +31,10 @@ pub use settings::Settings;
 /// Resolves the data disk under `datadir` on the host (the monitor's resolver) and
 /// proposes a directory on its filesystem.
 pub fn propose_on_host(
-    target: &dbdyno_monitor::SshTarget,
+    target: &dbdyno_ssh::SshTarget,
     datadir: &str,
 ) -> Result<(dbdyno_monitor::DataDisk, Proposal), HwRemoteError> {
-    let conn = dbdyno_monitor::ssh::connect(target)?;
+    let conn = dbdyno_ssh::connect(target)?;
     let disk = dbdyno_monitor::disk::resolve_remote(&conn, datadir);
     conn.close();
     let disk = disk?;

@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dbdyno_hwtest::size::format_size;
 use dbdyno_hwtest::{HwTestResult, IntervalFigures};
-use dbdyno_monitor::disk::facts::sh_quote;
 use dbdyno_remote::{local_agent_binary, Installed, RemoteHost};
+use dbdyno_ssh::sh_quote;
 use serde::{Deserialize, Serialize};
 
 use crate::error::RoomShortage;

@@ -11,7 +11,8 @@ use std::process::{Command, Stdio};
 use dbdyno_engine::ConnectOptions;
 
 use crate::disk::{self, DataDisk, DiskError};
-use crate::{SshConnection, SshError, SshTarget, Target};
+use crate::Target;
+use dbdyno_ssh::{SshConnection, SshError, SshTarget};
 
 /// Why a fact script did not run.
 #[derive(Debug, thiserror::Error)]
@@ -123,7 +124,7 @@ impl HostShell {
     /// connects and authenticates, so host key and credential errors surface here.
     pub fn open(access: &HostAccess) -> Result<Option<HostShell>, SshError> {
         Ok(match access {
-            HostAccess::Ssh(t) => Some(HostShell::Ssh(crate::ssh::connect(t)?)),
+            HostAccess::Ssh(t) => Some(HostShell::Ssh(dbdyno_ssh::connect(t)?)),
             HostAccess::Local => Some(HostShell::Local),
             HostAccess::None { .. } => None,
         })

@@ -25,7 +25,6 @@ pub mod monitor;
 pub mod mysql_status;
 pub mod procfs;
 pub mod rates;
-pub mod ssh;
 pub mod stream;
 pub mod timeline;
 pub mod watch;
@@ -40,5 +39,4 @@ pub use rates::{
     CpuRates, DiskRates, DiskSelection, MemUsage, NetRates, RateOptions, SamplerCost, ServerSample,
     SwapRates,
 };
-pub use ssh::{ClockSync, HostKey, KnownHostsConfig, SshAuth, SshConnection, SshError, SshTarget};
 pub use timeline::{StepServerFigures, StepWindow, Timeline};

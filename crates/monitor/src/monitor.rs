@@ -13,9 +13,9 @@
 use crate::local::{unix_ms_now, LocalSampler};
 use crate::procfs::RawSnapshot;
 use crate::rates::{compute_sample, RateOptions, ServerSample};
-use crate::ssh::{self, ClockSync, SshConnection, SshError, SshTarget};
 use crate::stream::{sampler_script, StreamHeader, StreamItem, StreamParser};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use dbdyno_ssh::{self as ssh, ClockSync, SshConnection, SshError, SshTarget};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader};
 use std::net::{Shutdown, TcpStream};

@@ -43,7 +43,7 @@ fn resolve_devices(shell: &HostShell, datadir: &str) -> Watched {
     let exists = shell
         .run_script(&format!(
             "if [ -e {} ]; then echo yes; else echo no; fi\n",
-            crate::disk::facts::sh_quote(datadir)
+            dbdyno_ssh::sh_quote(datadir)
         ))
         .map(|o| o.trim() == "yes");
     let (devices, note) = match exists {

@@ -4,8 +4,8 @@
 mod common;
 
 use common::sandbox;
-use dbdyno_monitor::ssh;
-use dbdyno_monitor::{SshAuth, SshError};
+use dbdyno_ssh as ssh;
+use dbdyno_ssh::{SshAuth, SshError};
 use std::process::Command;
 
 /// An ssh-agent started for this test and killed (by its own pid) on drop.

@@ -129,9 +129,9 @@ fn a_login_refused_on_reconnect_stops_with_the_reason() {
     let sb = sandbox("a_login_refused_on_reconnect_stops_with_the_reason");
     let dir = tempfile::tempdir().expect("tempdir");
     let good = sb.key_target(dir.path());
-    let conn = dbdyno_monitor::ssh::connect(&good).expect("connect");
+    let conn = dbdyno_ssh::connect(&good).expect("connect");
     let mut bad = good.clone();
-    bad.auth = dbdyno_monitor::SshAuth::Key {
+    bad.auth = dbdyno_ssh::SshAuth::Key {
         path: common::new_key(dir.path(), "not_authorized", ""),
         passphrase: None,
     };

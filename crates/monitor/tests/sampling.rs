@@ -143,14 +143,14 @@ fn ssh_monitor_reports_only_the_chosen_disks() {
     let dir = tempfile::tempdir().expect("tempdir");
     // The CLI's path: one session resolves the data disk, then carries the sampler.
     let target = sb.key_target(dir.path());
-    let conn = dbdyno_monitor::ssh::connect(&target).expect("connect");
+    let conn = dbdyno_ssh::connect(&target).expect("connect");
     let disk = dbdyno_monitor::disk::resolve_remote(&conn, "/").expect("resolve /");
     let mut cfg = MonitorConfig::new(Target::Local);
     assert!(matches!(
         Monitor::start_connected(cfg.clone(), conn),
         Err(dbdyno_monitor::MonitorError::NotSsh)
     ));
-    let conn = dbdyno_monitor::ssh::connect(&target).expect("connect");
+    let conn = dbdyno_ssh::connect(&target).expect("connect");
     cfg.target = Target::Ssh(target);
     cfg.rates.disks = dbdyno_monitor::DiskSelection::Only(disk.devices.clone());
     cfg.rates.include_loopback = true;

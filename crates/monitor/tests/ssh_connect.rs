@@ -3,8 +3,8 @@
 mod common;
 
 use common::{new_key, sandbox, ssh_keygen_fingerprint};
-use dbdyno_monitor::ssh::{self, known_hosts};
-use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshError};
+use dbdyno_ssh::{self as ssh, known_hosts};
+use dbdyno_ssh::{KnownHostsConfig, SshAuth, SshError};
 use std::process::Command;
 
 #[test]
@@ -158,7 +158,7 @@ fn hashed_known_hosts_from_ssh_keygen_and_user_file() {
     );
     assert!(matches!(
         known_hosts::check(&[user_kh], &sb.host, sb.port, &sb.host_key),
-        Ok(known_hosts::Verdict::Trusted { line: 1, .. })
+        Ok(known_hosts::HostKeyStatus::Trusted { line: 1, .. })
     ));
 }
 

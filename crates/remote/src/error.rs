@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use dbdyno_monitor::ssh::SshError;
+use dbdyno_ssh::SshError;
 
 use crate::Platform;
 

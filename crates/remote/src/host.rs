@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use dbdyno_monitor::ssh::{self, CommandOutput, SshConnection, SshTarget};
+use dbdyno_ssh::{self as ssh, CommandOutput, SshConnection, SshTarget};
 
 use crate::{ps, Installed, Platform, RemoteError, RemoteProcess};
 

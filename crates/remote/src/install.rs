@@ -19,8 +19,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ssh2::{OpenFlags, OpenType};
 
 use crate::checksum::{parse_sum_line, sha256_file};
-use crate::shell::{quote, receive_header, RECEIVE};
+use crate::shell::{receive_header, RECEIVE};
 use crate::{RemoteError, RemoteHost};
+use dbdyno_ssh::sh_quote;
 
 /// The binary's file name in its cache directory.
 const FILE_NAME: &str = "dbdyno";
@@ -63,7 +64,7 @@ struct CacheSlot {
 /// The script lines that set `$base` to the cache directory.
 fn base_dir_script(cache_dir: Option<&str>) -> String {
     match cache_dir {
-        Some(dir) => format!("base={}\n", quote(dir)),
+        Some(dir) => format!("base={}\n", sh_quote(dir)),
         // XDG says a relative XDG_CACHE_HOME is to be ignored.
         None => "base=${XDG_CACHE_HOME:-}\n\
                  case $base in /*) ;; *) base=$HOME/.cache ;; esac\n\
@@ -127,8 +128,8 @@ fn finish_script(sum: &str, tmp: &str, dest: &str, sha256: &str) -> String {
          ls -1t \"$base\" 2>/dev/null | grep -E '^[0-9a-f]{{64}}$' | tail -n +{first_pruned} |\n\
            while read -r d; do rm -rf \"$base/$d\"; done\n\
          echo ok\n",
-        tmp = quote(tmp),
-        dest = quote(dest),
+        tmp = sh_quote(tmp),
+        dest = sh_quote(dest),
         sum = sum,
         sha256 = sha256,
         first_pruned = KEEP_VERSIONS + 1,
@@ -377,7 +378,7 @@ mod tests {
         std::fs::write(&bin, b"").unwrap();
         // Not executable: not reusable.
         assert_eq!(parse_slot(&sh(&script)).unwrap().have, None);
-        sh(&format!("chmod 755 {}", quote(bin.to_str().unwrap())));
+        sh(&format!("chmod 755 {}", sh_quote(bin.to_str().unwrap())));
         assert_eq!(parse_slot(&sh(&script)).unwrap().have, Some(SHA.into()));
     }
 
@@ -393,7 +394,7 @@ mod tests {
         if fake_shasum {
             let f = bin.join("shasum");
             std::fs::write(&f, format!("#!/bin/sh\necho {SHA}  \"$3\"\n")).unwrap();
-            sh(&format!("chmod 755 {}", quote(f.to_str().unwrap())));
+            sh(&format!("chmod 755 {}", sh_quote(f.to_str().unwrap())));
         }
         let script = slot_script(Some(dir.path().join("cache").to_str().unwrap()), SHA);
         let out = Command::new("/bin/sh")

@@ -8,7 +8,7 @@
 //! its stdin ends and it is expected to exit (DB Dyno's agent does).
 //!
 //! ```no_run
-//! # fn demo(target: &dbdyno_monitor::ssh::SshTarget) -> Result<(), dbdyno_remote::RemoteError> {
+//! # fn demo(target: &dbdyno_ssh::SshTarget) -> Result<(), dbdyno_remote::RemoteError> {
 //! use dbdyno_remote::{local_agent_binary, RemoteHost};
 //! use std::time::Duration;
 //! let host = RemoteHost::connect(target)?;

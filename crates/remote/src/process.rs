@@ -11,7 +11,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
-use dbdyno_monitor::ssh::SshConnection;
+use dbdyno_ssh::SshConnection;
 use ssh2::Channel;
 
 use crate::shell::{parse_pid_line, spawn_header, SPAWN};

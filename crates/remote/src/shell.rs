@@ -1,10 +1,10 @@
 //! The shell text sent to a host.
 //!
 //! Two ways in: scripts run by `sh -s` (the whole script on stdin, then EOF), for which
-//! [`quote`] is enough; and commands that keep stdin for data (a file's bytes, a
-//! process's line channel). Those are fixed strings ([`SPAWN`], [`RECEIVE`]) that take
-//! their variable parts (paths, arguments, environment) from a header of lines at the
-//! start of stdin, each value written as `printf %b` octal escapes. So nothing variable
+//! quoting with [`dbdyno_ssh::sh_quote`] is enough; and commands that keep stdin for
+//! data (a file's bytes, a process's line channel). Those are fixed strings ([`SPAWN`],
+//! [`RECEIVE`]) that take their variable parts (paths, arguments, environment) from a
+//! header of lines at the start of stdin, each value written as `printf %b` octal escapes. So nothing variable
 //! is ever quoted for the login shell (which may not be sh), and no environment value
 //! (a password) is ever on a command line, where `ps` would show it. The shell's `read`
 //! takes its input one byte at a time, so the data after the header is left, untouched,
@@ -30,11 +30,6 @@ g=$(ps -o pgid= -p $$ 2>/dev/null); echo \"dbdyno-remote-pid $$ ${g:-$$}\"; exec
 /// Reads one header line (a path), then writes the rest of stdin to that file.
 pub const RECEIVE: &str =
     "sh -c 'IFS= read -r l; v=$(printf \"%bx\" \"$l\"); v=${v%x}; exec cat > \"$v\"'";
-
-/// `s` as one word for sh, whatever it holds.
-pub fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
 
 /// Every byte as `\0ooo`, which `printf %b` turns back into that byte.
 fn encode(s: &str) -> String {
@@ -107,27 +102,6 @@ mod tests {
             String::from_utf8_lossy(&out.stdout).into_owned(),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
-    }
-
-    #[test]
-    fn quote_survives_every_character() {
-        for s in [
-            "plain",
-            "it's",
-            "a b",
-            "$HOME",
-            "`x`",
-            "back\\slash",
-            "",
-            "\n",
-        ] {
-            let out = Command::new("sh")
-                .arg("-c")
-                .arg(format!("printf %s {}", quote(s)))
-                .output()
-                .unwrap();
-            assert_eq!(String::from_utf8_lossy(&out.stdout), s);
-        }
     }
 
     #[test]

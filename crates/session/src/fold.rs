@@ -248,7 +248,8 @@ impl Fold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbdyno_monitor::{ClockSync, CpuRates};
+    use dbdyno_monitor::CpuRates;
+    use dbdyno_ssh::ClockSync;
     use std::time::Duration;
 
     fn os_sample(server_end_ms: i64, local_ms: i64, util: f64) -> ServerSample {

@@ -19,9 +19,9 @@ use dbdyno_history::SampleRow;
 use dbdyno_monitor::timeline::SampleGap;
 use dbdyno_monitor::{
     DiskSelection, HostAccess, Monitor, MonitorConfig, MonitorError, MysqlEvent, MysqlSampler,
-    MysqlSamplerConfig, SamplerEvent, SshConnection, StepServerFigures, StepWindow, Target,
-    Timeline,
+    MysqlSamplerConfig, SamplerEvent, StepServerFigures, StepWindow, Target, Timeline,
 };
+use dbdyno_ssh::SshConnection;
 use serde::Serialize;
 
 use crate::fold::Fold;

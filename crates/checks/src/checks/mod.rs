@@ -45,7 +45,8 @@ pub(crate) mod testing {
     use std::collections::{BTreeMap, BTreeSet, HashMap};
 
     use dbdyno_engine::{ConnectOptions, LadderSpec, Plan, Scenario, WorkloadOptions};
-    use dbdyno_monitor::{ClockSync, DataDisk, MysqlClock};
+    use dbdyno_monitor::{DataDisk, MysqlClock};
+    use dbdyno_ssh::ClockSync;
 
     use crate::os_facts::{FsSpace, OsFacts};
     use crate::probe::{

@@ -7,7 +7,8 @@
 use std::time::Instant;
 
 use dbdyno_monitor::host::HostShell;
-use dbdyno_monitor::{ClockSync, DataDisk, HostAccess};
+use dbdyno_monitor::{DataDisk, HostAccess};
+use dbdyno_ssh::ClockSync;
 
 use super::ssh::{SshOk, SshProblem};
 use crate::os_facts::{self, OsFacts};

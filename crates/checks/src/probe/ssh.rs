@@ -3,7 +3,7 @@
 //!
 //! Non-goals: no connecting (the monitor crate does it), no wording of the fix.
 
-use dbdyno_monitor::SshError;
+use dbdyno_ssh::SshError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SshOk {

@@ -51,7 +51,7 @@ pub fn run(a: &MonitorArgs, m: &clap::ArgMatches) -> ExitCode {
 /// Logs in (one SSH session: the host key check's, then the disk's, then the
 /// sampler's), picks the disk and starts sampling.
 fn start(
-    target: Option<dbdyno_monitor::SshTarget>,
+    target: Option<dbdyno_ssh::SshTarget>,
     given: &[String],
     datadir: &str,
 ) -> anyhow::Result<(Monitor, Vec<String>)> {

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use dbdyno_monitor::ssh::SshTarget;
 use dbdyno_remote::{Installed, RemoteError, RemoteHost, RemoteProcess};
+use dbdyno_ssh::SshTarget;
 
 use super::local::LocalLauncher;
 use super::{Launcher, Transport, TransportError};

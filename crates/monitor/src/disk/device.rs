@@ -18,7 +18,7 @@ use super::DiskError;
 pub fn devices_script(names: &[String]) -> String {
     let mut s = String::from("echo '==> devnames <=='\n");
     for n in names.iter().filter(|n| n.starts_with('/')) {
-        let q = super::facts::sh_quote(n);
+        let q = dbdyno_ssh::sh_quote(n);
         s.push_str(&format!(
             "printf '%s\\t%s\\n' {q} \"$(readlink -f {q} 2>/dev/null)\"\n"
         ));

@@ -12,6 +12,7 @@
 //!
 //! Non-goals: no decisions here (see `resolve`), no ZFS/btrfs pool introspection.
 
+use dbdyno_ssh::sh_quote;
 use std::collections::BTreeMap;
 
 /// Section names, in the order the script prints them.
@@ -61,11 +62,6 @@ exit 0
 "#,
         quoted = sh_quote(path)
     )
-}
-
-/// Single-quotes for POSIX sh: `'` becomes `'\''`.
-pub fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// Splits script output into `(section, text)`; text before the first header is ignored.
@@ -377,11 +373,6 @@ fn unescape_octal(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quoting() {
-        assert_eq!(sh_quote("/var/lib/my'sql"), r"'/var/lib/my'\''sql'");
-    }
 
     #[test]
     fn findmnt_df_lsblk_mountinfo_lines() {

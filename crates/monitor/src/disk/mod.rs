@@ -15,7 +15,7 @@ pub use device::{check_devices, devices_script, CheckedDevices};
 pub use facts::{facts_script, DiskFacts};
 pub use resolve::resolve;
 
-use crate::ssh::{SshConnection, SshError};
+use dbdyno_ssh::{SshConnection, SshError};
 use serde::{Deserialize, Serialize};
 
 /// Where a path's I/O goes.

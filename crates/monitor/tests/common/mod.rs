@@ -4,8 +4,7 @@
 //! DBDYNO_TEST_SSH_HOST is unset (CI always sets it through `sshd-sandbox.sh env`).
 #![allow(dead_code)]
 
-use dbdyno_monitor::ssh::HostKey;
-use dbdyno_monitor::{KnownHostsConfig, SshAuth, SshTarget};
+use dbdyno_ssh::{HostKey, KnownHostsConfig, SshAuth, SshTarget};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

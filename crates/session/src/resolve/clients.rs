@@ -5,9 +5,9 @@
 
 use dbdyno_clients::transport::local::LocalLauncher;
 use dbdyno_clients::{ClientSpec, ClientsPlan, Launcher, SpecError, SshLauncher};
-use dbdyno_monitor::SshTarget;
 use dbdyno_profile::clients::{client_keyring_name, LoadClient};
 use dbdyno_profile::{Profile, SecretStore};
+use dbdyno_ssh::SshTarget;
 
 use super::{ssh_target, KnownHosts, ResolveError, SshLogin};
 

@@ -51,7 +51,7 @@ pub enum ResolveError {
     )]
     NoSshCredentials { user: String, host: String },
     #[error(transparent)]
-    Ssh(#[from] dbdyno_monitor::SshError),
+    Ssh(#[from] dbdyno_ssh::SshError),
     #[error("host key not trusted: nothing was run")]
     NotTrusted,
 }

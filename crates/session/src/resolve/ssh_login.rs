@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use dbdyno_monitor::{KnownHostsConfig, SshAuth as Login, SshTarget};
 use dbdyno_profile::{Profile, SecretKind, SecretStore, SshAuth};
+use dbdyno_ssh::{KnownHostsConfig, SshAuth as Login, SshTarget};
 
 use super::{env_value, Ask, ResolveError};
 

@@ -7,7 +7,7 @@
 //! matches it) or when a person says yes; otherwise the error, with the fingerprint and
 //! how to accept it, is returned.
 
-use dbdyno_monitor::{SshConnection, SshError, SshTarget};
+use dbdyno_ssh::{SshConnection, SshError, SshTarget};
 
 use super::{Ask, ResolveError};
 
@@ -18,7 +18,7 @@ pub struct Trusted {
 }
 
 pub fn connect_trusted(target: &SshTarget, ask: Option<&dyn Ask>) -> Result<Trusted, ResolveError> {
-    let u = match dbdyno_monitor::ssh::connect(target) {
+    let u = match dbdyno_ssh::connect(target) {
         Ok(connection) => {
             return Ok(Trusted {
                 connection,

@@ -29,7 +29,8 @@ use std::time::{Duration, Instant};
 use dbdyno_checks::{Check, CheckStatus};
 use dbdyno_clients::{ClientsPlan, Coordinator};
 use dbdyno_engine::{run_plan, CancelToken, EngineError, EngineEvent, EventSink, Plan, RunOutcome};
-use dbdyno_monitor::{HostAccess, SshConnection, StepServerFigures};
+use dbdyno_monitor::{HostAccess, StepServerFigures};
+use dbdyno_ssh::SshConnection;
 
 use crate::client_cpu::ClientCpu;
 use crate::preflight::Preflight;

@@ -89,10 +89,7 @@ pub async fn test_client_ssh(
                     "{url} is not an SSH load client of this environment: add it and save first"
                 ))
             })?;
-        Ok(ssh_outcome(
-            dbdyno_monitor::ssh::connect(&target),
-            pinned.as_deref(),
-        ))
+        Ok(ssh_outcome(dbdyno_ssh::connect(&target), pinned.as_deref()))
     })
     .await
 }

@@ -1,7 +1,7 @@
 //! "Test MySQL" and "Test SSH" of the Environments screen, and accepting a server's host
 //! key after the user compared its fingerprint.
 
-use dbdyno_monitor::SshError;
+use dbdyno_ssh::SshError;
 use serde::Serialize;
 use tauri::State;
 
@@ -61,7 +61,7 @@ pub async fn test_mysql(name: String) -> AppResult<MysqlTest> {
 }
 
 pub(super) fn ssh_outcome(
-    r: Result<dbdyno_monitor::SshConnection, SshError>,
+    r: Result<dbdyno_ssh::SshConnection, SshError>,
     pinned: Option<&str>,
 ) -> SshTest {
     match r {
@@ -112,10 +112,7 @@ pub async fn test_ssh(state: State<'_, AppState>, name: String) -> AppResult<Ssh
             AppError::invalid("this environment has no SSH section: turn SSH on and save first")
         })?;
         let pinned = p.ssh.as_ref().and_then(|s| s.host_key_fingerprint.clone());
-        Ok(ssh_outcome(
-            dbdyno_monitor::ssh::connect(&target),
-            pinned.as_deref(),
-        ))
+        Ok(ssh_outcome(dbdyno_ssh::connect(&target), pinned.as_deref()))
     })
     .await
 }
@@ -134,7 +131,7 @@ pub async fn accept_host_key(
         let mut p = resolve::load_profile(&name)?;
         let target = resolve::ssh_target(&p, &known_hosts)?
             .ok_or_else(|| AppError::invalid("this environment has no SSH section"))?;
-        match dbdyno_monitor::ssh::connect(&target) {
+        match dbdyno_ssh::connect(&target) {
             Err(SshError::UnknownHostKey(u)) => {
                 let seen = u.key.fingerprint_sha256();
                 if seen != fingerprint {
@@ -154,7 +151,7 @@ pub async fn accept_host_key(
             }
             write_profile(&p)?;
         }
-        Ok(ssh_outcome(dbdyno_monitor::ssh::connect(&target), Some(&fingerprint)))
+        Ok(ssh_outcome(dbdyno_ssh::connect(&target), Some(&fingerprint)))
     })
     .await
 }

@@ -1,8 +1,12 @@
-//! SSH connections to the database server (libssh2 through the `ssh2` crate).
+//! DB Dyno's SSH floor: connections to another host (libssh2 through the `ssh2` crate),
+//! host-key checking against known_hosts, and the one shell-quoting function.
 //!
 //! Purpose: open an authenticated session with the server's host key verified against
-//! known_hosts files we control, run small commands, and hand the sampler a channel.
+//! known_hosts files we control, run small commands, and hand callers a channel (the
+//! monitor's sampler, the remote agent's spawn and copy, the remote hardware tests).
 //! Authentication by private key file (optional passphrase), ssh-agent, or password.
+//! A crate of its own so that every crate which reaches a host over SSH finds it in one
+//! place, and none of them has to depend on the monitor for it.
 //!
 //! Non-goals: no interactive prompts here (the CLI/GUI asks, then calls again), no
 //! port forwarding, no ~/.ssh/config parsing, no writes to the user's own
@@ -12,10 +16,12 @@ mod auth;
 mod clock;
 mod error;
 pub mod known_hosts;
+mod shell;
 
 pub use clock::ClockSync;
 pub use error::{SshError, UnknownHostKey};
-pub use known_hosts::{HostKey, Verdict};
+pub use known_hosts::{HostKey, HostKeyStatus};
+pub use shell::sh_quote;
 
 use ssh2::{Channel, ExtendedData, MethodType, Session};
 use std::io::{Read, Write};
@@ -278,8 +284,8 @@ fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
     }
     let files = target.known_hosts.files();
     match known_hosts::check(&files, &target.host, target.port, key)? {
-        Verdict::Trusted { .. } => Ok(()),
-        Verdict::Changed { file, line } => Err(SshError::HostKeyChanged {
+        HostKeyStatus::Trusted { .. } => Ok(()),
+        HostKeyStatus::Changed { file, line } => Err(SshError::HostKeyChanged {
             host: target.host.clone(),
             port: target.port,
             key_type: key.key_type.clone(),
@@ -287,14 +293,14 @@ fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
             file,
             line,
         }),
-        Verdict::Revoked { file, line } => Err(SshError::HostKeyRevoked {
+        HostKeyStatus::Revoked { file, line } => Err(SshError::HostKeyRevoked {
             host: target.host.clone(),
             port: target.port,
             fingerprint: key.fingerprint_sha256(),
             file,
             line,
         }),
-        Verdict::Unknown { other_types } => {
+        HostKeyStatus::Unknown { other_types } => {
             let unknown = UnknownHostKey {
                 host: target.host.clone(),
                 port: target.port,
@@ -387,7 +393,7 @@ impl SshConnection {
 
     /// Starts a long-running script (stdin is the script, then EOF) and returns its
     /// channel; stderr is discarded so it can never fill the window and stall stdout.
-    pub(crate) fn spawn_script(&self, script: &str) -> Result<Channel, SshError> {
+    pub fn spawn_script(&self, script: &str) -> Result<Channel, SshError> {
         let mut ch = self.exec("sh -s")?;
         ch.handle_extended_data(ExtendedData::Ignore)
             .map_err(|source| self.sess_err("setting up stderr", source))?;
@@ -407,7 +413,7 @@ impl SshConnection {
     }
 
     /// libssh2's last error code on this session, for diagnostics.
-    pub(crate) fn last_error_code(&self) -> Option<i32> {
+    pub fn last_error_code(&self) -> Option<i32> {
         ssh2::Error::last_session_error(&self.session).and_then(|e| auth::code(&e))
     }
 

@@ -91,9 +91,9 @@ pub fn host_pattern(host: &str, port: u16) -> String {
     }
 }
 
-/// Outcome of looking a key up in one or more known_hosts files.
+/// What the known_hosts files say about a server's key (not a benchmark verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum HostKeyStatus {
     /// This exact key is listed for the host.
     Trusted { file: PathBuf, line: usize },
     /// No entry with this key type for the host. `other_types` lists the key types that
@@ -121,7 +121,7 @@ pub fn check(
     host: &str,
     port: u16,
     key: &HostKey,
-) -> Result<Verdict, KnownHostsReadError> {
+) -> Result<HostKeyStatus, KnownHostsReadError> {
     let name = host_pattern(host, port);
     let mut trusted = None;
     let mut changed = None;
@@ -130,7 +130,7 @@ pub fn check(
         for entry in read_entries(path)? {
             if entry.marker == Marker::Revoked {
                 if entry.key_type == key.key_type && entry.key_b64 == key.base64() {
-                    return Ok(Verdict::Revoked {
+                    return Ok(HostKeyStatus::Revoked {
                         file: path.clone(),
                         line: entry.line,
                     });
@@ -153,9 +153,9 @@ pub fn check(
     }
     // A match anywhere wins over a stale line elsewhere, as in OpenSSH.
     Ok(match (trusted, changed) {
-        (Some((file, line)), _) => Verdict::Trusted { file, line },
-        (None, Some((file, line))) => Verdict::Changed { file, line },
-        (None, None) => Verdict::Unknown { other_types },
+        (Some((file, line)), _) => HostKeyStatus::Trusted { file, line },
+        (None, Some((file, line))) => HostKeyStatus::Changed { file, line },
+        (None, None) => HostKeyStatus::Unknown { other_types },
     })
 }
 
@@ -362,26 +362,26 @@ mod tests {
         let files = [f.clone()];
         assert_eq!(
             check(&files, "db2", 22, &key(ED)).ok(),
-            Some(Verdict::Trusted {
+            Some(HostKeyStatus::Trusted {
                 file: f.clone(),
                 line: 5
             })
         );
         assert_eq!(
             check(&files, "x.lab", 22, &key(ED)).ok(),
-            Some(Verdict::Trusted {
+            Some(HostKeyStatus::Trusted {
                 file: f.clone(),
                 line: 6
             })
         );
         assert!(matches!(
             check(&files, "bad.lab", 22, &key(ED)),
-            Ok(Verdict::Unknown { .. })
+            Ok(HostKeyStatus::Unknown { .. })
         ));
         // Port matters: db1 on 22 is unknown, on 2222 it is listed with another key.
         assert!(matches!(
             check(&files, "db1", 22, &key(ED)),
-            Ok(Verdict::Unknown { .. })
+            Ok(HostKeyStatus::Unknown { .. })
         ));
         let ed_new = HostKey::from_blob(&{
             let mut b = key(ED).blob;
@@ -392,21 +392,21 @@ mod tests {
         .expect("blob");
         assert_eq!(
             check(&files, "db1", 2222, &ed_new).ok(),
-            Some(Verdict::Changed {
+            Some(HostKeyStatus::Changed {
                 file: f.clone(),
                 line: 4
             })
         );
         assert_eq!(
             check(&files, "db1", 2222, &key(ED_OTHER)).ok(),
-            Some(Verdict::Revoked {
+            Some(HostKeyStatus::Revoked {
                 file: f.clone(),
                 line: 7
             })
         );
         assert!(matches!(
             check(&[dir.path().join("missing")], "db2", 22, &key(ED)),
-            Ok(Verdict::Unknown { .. })
+            Ok(HostKeyStatus::Unknown { .. })
         ));
     }
 
@@ -427,11 +427,11 @@ mod tests {
         let f = write(dir.path(), "kh", &line);
         assert!(matches!(
             check(std::slice::from_ref(&f), "127.0.0.1", 22222, &key(ED)),
-            Ok(Verdict::Trusted { line: 1, .. })
+            Ok(HostKeyStatus::Trusted { line: 1, .. })
         ));
         assert!(matches!(
             check(&[f], "127.0.0.1", 22, &key(ED)),
-            Ok(Verdict::Unknown { .. })
+            Ok(HostKeyStatus::Unknown { .. })
         ));
     }
 
@@ -445,7 +445,7 @@ mod tests {
         assert_eq!(text.lines().count(), 2);
         assert!(matches!(
             check(std::slice::from_ref(&f), "h1", 22, &key(ED)),
-            Ok(Verdict::Trusted { line: 2, .. })
+            Ok(HostKeyStatus::Trusted { line: 2, .. })
         ));
         assert_eq!(
             known_key_types(std::slice::from_ref(&f), "h1", 22),
