@@ -55,7 +55,10 @@ function test(name, fn) {
 const tid = (id) => b.$(`[data-testid="${id}"]`);
 async function shot(name, { top = true } = {}) {
   shots += 1;
-  if (top) await b.execute(() => document.querySelector("main")?.scrollTo(0, 0));
+  if (top) {
+    await b.execute(() => document.querySelector("main")?.scrollTo(0, 0));
+    await b.pause(200);
+  }
   const file = join(OUT, `newcomer-${String(shots).padStart(2, "0")}-${name}.png`);
   await b.saveScreenshot(file);
   return file;
@@ -350,6 +353,8 @@ async function planAt(width, height) {
   }, 10000);
   await click("nav-plan");
   await (await tid("plan-preview")).waitForDisplayed({ timeout: 15000 });
+  // The screen as it opens: the rects are then those of the screen's top.
+  await b.execute(() => document.querySelector("main")?.scrollTo(0, 0));
   await b.pause(300);
   return planBoxes();
 }

@@ -246,7 +246,7 @@ function PreviewPanel({ preview }: { preview: PlanPreview | null }) {
       <ClientSplitTable split={preview.client_split ?? null} />
       <div>
         <h3>Phases</h3>
-        <ol className="log" style={{ maxHeight: 260, paddingLeft: 22, margin: 0 }} data-testid="plan-phases">
+        <ol className="log" style={{ maxHeight: 260, paddingLeft: 30, margin: 0 }} data-testid="plan-phases">
           {preview.phases.map((p, i) => (
             <li key={i}>
               {p.label}
