@@ -86,7 +86,7 @@ pub fn apply_action(
     action: &CheckAction,
     admin: &ConnectOptions,
 ) -> Result<ActionOutcome, ChecksError> {
-    let mut conn = connect_server(admin)?;
+    let mut conn = connect_server(admin).map_err(dbdyno_engine::EngineError::from)?;
     let statement = action.sql();
     conn.query_drop(&statement).map_err(|e| match &e {
         mysql::Error::MySqlError(me) if [1227, 1044, 1045, 1142].contains(&me.code) => {

@@ -62,6 +62,35 @@ pub enum EngineError {
     Internal(String),
 }
 
+/// The connection helpers' errors become the engine's variants of the same text, so
+/// callers that match on `Connect` or `Query` see no difference.
+impl From<dbdyno_mysql::MysqlError> for EngineError {
+    fn from(e: dbdyno_mysql::MysqlError) -> Self {
+        match e {
+            dbdyno_mysql::MysqlError::Connect {
+                endpoint,
+                user,
+                code,
+                message,
+            } => EngineError::Connect {
+                endpoint,
+                user,
+                code,
+                message,
+            },
+            dbdyno_mysql::MysqlError::Query {
+                context,
+                code,
+                message,
+            } => EngineError::Query {
+                context,
+                code,
+                message,
+            },
+        }
+    }
+}
+
 fn sql_hint(sql: &str) -> String {
     if sql.is_empty() {
         String::new()

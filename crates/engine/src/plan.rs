@@ -12,92 +12,9 @@ use crate::sla::{SlaPhase, SlaTarget};
 use crate::workload::shape::prepared_statements_per_connection;
 use crate::workload::{sql, Scenario, WorkloadOptions};
 
-/// How to reach the server. The password is never serialized (profiles, history and
-/// reports must not hold it) and never printed by `Debug`.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ConnectOptions {
-    pub host: String,
-    pub port: u16,
-    /// Unix socket; when set, host and port are not used.
-    pub socket: Option<String>,
-    pub user: String,
-    #[serde(skip)]
-    pub password: Option<String>,
-    pub database: String,
-    pub tls: TlsMode,
-    /// CA certificate (PEM) for `verify_ca` / `verify_identity`.
-    pub tls_ca: Option<String>,
-}
-
-impl Default for ConnectOptions {
-    fn default() -> Self {
-        ConnectOptions {
-            host: "localhost".into(),
-            port: 3306,
-            socket: None,
-            user: "sbtest".into(),
-            password: None,
-            database: "sbtest".into(),
-            tls: TlsMode::Disabled,
-            tls_ca: None,
-        }
-    }
-}
-
-impl std::fmt::Debug for ConnectOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ConnectOptions")
-            .field("endpoint", &self.endpoint())
-            .field("user", &self.user)
-            .field("password", &self.password.as_ref().map(|_| "<hidden>"))
-            .field("database", &self.database)
-            .field("tls", &self.tls)
-            .finish()
-    }
-}
-
-impl ConnectOptions {
-    /// `host:port` or the socket path, for messages.
-    pub fn endpoint(&self) -> String {
-        match &self.socket {
-            Some(s) => format!("socket {s}"),
-            None if self.host.contains(':') => format!("[{}]:{}", self.host, self.port),
-            None => format!("{}:{}", self.host, self.port),
-        }
-    }
-}
-
-/// TLS to the server. `disabled` is sysbench's default (`--mysql-ssl=off`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TlsMode {
-    #[default]
-    Disabled,
-    /// Encrypt, accept any certificate (sysbench's `--mysql-ssl=on`).
-    Required,
-    /// Encrypt and check the certificate chain against the CA, not the host name.
-    VerifyCa,
-    /// Encrypt, check the chain and that the certificate names the host.
-    VerifyIdentity,
-}
-
-impl std::str::FromStr for TlsMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.to_ascii_lowercase().replace('-', "_").as_str() {
-            "disabled" | "off" => TlsMode::Disabled,
-            "required" | "on" => TlsMode::Required,
-            "verify_ca" => TlsMode::VerifyCa,
-            "verify_identity" => TlsMode::VerifyIdentity,
-            other => {
-                return Err(format!(
-                    "unknown TLS mode '{other}' (disabled, required, verify_ca, verify_identity)"
-                ))
-            }
-        })
-    }
-}
+// Where to connect lives with the connection helpers (dbdyno-mysql), which the monitor
+// uses too; the plan holds one.
+pub use dbdyno_mysql::{ConnectOptions, TlsMode};
 
 /// How long and how hard one measured step runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

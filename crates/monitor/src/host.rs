@@ -8,7 +8,7 @@ use std::io::Write;
 use std::net::{IpAddr, UdpSocket};
 use std::process::{Command, Stdio};
 
-use dbdyno_engine::ConnectOptions;
+use dbdyno_mysql::ConnectOptions;
 
 use crate::disk::{self, DataDisk, DiskError};
 use crate::Target;

@@ -226,7 +226,12 @@ impl RunMonitor {
         let mut updates = self.poll();
         let step = match e {
             EngineEvent::StepFinished { step, result } => {
-                let w = StepWindow::from_result(*step, result);
+                let w = StepWindow {
+                    step: *step,
+                    label: format!("{} @ {} threads", result.scenario, result.threads),
+                    started_unix_ms: result.started_unix_ms,
+                    ended_unix_ms: result.ended_unix_ms,
+                };
                 let deadline = Instant::now() + settle;
                 while !self.fold.timeline.covers(&w) && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(50));

@@ -5,8 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use dbdyno_engine::driver;
-use dbdyno_engine::{ConnectOptions, EngineError};
+use dbdyno_mysql::{self as driver, ConnectOptions, MysqlError};
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
 use serde::{Deserialize, Serialize};
@@ -19,13 +18,13 @@ pub const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 /// A connection for checks and sampling: no default schema (it may not exist yet, which
 /// is one of the things the checks report), and read/write timeouts so that a hung
 /// server cannot hang the caller.
-pub fn connect_server(c: &ConnectOptions) -> Result<Conn, EngineError> {
+pub fn connect_server(c: &ConnectOptions) -> Result<Conn, MysqlError> {
     connect_server_within(c, QUERY_TIMEOUT)
 }
 
 /// [`connect_server`] whose connect, login and queries each wait at most `timeout`
 /// (the status sampler gives up on a silent server after the plan's stall timeout).
-pub fn connect_server_within(c: &ConnectOptions, timeout: Duration) -> Result<Conn, EngineError> {
+pub fn connect_server_within(c: &ConnectOptions, timeout: Duration) -> Result<Conn, MysqlError> {
     let opts = OptsBuilder::from_opts(driver::opts(c, 16))
         .db_name(None::<String>)
         .tcp_connect_timeout(Some(timeout.min(driver::TCP_CONNECT_TIMEOUT)))

@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
-use dbdyno_engine::{driver, ConnectOptions, EngineError};
+use dbdyno_mysql::{self as driver, ConnectOptions, MysqlError};
 use mysql::Conn;
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +31,7 @@ use crate::local::unix_ms_now;
 #[derive(Debug, thiserror::Error)]
 pub enum MysqlSamplerError {
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Mysql(#[from] MysqlError),
 
     #[error("cannot start the MySQL sampler thread: {0}")]
     Thread(#[source] std::io::Error),

@@ -4,7 +4,6 @@
 //! Non-goals: no clock correction (the timeline puts samples on this machine's clock
 //! before they meet a window).
 
-use dbdyno_engine::StepResult;
 use serde::{Deserialize, Serialize};
 
 /// One measured step's wall-clock window (this machine's clock).
@@ -19,15 +18,6 @@ pub struct StepWindow {
 }
 
 impl StepWindow {
-    pub fn from_result(step: usize, r: &StepResult) -> StepWindow {
-        StepWindow {
-            step,
-            label: format!("{} @ {} threads", r.scenario, r.threads),
-            started_unix_ms: r.started_unix_ms,
-            ended_unix_ms: r.ended_unix_ms,
-        }
-    }
-
     pub fn duration_ms(&self) -> i64 {
         (self.ended_unix_ms - self.started_unix_ms).max(0)
     }
