@@ -55,13 +55,13 @@ pub fn find(runs: &[&ReportRun]) -> Vec<ColdStart> {
             };
             let pct = trim_pct(r.percentile);
             let sentence = format!(
-                "{}: {} at {} threads started cold{why}: its first interval ran at {} TPS with p{pct} {} ms ({} warm-up interval(s) in all), against {} TPS and {} ms once warm; the whole-step {} TPS is {} below the steady rate",
+                "{}: {} at {} threads started cold{why}: its first interval ran at {} TPS with p{pct} {} ms ({} in all), against {} TPS and {} ms once warm; the whole-step {} TPS is {} below the steady rate",
                 run.label(),
                 r.scenario,
                 r.threads,
                 format::rate(first.tps),
                 format::ms(first.latency_ms),
-                w.first_interval,
+                dbdyno_engine::wording::count(w.first_interval as u32, "warm-up interval"),
                 format::rate(w.tps),
                 format::ms(w.latency_ms_avg),
                 format::rate(r.tps()),

@@ -53,8 +53,8 @@ pub fn find_knee(cells: &[&Cell]) -> Knee {
             kind: KneeKind::TooFewSteps,
             best_threads: Some(one.threads),
             evidence: format!(
-                "only {} thread(s) ran: a ladder of at least two thread counts is needed to find the knee",
-                one.threads
+                "only {} ran: a ladder of at least two thread counts is needed to find the knee",
+                dbdyno_engine::wording::count(one.threads, "thread")
             ),
         },
         _ => {

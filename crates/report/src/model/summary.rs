@@ -129,7 +129,8 @@ pub fn executive(r: &Report) -> Vec<String> {
         .count();
     if warnings > 0 {
         out.push(format!(
-            "{warnings} warning(s) to review before relying on these numbers (see Warnings)."
+            "{} to review before relying on these numbers (see Warnings).",
+            dbdyno_engine::wording::count(warnings as u32, "warning")
         ));
     }
     out
@@ -244,8 +245,8 @@ fn cold_start(r: &Report) -> Option<String> {
         .iter()
         .min_by(|a, b| a.whole_vs_steady_pct.total_cmp(&b.whole_vs_steady_pct))?;
     Some(format!(
-        "{} step(s) started cold; the worst ({} {} at {} threads) lost {} of its steady throughput.",
-        r.cold_starts.len(),
+        "{} started cold; the worst ({} {} at {} threads) lost {} of its steady throughput.",
+        dbdyno_engine::wording::count(r.cold_starts.len() as u32, "step"),
         r.env_name(worst.env),
         worst.scenario,
         worst.threads,
@@ -258,7 +259,7 @@ fn scope(r: &Report) -> String {
     let threads = r.all_threads();
     let range = match (threads.first(), threads.last()) {
         (Some(a), Some(b)) if a != b => format!("{} thread counts ({a}–{b})", threads.len()),
-        (Some(a), _) => format!("{a} thread(s)"),
+        (Some(a), _) => dbdyno_engine::wording::count(*a, "thread"),
         _ => "no thread counts".to_string(),
     };
     let dates: Vec<i64> = r.envs.iter().filter_map(|e| e.started_at).collect();
@@ -273,21 +274,23 @@ fn scope(r: &Report) -> String {
         // Every step was left out (cancelled, or imported without its summary): say so
         // rather than "0 scenario(s) at no thread counts".
         return format!(
-            "This report has no step to show: none of the {} run(s) kept a complete step (see the warnings).",
-            r.envs.len()
+            "This report has no step to show: none of its {} kept a complete step (see the warnings).",
+            dbdyno_engine::wording::count(r.envs.len() as u32, "run")
         );
     }
     if r.envs.len() == 1 {
         format!(
-            "This report covers one run on {}: {scenarios} scenario(s) at {range}{when}.",
-            r.env_name(0)
+            "This report covers one run on {}: {} at {range}{when}.",
+            r.env_name(0),
+            dbdyno_engine::wording::count(scenarios as u32, "scenario")
         )
     } else {
         let names: Vec<&str> = r.envs.iter().map(|e| e.name.as_str()).collect();
         format!(
-            "This report compares {} environments ({}) on {scenarios} scenario(s) at {range}{when}; {} is the baseline.",
+            "This report compares {} environments ({}) on {} at {range}{when}; {} is the baseline.",
             r.envs.len(),
             names.join(", "),
+            dbdyno_engine::wording::count(scenarios as u32, "scenario"),
             r.env_name(r.baseline.unwrap_or(0))
         )
     }
@@ -377,7 +380,10 @@ fn knees(r: &Report) -> Option<String> {
             _ => String::new(),
         };
         if not_reached > 0 {
-            let still = format!("still scaling in {not_reached} scenario(s)");
+            let still = format!(
+                "still scaling in {}",
+                dbdyno_engine::wording::count(not_reached as u32, "scenario")
+            );
             words = if words.is_empty() {
                 format!("{} {still}", e.name)
             } else {

@@ -58,11 +58,11 @@ fn cover(o: &mut String, r: &Report) {
     );
     let _ = writeln!(
         o,
-        "<p class=\"meta\">Generated {} · threshold {}% · {} environment(s) · {} scenario(s)</p>",
+        "<p class=\"meta\">Generated {} · threshold {}% · {} · {}</p>",
         format::datetime(r.generated_at_ms),
         r.threshold_pct,
-        r.envs.len(),
-        r.scenarios.len()
+        dbdyno_engine::wording::count(r.envs.len() as u32, "environment"),
+        dbdyno_engine::wording::count(r.scenarios.len() as u32, "scenario")
     );
     if let (Some(word), Some(sentence)) = (r.verdict_word(), r.verdict_sentence()) {
         let class = match word {

@@ -47,10 +47,10 @@ fn band(l: &mut Layout, r: &Report) {
         l.y += 28.0;
     }
     let meta = format!(
-        "Generated {}  ·  {} environment(s)  ·  {} scenario(s)  ·  regression threshold {}%",
+        "Generated {}  ·  {}  ·  {}  ·  regression threshold {}%",
         format::datetime(r.generated_at_ms),
-        r.envs.len(),
-        r.scenarios.len(),
+        dbdyno_engine::wording::count(r.envs.len() as u32, "environment"),
+        dbdyno_engine::wording::count(r.scenarios.len() as u32, "scenario"),
         r.threshold_pct
     );
     let meta = l.fit(&meta, 9.0, Style::Regular, w);
