@@ -14,13 +14,14 @@
 // again to find that run cancelled with its finished step, duplicate the environment
 // and import a seed config through the real open dialog. The native dialogs are driven
 // with xdotool (native-dialog.mjs). A screenshot of every screen goes to $E2E_OUT.
-import { after, before, test as nodeTest } from "node:test";
+import { after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
+import { useWindow, env, test, tid, shot, shotOf, click, type, textOf, until, stepStatuses, runStatus, listedRuns } from "./window.mjs";
 import {
   cancel,
   openFile,
@@ -33,111 +34,13 @@ import {
   windowsNamed,
 } from "./native-dialog.mjs";
 
-const env = (k) => {
-  const v = process.env[k];
-  if (!v) throw new Error(`${k} is not set: run tests/e2e/run.sh`);
-  return v;
-};
 const OUT = env("E2E_OUT");
 const SEED_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/seed/benchmark_config.conf");
 const ENV_NAME = `e2e-${process.pid}`;
-mkdirSync(OUT, { recursive: true });
 
 /** @type {WebdriverIO.Browser} */
 let b;
-let shots = 0;
 
-/** A test that leaves a screenshot of the window when it fails. */
-function test(name, fn) {
-  nodeTest(name, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      await shot(`FAILED-${name.split(":")[0]}`, { top: false }).catch(() => {});
-      throw e;
-    }
-  });
-}
-
-const tid = (id) => b.$(`[data-testid="${id}"]`);
-/** Saves the window; `top` scrolls the screen to its top first (the screen as it
- *  opens), else it is saved where the last action left it. */
-async function shot(name, { top = true } = {}) {
-  shots += 1;
-  if (top) await b.execute(() => document.querySelector("main")?.scrollTo(0, 0));
-  const file = join(OUT, `${String(shots).padStart(2, "0")}-${name}.png`);
-  await b.saveScreenshot(file);
-  return file;
-}
-/** Saves the window with the element `id` scrolled to the top of the screen. */
-async function shotOf(name, id) {
-  const scroll = () =>
-    b.execute((sel) => document.querySelector(sel)?.scrollIntoView({ block: "start" }), `[data-testid="${id}"]`);
-  // Once more after a pause: charts rebuilt for a new theme change the page's height.
-  await scroll();
-  await b.pause(400);
-  await scroll();
-  return shot(name, { top: false });
-}
-async function click(id) {
-  const el = await tid(id);
-  await el.waitForClickable({ timeout: 15000 });
-  await el.click();
-}
-// WebDriver's key codes: Control (pressed, then released by its second use), Backspace.
-const CONTROL = "\uE009";
-const BACKSPACE = "\uE003";
-async function type(id, value) {
-  const el = await tid(id);
-  await el.waitForDisplayed({ timeout: 10000 });
-  const want = String(value);
-  // React listens to input events. clearValue empties the field without one, so a
-  // re-render before the typing put the old value back, at every try ("2" then "21",
-  // "211", "2111", seen in CI on a busy machine). Selecting what the field holds and
-  // typing over it is one input event that React sees. The field is read back and typed
-  // again until it holds what was asked.
-  for (let i = 0; i < 3; i++) {
-    await el.addValue(`${CONTROL}a${CONTROL}${want.length ? want : BACKSPACE}`);
-    if ((await el.getValue()) === want) return;
-  }
-  throw new Error(`${id}: typed ${want}, the field holds ${await el.getValue()}`);
-}
-async function textOf(id, timeout = 20000) {
-  const el = await tid(id);
-  await el.waitForDisplayed({ timeout });
-  return el.getText();
-}
-/** Waits until `fn` returns a truthy value, polling; returns it. */
-/** Waits for `fn` to return something truthy. An error marked `fatal` ends the wait
- * at once (a run refused at its start will not complete however long we wait). */
-async function until(what, fn, timeout = 60000) {
-  let last, fatal;
-  await b.waitUntil(
-    async () => {
-      try {
-        last = await fn();
-      } catch (e) {
-        if (!e.fatal) throw e;
-        fatal = e;
-        return true;
-      }
-      return last;
-    },
-    { timeout, interval: 250, timeoutMsg: `timed out waiting for ${what}` },
-  );
-  if (fatal) throw fatal;
-  return last;
-}
-const stepStatuses = async () =>
-  b.execute(() =>
-    [...document.querySelectorAll('[data-testid="step-table"] tbody tr')].map((r) => r.getAttribute("data-status")),
-  );
-/** The Run screen's status badge; a run Rust refused to start throws, with its reason. */
-const runStatus = async () => {
-  const refused = await b.execute(() => document.querySelector('[data-testid="run-refused"]')?.textContent ?? null);
-  if (refused) throw Object.assign(new Error(`the run did not start: ${refused}`), { fatal: true });
-  return b.execute(() => document.querySelector("main h1 + .badge")?.textContent ?? "");
-};
 const windowsNamedMain = () => windowsNamed("^DB Dyno$");
 const points = async (id) => Number(await (await tid(id)).getAttribute("data-points"));
 
@@ -154,6 +57,7 @@ async function openApp() {
       "wdio:enforceWebDriverClassic": true,
     },
   });
+  useWindow(b);
   await (await b.$('[data-testid="nav-environments"]')).waitForDisplayed({ timeout: 60000 });
 }
 
@@ -360,14 +264,6 @@ test("history: both runs are there, the cancelled one keeps its steps", async ()
   await (await tid("theme")).selectByAttribute("value", "light");
 });
 
-/** The runs the Compare (or History) table lists: [id, state] pairs. */
-const listedRuns = async () =>
-  b.execute(() =>
-    [...document.querySelectorAll('[data-testid="runs-table"] tbody tr[data-state]')].map((r) => [
-      Number(r.getAttribute("data-testid").replace("run-", "")),
-      r.getAttribute("data-state"),
-    ]),
-  );
 
 test("compare: both runs against a baseline, curves and matrix, PDF export through the save dialog", async () => {
   await click("nav-compare");

@@ -13,20 +13,16 @@
 // when it differs. The example's plan is kept, with steps of 2 s on a ladder of 1 and 2
 // threads (a user can shorten them on the Plan screen) so the whole file takes about 2 min.
 // Screenshots: $E2E_OUT/newcomer-*.png.
-import { after, before, test as nodeTest } from "node:test";
+import { after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
+import { useWindow, env, test, tid, shot, shotOf, click, type, until, stepStatuses, runStatus, listedRuns } from "./window.mjs";
 
-const env = (k) => {
-  const v = process.env[k];
-  if (!v) throw new Error(`${k} is not set: run tests/e2e/run.sh`);
-  return v;
-};
 const OUT = env("E2E_OUT");
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const EXAMPLE = "local-sandbox";
@@ -34,93 +30,13 @@ const NAME = `${EXAMPLE}-here`;
 // The example's own data set (profiles/local-sandbox.toml): 4 tables of 10,000 rows in sbtest.
 const TABLES = 4;
 const SCHEMA = "sbtest";
-mkdirSync(OUT, { recursive: true });
 
 /** @type {WebdriverIO.Browser} */
 let b;
-let shots = 0;
 let tmp;
 
-function test(name, fn) {
-  nodeTest(name, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      await shot(`FAILED-${name.split(":")[0]}`, { top: false }).catch(() => {});
-      throw e;
-    }
-  });
-}
-
-const tid = (id) => b.$(`[data-testid="${id}"]`);
-async function shot(name, { top = true } = {}) {
-  shots += 1;
-  if (top) {
-    await b.execute(() => document.querySelector("main")?.scrollTo(0, 0));
-    await b.pause(200);
-  }
-  const file = join(OUT, `newcomer-${String(shots).padStart(2, "0")}-${name}.png`);
-  await b.saveScreenshot(file);
-  return file;
-}
-async function shotOf(name, id) {
-  await b.execute((sel) => document.querySelector(sel)?.scrollIntoView({ block: "start" }), `[data-testid="${id}"]`);
-  await b.pause(300);
-  return shot(name, { top: false });
-}
-async function click(id) {
-  const el = await tid(id);
-  await el.waitForClickable({ timeout: 15000 });
-  await el.click();
-}
-// Typed over what the field holds, read back (see flow.test.mjs: React and clearValue).
-const CONTROL = "\uE009";
-const BACKSPACE = "\uE003";
-async function type(id, value) {
-  const el = await tid(id);
-  await el.waitForDisplayed({ timeout: 10000 });
-  const want = String(value);
-  for (let i = 0; i < 3; i++) {
-    await el.addValue(`${CONTROL}a${CONTROL}${want.length ? want : BACKSPACE}`);
-    if ((await el.getValue()) === want) return;
-  }
-  throw new Error(`${id}: typed ${want}, the field holds ${await el.getValue()}`);
-}
-async function until(what, fn, timeout = 60000) {
-  let last, fatal;
-  await b.waitUntil(
-    async () => {
-      try {
-        last = await fn();
-      } catch (e) {
-        if (!e.fatal) throw e;
-        fatal = e;
-        return true;
-      }
-      return last;
-    },
-    { timeout, interval: 250, timeoutMsg: `timed out waiting for ${what}` },
-  );
-  if (fatal) throw fatal;
-  return last;
-}
 const textOfSel = (sel) => b.execute((s) => document.querySelector(s)?.textContent ?? null, sel);
-/** The Run screen's badge; a refused start throws with Rust's reason. */
-async function runStatus() {
-  const refused = await textOfSel('[data-testid="run-refused"]');
-  if (refused) throw Object.assign(new Error(`the run did not start: ${refused}`), { fatal: true });
-  return (await textOfSel("main h1 + .badge")) ?? "";
-}
 const runLog = () => b.execute(() => [...document.querySelectorAll('main [role="log"] div')].map((d) => d.textContent));
-const stepStatuses = () =>
-  b.execute(() => [...document.querySelectorAll('[data-testid="step-table"] tbody tr')].map((r) => r.getAttribute("data-status")));
-const listedRuns = () =>
-  b.execute(() =>
-    [...document.querySelectorAll('[data-testid="runs-table"] tbody tr[data-state]')].map((r) => [
-      Number(r.getAttribute("data-testid").replace("run-", "")),
-      r.getAttribute("data-state"),
-    ]),
-  );
 /** SQL on the sandbox the suite runs against, as its admin (scripts/sandbox.sh sql). */
 const sandboxSql = (sql) => execFileSync("bash", [join(ROOT, "scripts/sandbox.sh"), "sql", "-e", sql], { stdio: "pipe" });
 const dropTables = () =>
@@ -143,6 +59,7 @@ before(async () => {
     connectionRetryTimeout: 120000,
     capabilities: { "tauri:options": { application: app }, "wdio:enforceWebDriverClassic": true },
   });
+  useWindow(b, { shotPrefix: "newcomer-" });
   await (await tid("nav-environments")).waitForDisplayed({ timeout: 60000 });
 });
 
