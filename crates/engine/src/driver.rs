@@ -29,7 +29,7 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> EngineError {
     dbdyno_mysql::connect_error(c, e).into()
 }
 
-/// Runs an administrative statement, turning errors into [`EngineError::Query`].
+/// Runs an administrative statement, turning errors into `EngineError::Mysql` (`MysqlError::Query`).
 pub fn admin_exec(conn: &mut Conn, context: &str, sql: &str) -> Result<(), EngineError> {
     Ok(dbdyno_mysql::admin_exec(conn, context, sql)?)
 }

@@ -1,6 +1,8 @@
 //! Engine errors. Each says what failed, against what, and what the server answered,
 //! so the shells can print it as is.
 
+pub use dbdyno_mysql::MysqlError;
+
 use crate::plan::PlanError;
 use crate::workload::StatementClass;
 
@@ -9,14 +11,10 @@ pub enum EngineError {
     #[error("invalid plan: {0}")]
     Plan(#[from] PlanError),
 
-    #[error("cannot connect to MySQL at {endpoint} as '{user}': {message}")]
-    Connect {
-        endpoint: String,
-        user: String,
-        /// Server error code when the server answered (1045 access denied, 1049 unknown database).
-        code: Option<u16>,
-        message: String,
-    },
+    /// Connecting or an administrative query failed (dbdyno-mysql's helpers, which the
+    /// monitor shares): its own text, with the endpoint and user or the context.
+    #[error(transparent)]
+    Mysql(#[from] MysqlError),
 
     #[error("{class} statement failed: {message} (error {code}){}", sql_hint(.sql))]
     Statement {
@@ -24,13 +22,6 @@ pub enum EngineError {
         code: u16,
         message: String,
         sql: String,
-    },
-
-    #[error("{context} failed: {message}{}", code.map(|c| format!(" (error {c})")).unwrap_or_default())]
-    Query {
-        context: String,
-        code: Option<u16>,
-        message: String,
     },
 
     /// A safety rule stopped the phase before it changed anything.
@@ -62,35 +53,6 @@ pub enum EngineError {
     Internal(String),
 }
 
-/// The connection helpers' errors become the engine's variants of the same text, so
-/// callers that match on `Connect` or `Query` see no difference.
-impl From<dbdyno_mysql::MysqlError> for EngineError {
-    fn from(e: dbdyno_mysql::MysqlError) -> Self {
-        match e {
-            dbdyno_mysql::MysqlError::Connect {
-                endpoint,
-                user,
-                code,
-                message,
-            } => EngineError::Connect {
-                endpoint,
-                user,
-                code,
-                message,
-            },
-            dbdyno_mysql::MysqlError::Query {
-                context,
-                code,
-                message,
-            } => EngineError::Query {
-                context,
-                code,
-                message,
-            },
-        }
-    }
-}
-
 fn sql_hint(sql: &str) -> String {
     if sql.is_empty() {
         String::new()
@@ -104,7 +66,7 @@ impl EngineError {
     /// The server's error code, when there is one (tests and shells branch on it).
     pub fn server_code(&self) -> Option<u16> {
         match self {
-            EngineError::Connect { code, .. } | EngineError::Query { code, .. } => *code,
+            EngineError::Mysql(e) => e.server_code(),
             EngineError::Statement { code, .. } => Some(*code),
             EngineError::ConnectionsNotOpened { cause, .. } => cause.server_code(),
             _ => None,

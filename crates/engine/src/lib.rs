@@ -40,7 +40,7 @@ pub mod wording;
 pub mod workload;
 
 pub use cancel::CancelToken;
-pub use error::EngineError;
+pub use error::{EngineError, MysqlError};
 pub use events::{ConnectionsOpening, EngineEvent, EventSink, ServerSilence, SilenceState};
 pub use phases::PrepareMode;
 pub use plan::{

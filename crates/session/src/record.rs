@@ -61,8 +61,12 @@ pub fn environment_json(
 
 /// True when the run ended at its first connection: no phase ran, nothing changed.
 pub fn nothing_ran(outcome: &RunOutcome, error: Option<&EngineError>) -> bool {
-    matches!(error, Some(EngineError::Connect { .. }))
-        && outcome.steps.is_empty()
+    matches!(
+        error,
+        Some(EngineError::Mysql(
+            dbdyno_engine::MysqlError::Connect { .. }
+        ))
+    ) && outcome.steps.is_empty()
         && outcome.prepare.is_none()
         && outcome.prewarm.is_none()
         && outcome.dropped_tables.is_empty()

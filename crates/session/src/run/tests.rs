@@ -131,7 +131,12 @@ fn a_run_that_never_reached_the_server_is_forgotten_when_asked() {
     let run_id = run.run_id().expect("recorded while it runs");
     let end = run.drive(&CancelToken::new(), |_| {});
     assert!(
-        matches!(end.error, Some(EngineError::Connect { .. })),
+        matches!(
+            end.error,
+            Some(EngineError::Mysql(
+                dbdyno_engine::MysqlError::Connect { .. }
+            ))
+        ),
         "{:?}",
         end.error
     );
