@@ -21,7 +21,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
-import { useWindow, env, test, tid, shot, shotOf, click, type, textOf, until, stepStatuses, runStatus, listedRuns } from "./window.mjs";
+import { useWindow, env, test, tid, shot, shotOf, click, type, textOf, until, stepStatuses, runStatus, listedRuns, clearLadder } from "./window.mjs";
 import {
   cancel,
   openFile,
@@ -151,17 +151,7 @@ async function planShortLadder({ threads, time, prepare, prewarm = false, randTy
     const want = (await box.getAttribute("data-testid")) === `scenario-${scenario}`;
     if ((await box.isSelected()) !== want) await box.click();
   }
-  // Clicked again if the ladder is still there: choosing the scenario re-lays the form
-  // out, and a click in the middle of that missed the button (seen in CI with tpcc).
-  for (let attempt = 1; ; attempt++) {
-    await click("thread-clear");
-    try {
-      await until("an empty ladder", async () => (await b.$$(".chip")).length === 0, 5000);
-      break;
-    } catch (e) {
-      if (attempt === 3) throw e;
-    }
-  }
+  await clearLadder();
   for (const [i, t] of threads.entries()) {
     // Enter in the field, not a click on Add: clearing the ladder brings up a validation
     // banner a moment later, and the layout shift can make a click miss the button.

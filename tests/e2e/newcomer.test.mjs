@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
-import { useWindow, env, test, tid, shot, shotOf, click, type, until, stepStatuses, runStatus, listedRuns } from "./window.mjs";
+import { useWindow, env, test, tid, shot, shotOf, click, type, until, stepStatuses, runStatus, listedRuns, clearLadder } from "./window.mjs";
 
 const OUT = env("E2E_OUT");
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -119,15 +119,7 @@ async function shortenPlan() {
   await click("nav-plan");
   await (await tid("plan-preview")).waitForDisplayed({ timeout: 15000 });
   await type("time", 2);
-  for (let attempt = 1; ; attempt++) {
-    await click("thread-clear");
-    try {
-      await until("an empty ladder", async () => (await b.$$(".chip")).length === 0, 5000);
-      break;
-    } catch (e) {
-      if (attempt === 3) throw e;
-    }
-  }
+  await clearLadder();
   for (const [i, t] of [1, 2].entries()) {
     await type("thread-input", t);
     await (await tid("thread-input")).addValue("\uE007");
@@ -195,24 +187,24 @@ test("a refused start fixed by a click: other rows per table, then Drop and prep
   assert.equal(await (await tid("prepare-mode")).getValue(), "always");
 });
 
-test("history: the three runs, complete", async () => {
-  await click("nav-history");
+/** The three runs of this file's environment as the screen `nav` lists them. */
+async function threeRunsOn(nav) {
+  await click(nav);
   await (await tid("filter-env")).selectByAttribute("value", NAME);
-  const runs = await until("three runs", async () => {
+  return until(`three runs on ${nav}`, async () => {
     const r = await listedRuns();
     return r.length === 3 && r;
   });
+}
+
+test("history: the three runs, complete", async () => {
+  const runs = await threeRunsOn("nav-history");
   assert.deepEqual(runs.map(([, s]) => s), ["complete", "complete", "complete"]);
   await shot("history");
 });
 
 test("compare: the first run against the second (the same plan, the tables reused)", async () => {
-  await click("nav-compare");
-  await (await tid("filter-env")).selectByAttribute("value", NAME);
-  const runs = await until("the runs listed", async () => {
-    const r = await listedRuns();
-    return r.length === 3 && r;
-  });
+  const runs = await threeRunsOn("nav-compare");
   const [first, second] = runs.map(([id]) => id).sort((x, y) => x - y);
   await click(`pick-run-${first}`);
   await click(`pick-run-${second}`);

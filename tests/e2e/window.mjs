@@ -139,3 +139,18 @@ export const listedRuns = () =>
       r.getAttribute("data-state"),
     ]),
   );
+
+/** Empties the Plan screen's thread ladder. Clicked again if the ladder is still there:
+ * choosing a scenario re-lays the form out, and a click in the middle of that missed
+ * the button (seen in CI with tpcc). */
+export async function clearLadder() {
+  for (let attempt = 1; ; attempt++) {
+    await click("thread-clear");
+    try {
+      await until("an empty ladder", async () => (await b.$$(".chip")).length === 0, 5000);
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
+}
