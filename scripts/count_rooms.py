@@ -111,7 +111,7 @@ def expand_use(tree):
     return walk("", tree)
 
 
-def resolve(mods, here, segments):
+def resolve(mods, segments):
     """The longest module prefix of `segments` (absolute) that is a file of the crate."""
     for n in range(len(segments), -1, -1):
         if tuple(segments[:n]) in mods:
@@ -145,7 +145,7 @@ def edges_of(mods, here, text):
         return None
 
     def add(segments):
-        target = resolve(mods, here, segments)
+        target = resolve(mods, segments)
         # The crate root is lib.rs's list of rooms and re-exports, not a room itself.
         if target not in (None, (), here):
             targets.add(target)
