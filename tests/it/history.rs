@@ -44,7 +44,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
     ]));
     let id = run_id(&out);
     assert!(
-        out.contains(&format!("Run id: {id}: 4 step(s) recorded, state complete")),
+        out.contains(&format!("Run id: {id}: 4 steps recorded, state complete")),
         "{out}"
     );
 

@@ -256,7 +256,7 @@ fn import_into(data: &Path, spill: &Path, steps: usize) -> Value {
         .unwrap();
     let said = ok(&o);
     assert!(
-        said.contains(&format!("{steps} step(s)")),
+        said.contains(&dbdyno_engine::wording::count(steps as u32, "step")),
         "the import says what it brought in: {said}"
     );
     let o = dbdyno_cmd()
@@ -303,7 +303,7 @@ fn a_history_that_fills_mid_ladder_loses_no_step_and_the_run_ends_saying_so() {
     let (spill, line) = spill_of(&err);
     // The history's disk is the full one: the spill file went to the temporary directory.
     assert!(spill.starts_with(tmp.path()), "{line}");
-    assert!(line.contains("6 step(s)"), "{line}");
+    assert!(line.contains("6 steps"), "{line}");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&spill).unwrap()).unwrap();
     assert_eq!(steps_in(&doc), 6, "every step in the spill file");
     assert_eq!(doc["record"]["state"], "complete", "{}", doc["record"]);

@@ -372,7 +372,7 @@ fn a_really_slowed_server_regresses_beyond_its_noise() {
         "stdout:\n{printed}\nstderr:\n{errors}\n{repeats}"
     );
     assert!(
-        errors.contains("REGRESSION: 2 cell(s) regressed beyond 5%"),
+        errors.contains("REGRESSION: 2 cells regressed beyond 5%"),
         "{errors}"
     );
     // The regressed cells are printed with their intervals.

@@ -3,6 +3,7 @@
 //! it. The record itself is kept by the shared run (`dbdyno_session::run`); a history
 //! that cannot be written never stops a benchmark: the user is told, and the run goes on.
 
+use dbdyno_engine::wording::count;
 use dbdyno_engine::Plan;
 use dbdyno_session::{
     HistoryFaults, HistoryNote, HistoryTarget, OnHistoryError, Recorded, Spilled,
@@ -97,8 +98,9 @@ fn print_recorded(out: Out, recorded: Option<&Recorded>, spilled: bool) {
             say(
                 out,
                 &format!(
-                    "Run id: {}: {} step(s) recorded, state {state}",
-                    report.run_id, report.steps_written
+                    "Run id: {}: {} recorded, state {state}",
+                    report.run_id,
+                    count(report.steps_written, "step")
                 ),
             );
             // A run that went to the spill file has its reason in the last line; the

@@ -138,7 +138,10 @@ impl ConnectionsOpening {
             return None;
         }
         let retried = if self.retries > 0 {
-            format!(", {} attempt(s) retried", self.retries)
+            format!(
+                ", {} retried",
+                crate::wording::count(self.retries as f64, "attempt")
+            )
         } else {
             String::new()
         };
@@ -202,7 +205,7 @@ mod tests {
         );
         assert_eq!(
             o(0.2, 3, true).notable_summary().as_deref(),
-            Some("1024 of 1024 connections opened in 0.2s, 3 attempt(s) retried")
+            Some("1024 of 1024 connections opened in 0.2s, 3 attempts retried")
         );
     }
 }

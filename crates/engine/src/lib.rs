@@ -36,8 +36,11 @@ pub mod stats;
 pub mod sysbench_text;
 pub mod tpcc;
 pub mod utc;
-pub mod wording;
 pub mod workload;
+
+/// Counts in DB Dyno's own words; the module lives in `dbdyno-stats`, the lowest crate
+/// that words a count, and is kept here so `dbdyno_engine::wording` still reaches it.
+pub use dbdyno_stats::wording;
 
 pub use cancel::CancelToken;
 pub use error::{EngineError, MysqlError};
@@ -50,6 +53,8 @@ pub use repeat::{Repeat, MAX_REPEATS};
 pub use results::{
     ClientLost, ClientStep, ConnectionsOpened, IntervalRecord, PrintedRates, StepResult,
 };
-pub use runner::{run_plan, run_plan_with, FailedStep, RunOutcome, StepRunner, ThisMachine};
+pub use runner::{
+    run_plan, run_plan_with, threads_label, FailedStep, RunOutcome, StepRunner, ThisMachine,
+};
 pub use sla::{SlaPhase, SlaTarget};
 pub use workload::{Scenario, StatementClass, WorkloadOptions};

@@ -286,8 +286,15 @@ fn step_label(s: &crate::plan::StepPlan) -> String {
             count(s.threads, "connection")
         )
     } else {
-        format!("{} @ {}", s.scenario, count(s.threads, "thread"))
+        threads_label(s.scenario, s.threads)
     }
+}
+
+/// "oltp_read_only @ 8 threads", "oltp_read_only @ 1 thread": a closed-loop step as
+/// the engine names it, for whoever names a step from its result (the history, reports,
+/// the run's monitoring).
+pub fn threads_label(scenario: impl std::fmt::Display, threads: u32) -> String {
+    format!("{scenario} @ {}", count(threads, "thread"))
 }
 
 pub fn phase_label(p: &Phase) -> String {

@@ -86,10 +86,9 @@ pub fn run_text(run: &StoredRun) -> String {
     for step in &run.steps {
         let r = &step.result;
         s.push_str(&format!(
-            "\n=== step {}: {} @ {} threads{}{}{} ===\n",
+            "\n=== step {}: {}{}{}{} ===\n",
             step.index + 1,
-            r.scenario,
-            r.threads,
+            dbdyno_engine::threads_label(r.scenario, r.threads),
             r.repeat
                 .label()
                 .map(|l| format!(", {l}"))

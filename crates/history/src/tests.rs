@@ -138,7 +138,7 @@ fn a_repeated_step_comes_back_with_its_repeat() {
             text.contains("=== step 1: oltp_read_write @ 2 threads, repeat 2/3 ==="),
             "{text}"
         );
-        assert!(!text.contains("=== step 2: oltp_point_select @ 1 threads, repeat"));
+        assert!(!text.contains("=== step 2: oltp_point_select @ 1 thread, repeat"));
     });
 }
 

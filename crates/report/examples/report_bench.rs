@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use dbdyno_report::input::results_doc::runs_from_json;
 use dbdyno_report::render::{csv, html, json, markdown, pdf};
 use dbdyno_report::{build, ReportOptions};
+use dbdyno_stats::wording::count;
 
 fn main() {
     let mut input = None;
@@ -81,11 +82,11 @@ fn main() {
         .map(|s| s.envs.iter().map(|e| e.present().count()).sum::<usize>())
         .sum();
     println!(
-        "{} environment(s), {} scenario(s), {} cells; {} run(s) per format; outputs in {}",
-        report.envs.len(),
-        report.scenarios.len(),
-        cells,
-        runs,
+        "{}, {}, {}; {} per format; outputs in {}",
+        count(report.envs.len() as u32, "environment"),
+        count(report.scenarios.len() as u32, "scenario"),
+        count(cells as u32, "cell"),
+        count(runs as u32, "run"),
         out.display()
     );
     println!(

@@ -7,6 +7,7 @@
 //!
 //! Non-goals: no printing.
 
+use dbdyno_engine::wording::count;
 use dbdyno_monitor::StepServerFigures;
 
 use crate::run_monitor::{MonitoringReport, RunMonitor};
@@ -212,13 +213,13 @@ pub fn step_table(report: &MonitoringReport) -> Vec<String> {
     let flagged = steps.iter().filter(|f| !f.sample_count_ok()).count();
     if flagged == 0 {
         say(&format!(
-            "Sample count: samples cover every second of every step ({} step(s))",
-            steps.len()
+            "Sample count: samples cover every second of every step ({})",
+            count(steps.len() as u32, "step")
         ));
     } else {
         say(&format!(
-                "Sample count: {flagged} of {} step(s) flagged (fewer samples than seconds; see SAMPLE COUNT above)",
-                steps.len()
+                "Sample count: {flagged} of {} flagged (fewer samples than seconds; see SAMPLE COUNT above)",
+                count(steps.len() as u32, "step")
             ));
     }
     for m in &report.missing {

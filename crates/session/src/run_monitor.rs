@@ -228,7 +228,7 @@ impl RunMonitor {
             EngineEvent::StepFinished { step, result } => {
                 let w = StepWindow {
                     step: *step,
-                    label: format!("{} @ {} threads", result.scenario, result.threads),
+                    label: dbdyno_engine::threads_label(result.scenario, result.threads),
                     started_unix_ms: result.started_unix_ms,
                     ended_unix_ms: result.ended_unix_ms,
                 };

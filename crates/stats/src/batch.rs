@@ -39,6 +39,7 @@ use crate::describe::{
     coefficient_of_variation_pct, finite, lag1_autocorrelation, mean, sample_variance,
 };
 use crate::estimate::{Estimate, Interval, Method};
+use crate::wording::count;
 
 /// Fewest values for an interval; fewer give `Method::TooShort`.
 pub const MIN_VALUES: usize = 10;
@@ -57,14 +58,15 @@ pub fn batch_means_interval(per_second: &[f64]) -> Estimate {
     let dropped = per_second.len() - values.len();
     let dropped_note = match dropped {
         0 => String::new(),
-        k => format!(" ({k} non-finite value(s) left out)"),
+        k => format!(" ({} left out)", count(k as u32, "non-finite value")),
     };
     let n = values.len();
     if n < MIN_VALUES {
         let note = format!(
-            "too short for an interval: {n} per-second value(s){dropped_note}, at least \
+            "too short for an interval: {}{dropped_note}, at least \
              {MIN_VALUES} are needed (per-second values are correlated, so fewer cannot show \
-             how far the mean could move)"
+             how far the mean could move)",
+            count(n as u32, "per-second value")
         );
         return Estimate::too_short(&values, MIN_VALUES, note);
     }
@@ -123,7 +125,8 @@ pub fn percentile_interval(per_second: &[f64], step_percentile: f64) -> Estimate
     let idle = per_second.len() - positive.len();
     if idle > 0 {
         estimate.note.push_str(&format!(
-            "; {idle} second(s) without a usable percentile (≤ 0 or not finite) left out"
+            "; {} without a usable percentile (≤ 0 or not finite) left out",
+            count(idle as u32, "second")
         ));
     }
     // A negative lower bound was already raised to 0 (the values are positive), and

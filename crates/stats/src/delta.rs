@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::estimate::{Estimate, Method};
 use crate::tdist::{t_critical, CONFIDENCE};
+use crate::wording::count;
 
 /// The relative difference between a baseline and a candidate figure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,7 +110,10 @@ pub fn relative_difference(baseline: &Estimate, candidate: &Estimate) -> Delta {
 fn why_none(e: &Estimate) -> String {
     match e.method {
         Method::TooShort { needed } => {
-            format!("{} value(s), at least {needed} needed", e.values)
+            format!(
+                "{}, at least {needed} needed",
+                count(e.values as u32, "value")
+            )
         }
         _ => e.note.clone(),
     }
@@ -246,7 +250,7 @@ mod tests {
             panic!("{d:?}")
         };
         assert!(
-            reason.contains("baseline") && reason.contains("2 value(s)"),
+            reason.contains("baseline") && reason.contains("2 values"),
             "{reason}"
         );
         let d = relative_difference(&estimate(10.0, 1.0, 9.0), &short);

@@ -27,6 +27,9 @@
 //! ([`CONFIDENCE`]) with Student's t quantiles ([`t_quantile`]). docs/reports.md, "How the
 //! intervals are made", explains the same for a reader of reports.
 //!
+//! [`wording`] words the counts in DB Dyno's own sentences ("1 value", "3 cells"); it
+//! lives here, the lowest crate that words one, and the engine re-exports it.
+//!
 //! Non-goals: reading runs, histories or reports (callers pass plain numbers: this crate
 //! depends on no other dbdyno crate); bootstrap and Bayesian methods (slower, and harder
 //! to explain on a report than a t interval).
@@ -39,6 +42,7 @@ mod repeats;
 mod steady;
 mod tdist;
 mod verdict;
+pub mod wording;
 
 #[cfg(test)]
 mod testutil;

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::describe::{coefficient_of_variation_pct, finite, mean, sample_variance};
 use crate::estimate::{Estimate, Interval, Method};
+use crate::wording::count;
 
 /// Fewest repeats for an interval.
 pub const MIN_REPEATS: usize = 2;
@@ -29,8 +30,10 @@ pub fn repeats_interval(means: &[f64]) -> Estimate {
     let values = finite(means);
     let n = values.len();
     if n < MIN_REPEATS {
-        let note =
-            format!("too short for an interval: {n} repeat(s), at least {MIN_REPEATS} are needed");
+        let note = format!(
+            "too short for an interval: {}, at least {MIN_REPEATS} are needed",
+            count(n as u32, "repeat")
+        );
         return Estimate::too_short(&values, MIN_REPEATS, note);
     }
     let centre = mean(&values);
@@ -43,9 +46,9 @@ pub fn repeats_interval(means: &[f64]) -> Estimate {
         values: n,
         cv_pct: coefficient_of_variation_pct(&values),
         note: format!(
-            "spread of {n} repeats (Student t with {} degree(s) of freedom); it includes the \
+            "spread of {n} repeats (Student t with {} of freedom); it includes the \
              differences from run to run that one run cannot show",
-            n - 1
+            count((n - 1) as u32, "degree")
         ),
     };
     estimate.at_least_zero_for(&values)

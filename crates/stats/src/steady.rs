@@ -28,6 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::describe::median;
+use crate::wording::{count, plural};
 
 /// Fewer values than this say nothing about stability.
 const MIN_VALUES: usize = 3;
@@ -100,7 +101,10 @@ pub fn steady_state(per_second: &[f64]) -> Steadiness {
             level: 0.0,
             band: BASE_BAND,
             tail_band: BASE_BAND,
-            note: format!("{n} value(s): too few to judge whether the step settled"),
+            note: format!(
+                "{}: too few to judge whether the step settled",
+                count(n as u32, "value")
+            ),
         };
     }
     let tail = &per_second[n / 2..];
@@ -110,7 +114,11 @@ pub fn steady_state(per_second: &[f64]) -> Steadiness {
     if n - first >= MIN_VALUES {
         let warmup = match first {
             0 => "no value was excluded".to_string(),
-            k => format!("the first {k} value(s) were excluded as warm-up"),
+            k => format!(
+                "the first {} {} excluded as warm-up",
+                count(k as u32, "value"),
+                plural(k as f64, "was")
+            ),
         };
         return Steadiness {
             state: SteadyState::Settled,
@@ -149,10 +157,10 @@ fn unsettled(values: &[f64], tail_band: f64) -> Steadiness {
             note: format!(
                 "did not end steady (its last values left the ±{:.0}% band around the median \
                  of its last half); the longest run within ±{:.0}% of {level:.2} (the median \
-                 of the whole step) ends {} value(s) before the step does",
+                 of the whole step) ends {} before the step does",
                 tail_band * 100.0,
                 band * 100.0,
-                values.len() - 1 - last
+                count((values.len() - 1 - last) as u32, "value")
             ),
         },
         None => Steadiness {
@@ -297,7 +305,7 @@ mod tests {
         assert_eq!(s.state, SteadyState::EndedUnsteady);
         assert_eq!(window(&s), (1, 8));
         assert!(s.note.contains("did not end steady"), "{}", s.note);
-        assert!(s.note.contains("3 value(s) before"), "{}", s.note);
+        assert!(s.note.contains("3 values before"), "{}", s.note);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::delta::{Delta, DeltaRange};
 use crate::describe::median;
+use crate::wording::count;
 
 /// Which way is better for a figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,15 +175,15 @@ pub fn noise_floor<'a>(deltas: impl IntoIterator<Item = &'a Delta>) -> NoiseFloo
     let pct = (!widths.is_empty()).then(|| median(&widths));
     let mut note = match pct {
         Some(p) => format!(
-            "differences under {p:.1}% cannot be told apart on these runs (median over {} \
-             cell(s))",
-            widths.len()
+            "differences under {p:.1}% cannot be told apart on these runs (median over {})",
+            count(widths.len() as u32, "cell")
         ),
         None => "no cell has an interval, so the noise is unknown".to_string(),
     };
     if unbounded + unknown > 0 {
         note.push_str(&format!(
-            "; {unbounded} cell(s) without a finite interval, {unknown} without any"
+            "; {} without a finite interval, {unknown} without any",
+            count(unbounded as u32, "cell")
         ));
     }
     NoiseFloor {

@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { commands, type SysbenchImportResult } from "../bindings";
 import { AppFailure, call, message } from "../api";
+import { count } from "../state/format";
 import { ErrorNote } from "./bits";
 
 export function ImportLogs({ env: current, onImported, onClose }: {
@@ -69,9 +70,9 @@ function ImportOutcome({ result }: { result: SysbenchImportResult }) {
   return (
     <div className="stack" role="status" data-testid="import-result">
       <div className={`notice ${refused.length > 0 ? "warn" : "ok"}`} data-testid="import-summary">
-        Imported {imported.length} run(s) into {result.env}
-        {duplicates.length > 0 && `, ${duplicates.length} duplicate(s) skipped`}
-        {refused.length > 0 && `, ${refused.length} file(s) refused`}.
+        Imported {count(imported.length, "run")} into {result.env}
+        {duplicates.length > 0 && `, ${count(duplicates.length, "duplicate")} skipped`}
+        {refused.length > 0 && `, ${count(refused.length, "file")} refused`}.
       </div>
       {imported.length > 0 && (
         <ul data-testid="import-imported">

@@ -12,6 +12,7 @@ import { ReportView } from "../components/ReportView";
 import { RunFilters, RunsTable } from "../components/RunsTable";
 import { useRunList } from "../state/runs";
 import { useApp } from "../state/app";
+import { count } from "../state/format";
 
 export function History() {
   const { filter, setFilter, rows, envs, error, setError, reload } = useRunList();
@@ -42,7 +43,7 @@ export function History() {
     <div className="stack">
       <div className="screen-head">
         <h1>History</h1>
-        <span className="sub">{rows.length} run(s)</span>
+        <span className="sub">{count(rows.length, "run")}</span>
         <span className="spacer" />
         <button className="btn" aria-expanded={importing} onClick={() => setImporting(!importing)} data-testid="import-logs-open">
           Import sysbench logs…

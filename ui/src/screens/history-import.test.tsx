@@ -68,7 +68,7 @@ describe("History: import sysbench logs", () => {
     expect(commands.importSysbenchLogs).toHaveBeenCalledWith({ env: "sandbox", scenario: "oltp_insert" });
 
     expect(await screen.findByTestId("import-summary")).toHaveTextContent(
-      "Imported 2 run(s) into sandbox, 1 duplicate(s) skipped, 1 file(s) refused.",
+      "Imported 2 runs into sandbox, 1 duplicate skipped, 1 file refused.",
     );
     const imported = within(screen.getByTestId("import-imported")).getAllByRole("listitem");
     expect(imported[0]).toHaveTextContent("oltp_insert.txt: run #7, oltp_insert@2");

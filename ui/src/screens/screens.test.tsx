@@ -216,7 +216,7 @@ describe("Run", () => {
 describe("Run: a run the history did not take", () => {
   it("ends with Rust's NOT IN THE HISTORY line and the spill file", async () => {
     const line =
-      "NOT IN THE HISTORY: this run is not in the history: database or disk is full; its 2 step(s) are in the spill file /data/spill/run-1.json; to bring them in: dbdyno import results /data/spill/run-1.json";
+      "NOT IN THE HISTORY: this run is not in the history: database or disk is full; its 2 steps are in the spill file /data/spill/run-1.json; to bring them in: dbdyno import results /data/spill/run-1.json";
     mount(<Run />, snapshot({ status: "complete", not_in_history: line, spill_file: "/data/spill/run-1.json" }));
     expect(await screen.findByTestId("run-not-in-history")).toHaveTextContent(line);
     expect(screen.getByTestId("run-spill-file")).toHaveTextContent("/data/spill/run-1.json");

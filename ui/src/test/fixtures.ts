@@ -29,7 +29,7 @@ export const snapshot = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
   run_id: 3,
   env: "sandbox",
   status: "running",
-  phase_label: "oltp_point_select @ 1 threads",
+  phase_label: "oltp_point_select @ 1 thread",
   phase_number: 1,
   phase_count: 3,
   elapsed_s: 2,
@@ -115,7 +115,7 @@ export const randTypes: RandChoice[] = [
 export const preview: PlanPreview = {
   phases: [
     { label: "prepare oltp_point_select (4 threads)", seconds: null },
-    { label: "oltp_point_select @ 1 threads", seconds: 30 },
+    { label: "oltp_point_select @ 1 thread", seconds: 30 },
   ],
   steps: 6,
   total_seconds: 180,

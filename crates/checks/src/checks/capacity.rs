@@ -2,7 +2,7 @@
 //! (`max_prepared_stmt_count`) and connections (`max_connections`) for the peak, on
 //! top of what other sessions already use.
 
-use dbdyno_engine::wording::count;
+use dbdyno_engine::wording::{count, plural};
 use dbdyno_engine::workload::shape::prepared_statements_per_connection;
 use dbdyno_engine::{Plan, Scenario};
 
@@ -150,8 +150,11 @@ fn connections(m: &MysqlFacts, plan: &Plan) -> Check {
     let margin = (need / 10).max(5);
     let largest = plan.steps().map(|s| s.threads).max().unwrap_or(0);
     let seen = format!(
-        "max_connections = {limit}; the plan opens up to {peak} connections ({largest} threads + DB Dyno's control \
-         and status connections), and {others} other connection(s) are open now: {need} needed"
+        "max_connections = {limit}; the plan opens up to {peak} connections ({} + DB Dyno's control \
+         and status connections), and {} {} open now: {need} needed",
+        count(largest, "thread"),
+        count(others as f64, "other connection"),
+        plural(others as f64, "is")
     );
     if let Some(per_user) = m
         .var_u64("max_user_connections")

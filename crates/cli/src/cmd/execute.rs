@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use dbdyno_engine::wording::{count, plural};
 use dbdyno_engine::{CancelToken, EngineError};
 use dbdyno_session::{Checks, HistoryTarget, Run, RunEnd, RunEvent, RunRequest};
 
@@ -149,8 +150,9 @@ fn failed_steps_line(failed: &[dbdyno_engine::FailedStep]) -> Option<String> {
         .map(|f| format!("  {}: {}", f.label, f.error))
         .collect();
     Some(format!(
-        "FAILED STEPS: {} step(s) failed and were not measured:\n{}",
-        failed.len(),
+        "FAILED STEPS: {} failed and {} not measured:\n{}",
+        count(failed.len() as u32, "step"),
+        plural(failed.len() as f64, "was"),
         list.join("\n")
     ))
 }
@@ -200,7 +202,10 @@ mod tests {
             },
         ];
         let line = failed_steps_line(&failed).unwrap();
-        assert!(line.starts_with("FAILED STEPS: 2 step(s)"), "{line}");
+        assert!(
+            line.starts_with("FAILED STEPS: 2 steps failed and were not measured:"),
+            "{line}"
+        );
         assert!(line.contains("@ 64 threads: opened 40 of 64"), "{line}");
         assert!(line.contains("@ 128 threads: boom"), "{line}");
     }

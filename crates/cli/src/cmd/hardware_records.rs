@@ -121,8 +121,8 @@ pub fn import(
     } else {
         writeln!(
             out,
-            "Imported {} test(s) as hardware record {id} of {env}:",
-            record.record.results.len()
+            "Imported {} as hardware record {id} of {env}:",
+            dbdyno_engine::wording::count(record.record.results.len() as u32, "test")
         )?;
         writeln!(out, "{}", header())?;
         writeln!(out, "{}", row(&record))?;

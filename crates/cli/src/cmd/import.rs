@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
+use dbdyno_engine::wording::count;
 use dbdyno_engine::Scenario;
 use dbdyno_history::import_sysbench::{
     import_sysbench, Duplicates, Earlier, FileError, ImportError, ImportNote, SysbenchImport,
@@ -198,10 +199,10 @@ fn sysbench(files: &[PathBuf], o: &SysbenchOpts) -> Result<()> {
     for r in &report.imported {
         let what: Vec<String> = r.steps.iter().map(|(s, t)| format!("{s}@{t}")).collect();
         println!(
-            "Imported {}: run id {}, {} step(s) [{}], {}",
+            "Imported {}: run id {}, {} [{}], {}",
             r.file,
             r.run_id,
-            r.steps.len(),
+            count(r.steps.len() as u32, "step"),
             what.join(", "),
             r.state
         );
@@ -224,12 +225,18 @@ fn results(file: &Path, env: Option<&str>, force: bool, data_dir: Option<&Path>)
     };
     let r = import_results(&h, &text, &name, &opts)?;
     let replaced = match r.replaced {
-        Some((id, steps)) => format!("; it replaces run {id}, which held {steps} step(s) of it"),
+        Some((id, steps)) => format!(
+            "; it replaces run {id}, which held {} of it",
+            count(steps, "step")
+        ),
         None => String::new(),
     };
     println!(
-        "Imported {name}: run id {}, {} step(s), {}, environment {}{replaced}",
-        r.run_id, r.steps, r.state, r.env
+        "Imported {name}: run id {}, {}, {}, environment {}{replaced}",
+        r.run_id,
+        count(r.steps as u32, "step"),
+        r.state,
+        r.env
     );
     Ok(())
 }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use dbdyno_engine::wording::count;
 use dbdyno_history::HistoryError;
 use dbdyno_report::input::from_history::report_run;
 use dbdyno_report::input::name_apart;
@@ -157,9 +158,9 @@ fn rename(runs: &mut [ReportRun], names: &[String]) -> Result<(), ExitCode> {
     }
     if names.len() != runs.len() {
         return Err(usage(format!(
-            "--env-names gives {} name(s) for {} run(s); the runs, in order: {}",
-            names.len(),
-            runs.len(),
+            "--env-names gives {} for {}; the runs, in order: {}",
+            count(names.len() as u32, "name"),
+            count(runs.len() as u32, "run"),
             runs.iter()
                 .map(|r| format!("{} ({})", r.id, r.label()))
                 .collect::<Vec<_>>()
@@ -236,12 +237,14 @@ pub fn render(
             .map(|v| (v.failed, v.missing, v.failures.as_slice()))
             .unwrap_or_default();
         let mut why = format!(
-            "{failed} cell(s) regressed beyond {}% (the whole 95% interval of Δ)",
+            "{} regressed beyond {}% (the whole 95% interval of Δ)",
+            count(failed as u32, "cell"),
             report.threshold_pct
         );
         if report.fail_on_missing && missing > 0 {
             why.push_str(&format!(
-                ", {missing} cell(s) not comparable (--fail-on-missing)"
+                ", {} not comparable (--fail-on-missing)",
+                count(missing as u32, "cell")
             ));
         }
         eprintln!(

@@ -23,6 +23,7 @@
 //! verify their answer from the printed lines.
 
 use dbdyno_stats::median;
+use dbdyno_stats::wording::{count, plural};
 
 use crate::results::{IntervalRecord, SteadyWindow};
 
@@ -53,7 +54,11 @@ pub fn find_steady_window(
     let note = if found.settled() {
         let warmup = match first {
             0 => "no interval was excluded".to_string(),
-            k => format!("the first {k} interval(s) were excluded as warm-up"),
+            k => format!(
+                "the first {} {} excluded as warm-up",
+                count(k as u32, "interval"),
+                plural(k as f64, "was")
+            ),
         };
         format!(
             "longest run of intervals reaching the end of the step whose TPS stays within \
@@ -67,11 +72,11 @@ pub fn find_steady_window(
             "the step did not end steady (its last intervals left the ±{:.0}% band around \
              the median TPS of its last half); this is the longest run of intervals whose TPS \
              stays within ±{:.0}% of {:.2} (the median TPS of the whole step), and it ends {} \
-             interval(s) before the step does",
+             before the step does",
             found.tail_band * 100.0,
             found.band * 100.0,
             found.level,
-            n - 1 - last
+            count((n - 1 - last) as u32, "interval")
         )
     };
 
@@ -262,7 +267,7 @@ mod tests {
         assert_eq!(w.end_s, 9.0);
         assert!((99.0..=101.0).contains(&w.tps));
         assert!(w.method.contains("did not end steady"), "{}", w.method);
-        assert!(w.method.contains("3 interval(s) before"), "{}", w.method);
+        assert!(w.method.contains("3 intervals before"), "{}", w.method);
     }
 
     #[test]

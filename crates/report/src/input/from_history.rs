@@ -19,7 +19,7 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
         .steps
         .iter()
         .filter(|s| !s.result.has_totals())
-        .map(|s| format!("{} @ {} threads", s.result.scenario, s.result.threads))
+        .map(|s| dbdyno_engine::threads_label(s.result.scenario, s.result.threads))
         .collect();
     // Older recordings kept the monitoring object inside the environment snapshot.
     let monitoring = run

@@ -13,6 +13,7 @@ mod stored;
 use std::time::Instant;
 
 use dbdyno_engine::open_loop::mode_name;
+use dbdyno_engine::wording::{count, plural};
 use dbdyno_engine::{
     EngineError, EngineEvent, IntervalRecord, Phase, Plan, RunOutcome, SlaTarget, StepPlan,
     StepResult,
@@ -341,11 +342,12 @@ impl LiveRun {
         self.errors_total += record.errors_ps * record.duration_s;
         self.reconnects_total += record.reconnects_ps * record.duration_s;
         if record.reconnects_ps > 0.0 {
+            let reconnects = (record.reconnects_ps * record.duration_s).round();
             self.line(
                 LogLevel::Warning,
                 format!(
-                    "{:.0} reconnect(s) in the last interval",
-                    record.reconnects_ps * record.duration_s
+                    "{reconnects:.0} {} in the last interval",
+                    plural(reconnects, "reconnect")
                 ),
             );
         }
@@ -432,7 +434,10 @@ impl LiveRun {
                     .iter()
                     .filter(|s| matches!(s.status, StepStatus::Done | StepStatus::Cancelled))
                     .count();
-                self.line(LogLevel::Info, format!("Cancelled: {kept} step(s) kept"));
+                self.line(
+                    LogLevel::Info,
+                    format!("Cancelled: {} kept", count(kept as u32, "step")),
+                );
             }
             None => match self.failed_steps_note() {
                 Some(note) => self.line(LogLevel::Warning, format!("Run partial: {note}")),
@@ -865,7 +870,7 @@ mod tests {
         let reason = "512 of 1,024 connections opened: Too many connections";
         live.apply(&EngineEvent::StepFailed {
             step: 0,
-            label: "oltp_point_select @ 1 threads".into(),
+            label: "oltp_point_select @ 1 thread".into(),
             error: reason.into(),
         });
         let s = live.snapshot();
@@ -875,7 +880,7 @@ mod tests {
         assert_eq!(s.status, RunStatus::Running, "the ladder goes on");
         let outcome = RunOutcome {
             failed_steps: vec![dbdyno_engine::FailedStep {
-                label: "oltp_point_select @ 1 threads".into(),
+                label: "oltp_point_select @ 1 thread".into(),
                 error: reason.into(),
             }],
             ..Default::default()

@@ -423,9 +423,9 @@ impl Recording {
                 RunState::Interrupted,
                 Some(match &s.path {
                     Some(p) => format!(
-                        "not fully recorded: {}; the whole run ({} step(s)) is in {} (`dbdyno import results {}` brings it in)",
+                        "not fully recorded: {}; the whole run ({}) is in {} (`dbdyno import results {}` brings it in)",
                         s.why,
-                        s.steps,
+                        dbdyno_engine::wording::count(s.steps as u32, "step"),
                         p.display(),
                         p.display()
                     ),

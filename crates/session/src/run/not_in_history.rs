@@ -2,6 +2,8 @@
 //! why, where the results are, and the command that brings them in. Made here so that
 //! the CLI's last line and the app's Run screen say the same words.
 
+use dbdyno_engine::wording::{count, plural};
+
 use super::history::{Recorded, Spilled};
 
 impl Spilled {
@@ -10,17 +12,20 @@ impl Spilled {
     pub fn not_in_history_line(&self, recorded: Option<&Recorded>) -> String {
         let partial = match (self.history_run_id, recorded) {
             (Some(id), Some(Recorded::Stored { report, .. })) => format!(
-                "not fully in the history (run {id} holds {} of its {} step(s))",
-                report.steps_written, self.steps
+                "not fully in the history (run {id} holds {} of its {})",
+                report.steps_written,
+                count(self.steps as u32, "step")
             ),
             _ => "not in the history".to_string(),
         };
         match &self.path {
             Some(p) => format!(
-                "NOT IN THE HISTORY: this run is {partial}: {}; its {} step(s) are in the spill file {}; to bring them in: dbdyno import results {}",
+                "NOT IN THE HISTORY: this run is {partial}: {}; its {} {} in the spill file {}; to bring {} in: dbdyno import results {}",
                 self.why,
-                self.steps,
+                count(self.steps as u32, "step"),
+                plural(self.steps as f64, "is"),
                 p.display(),
+                if self.steps == 1 { "it" } else { "them" },
                 p.display()
             ),
             None => format!(
@@ -55,7 +60,7 @@ mod tests {
         let line = spilled(Some("/spill/run-a.json"), None).not_in_history_line(None);
         assert_eq!(
             line,
-            "NOT IN THE HISTORY: this run is not in the history: database or disk is full; its 3 step(s) are in the spill file /spill/run-a.json; to bring them in: dbdyno import results /spill/run-a.json"
+            "NOT IN THE HISTORY: this run is not in the history: database or disk is full; its 3 steps are in the spill file /spill/run-a.json; to bring them in: dbdyno import results /spill/run-a.json"
         );
     }
 
@@ -71,7 +76,7 @@ mod tests {
         };
         let line = spilled(Some("/spill/run-b.json"), Some(7)).not_in_history_line(Some(&recorded));
         assert!(
-            line.starts_with("NOT IN THE HISTORY: this run is not fully in the history (run 7 holds 1 of its 3 step(s)): database or disk is full;"),
+            line.starts_with("NOT IN THE HISTORY: this run is not fully in the history (run 7 holds 1 of its 3 steps): database or disk is full;"),
             "{line}"
         );
         assert!(

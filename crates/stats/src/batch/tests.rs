@@ -206,7 +206,7 @@ fn percentile_interval_is_centred_on_the_steps_percentile() {
     let raw = batch_means_interval(&p95.iter().copied().filter(|v| *v > 0.0).collect::<Vec<_>>());
     assert!((e.half_width_pct().unwrap() - raw.half_width_pct().unwrap()).abs() < 1e-9);
     assert!(e.note.starts_with("per-second percentiles"), "{}", e.note);
-    assert!(e.note.contains("1 second(s) without"), "{}", e.note);
+    assert!(e.note.contains("1 second without"), "{}", e.note);
     // Without a usable step percentile the interval stays around the per-second mean.
     let around_mean = percentile_interval(&p95, f64::NAN);
     assert!((around_mean.mean - raw.mean).abs() < 1e-12);

@@ -215,7 +215,7 @@ fn noise_floor_is_the_median_half_width() {
         floor.note
     );
     assert!(
-        floor.note.contains("1 cell(s) without a finite"),
+        floor.note.contains("1 cell without a finite"),
         "{}",
         floor.note
     );
