@@ -41,9 +41,9 @@ impl RunMonitor {
         }
         if let Some(os) = &e.os {
             out.push(Line::Fact(format!(
-                "Machine: {}, {} CPU(s), {:.1} GiB RAM, kernel {} (read via {})",
+                "Machine: {}, {}, {:.1} GiB RAM, kernel {} (read via {})",
                 os.cpu_model.as_deref().unwrap_or("unknown CPU"),
-                os.cpus.map_or("?".into(), |c| c.to_string()),
+                os.cpus.map_or("? CPUs".into(), |c| count(c, "CPU")),
                 os.mem_total_mb.unwrap_or(0.0) / 1024.0,
                 os.kernel.as_deref().unwrap_or("?"),
                 self.access()

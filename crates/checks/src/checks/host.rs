@@ -270,8 +270,8 @@ fn same_host_check(f: &Facts) -> Check {
             TITLE,
             CheckStatus::Warn,
             format!(
-                "client and server are one machine ({how}): they share its {} CPU(s)",
-                f.client.cores
+                "client and server are one machine ({how}): they share its {}",
+                dbdyno_engine::wording::count(f.client.cores, "CPU")
             ),
             SAME_HOST_WHY,
         )
