@@ -212,3 +212,95 @@ fn tables_dbdyno_did_not_make_are_refused_in_every_mode() {
     ));
     assert_eq!((s.count("sbtest1"), s.count("sbtest2")), (100, 100));
 }
+
+/// A one-second tpcc ladder at one thread over one set of `scale` warehouses.
+fn tpcc_ladder(
+    s: &TestSchema,
+    data: &std::path::Path,
+    scale: &str,
+    prepare: &str,
+) -> std::process::Output {
+    let dir = data_dir_arg(data);
+    s.dbdyno(&[
+        "ladder",
+        "--scenarios=tpcc",
+        "--ladder=1",
+        "--time=1",
+        scale,
+        "--tables=1",
+        "--threads=2",
+        "--no-monitor",
+        dir.as_str(),
+        prepare,
+    ])
+}
+
+#[test]
+fn dbdyno_reuses_its_own_tpcc_sets_and_never_drops_unmarked_ones() {
+    let _g = shared_server();
+    let s = TestSchema::new("reuse_tpcc");
+    let data = tempfile::tempdir().unwrap();
+
+    let first = ok(&tpcc_ladder(&s, data.path(), "--scale=1", "--prepare"));
+    assert!(!first.contains("Reusing"), "{first}");
+    let mark = comment(&s, "warehouse1");
+    assert!(
+        mark.starts_with("made by DB Dyno: tpcc sets=1 scale=1 use_fk=on "),
+        "{mark}"
+    );
+    // Only the warehouse table carries the mark: the others keep the reference's DDL.
+    assert_eq!(comment(&s, "stock1"), "");
+
+    // The run's new orders grow its tables; the next prepare reuses the set all the same.
+    let orders = s.count("orders1");
+    let second = ok(&tpcc_ladder(&s, data.path(), "--scale=1", "--prepare"));
+    assert!(
+        second.contains(
+            "Reusing TPC-C set 1 (warehouse1, district1, …): 1 warehouse, made by DB Dyno on 20"
+        ),
+        "{second}"
+    );
+    assert!(!second.contains("Creating tables"), "{second}");
+    assert_eq!(comment(&s, "warehouse1"), mark, "the set is the first run's");
+    assert!(s.count("orders1") >= orders);
+    let reused = runs_show(data.path(), run_id(&second));
+    assert_eq!(
+        reused["prepare"]["reused"]["tpcc_warehouses"], 1,
+        "{}",
+        reused["prepare"]
+    );
+
+    // Another scale: DB Dyno's set, not this plan's. Refused, untouched; always loads again.
+    let o = tpcc_ladder(&s, data.path(), "--scale=2", "--prepare");
+    assert!(!o.status.success(), "{}", both(&o));
+    assert!(
+        both(&o).contains("scale 1 (the plan's: 2)") && both(&o).contains("always"),
+        "{}",
+        both(&o)
+    );
+    assert_eq!(comment(&s, "warehouse1"), mark);
+    let again = ok(&tpcc_ladder(&s, data.path(), "--scale=2", "--prepare=always"));
+    assert!(
+        again.contains("dropping DB Dyno's TPC-C set 1 to load it again"),
+        "{again}"
+    );
+    assert_eq!(s.count("warehouse1"), 2);
+    assert!(comment(&s, "warehouse1").contains(" scale=2 "));
+
+    // A set without the mark (sysbench-tpcc's prepare, or one cut short) is refused in
+    // every mode, and left as it is.
+    s.conn()
+        .query_drop("ALTER TABLE warehouse1 COMMENT=''")
+        .unwrap();
+    for mode in ["--prepare", "--prepare=always"] {
+        let o = tpcc_ladder(&s, data.path(), "--scale=2", mode);
+        assert!(!o.status.success(), "{mode}: {}", both(&o));
+        assert!(
+            both(&o).contains("no DB Dyno mark on warehouse1"),
+            "{mode}: {}",
+            both(&o)
+        );
+        assert_eq!(s.count("warehouse1"), 2, "{mode}");
+        assert_eq!(s.tables().len(), 9, "{mode}");
+    }
+}

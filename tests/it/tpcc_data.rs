@@ -55,7 +55,8 @@ fn assert_all_passed(tool: &str, text: &str) {
 }
 
 /// `SHOW CREATE TABLE` of each table, without the AUTO_INCREMENT counter (it says how
-/// many rows went in, not what the table is).
+/// many rows went in, not what the table is) and without DB Dyno's mark on warehouseN
+/// (a COMMENT the reference does not write; `without_mark`).
 fn create_statements(s: &TestSchema) -> Vec<String> {
     let mut c = s.conn();
     TABLES
@@ -65,12 +66,26 @@ fn create_statements(s: &TestSchema) -> Vec<String> {
                 .query_first(format!("SHOW CREATE TABLE `{t}`"))
                 .unwrap()
                 .unwrap();
-            sql.split_whitespace()
+            without_mark(&sql)
+                .split_whitespace()
                 .filter(|w| !w.starts_with("AUTO_INCREMENT="))
                 .collect::<Vec<_>>()
                 .join(" ")
         })
         .collect()
+}
+
+/// The statement without `COMMENT='made by DB Dyno: …'` (the mark holds no quote).
+fn without_mark(sql: &str) -> String {
+    match sql.find("COMMENT='made by DB Dyno: ") {
+        Some(at) => {
+            let end = sql[at + "COMMENT='".len()..]
+                .find('\'')
+                .map_or(sql.len(), |e| at + "COMMENT='".len() + e + 1);
+            format!("{}{}", &sql[..at], &sql[end..])
+        }
+        None => sql.to_string(),
+    }
 }
 
 #[test]
@@ -157,6 +172,15 @@ fn tpcc_dataset_of_the_reference_passes_dbdyno_check_and_has_the_same_tables() {
     args.extend(options);
     args.push("prepare");
     ok(&ours.dbdyno(&args));
+    let (_, marked): (String, String) = ours
+        .conn()
+        .query_first("SHOW CREATE TABLE warehouse1")
+        .unwrap()
+        .unwrap();
+    assert!(
+        marked.contains("COMMENT='made by DB Dyno: tpcc sets=1 scale=1 "),
+        "{marked}"
+    );
     let (a, b) = (create_statements(&theirs), create_statements(&ours));
     for ((t, a), b) in TABLES.iter().zip(&a).zip(&b) {
         assert_eq!(a, b, "{t}: SHOW CREATE TABLE differs");

@@ -341,6 +341,7 @@ mod tests {
             benchmark_bytes: 0,
             benchmark_rows: 0,
             oltp_tables: None,
+            tpcc_tables: None,
             clock: None,
             round_trip: None,
             connect_ms: 1.0,

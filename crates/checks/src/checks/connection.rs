@@ -462,6 +462,7 @@ mod tests {
                 shape: TableShape::Other,
                 columns: vec![("id".into(), "int".into())],
                 mark: None,
+                comment: String::new(),
             },
         )]);
         let c = checks(&f, &rw_plan(true));
@@ -490,6 +491,7 @@ mod tests {
                 .map(|c| (c.to_string(), "int".into()))
                 .collect(),
             mark: None,
+            comment: String::new(),
         };
         mysql(&mut f).tables = TABLES
             .iter()

@@ -102,6 +102,7 @@ pub(crate) mod testing {
             benchmark_bytes: 0,
             benchmark_rows: 0,
             oltp_tables: None,
+            tpcc_tables: None,
             clock: Some(MysqlClock {
                 offset_ms: 0.2,
                 rtt_ms: 0.3,

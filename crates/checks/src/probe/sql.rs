@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use dbdyno_engine::driver;
 use dbdyno_engine::phases::schema::{self, TableInfo};
-use dbdyno_engine::phases::{verify_oltp_tables, OltpTables};
+use dbdyno_engine::phases::{verify_oltp_tables, FoundTables};
+use dbdyno_engine::tpcc::verify_tpcc_tables;
 use dbdyno_engine::{ConnectOptions, Phase, Plan};
 use dbdyno_monitor::mysql_status::conn::{connect_server, measure_clock};
 use dbdyno_monitor::MysqlClock;
@@ -92,7 +93,9 @@ pub struct MysqlFacts {
     /// The engine's verdict on the OLTP tables the plan prepares (absent, DB Dyno's to
     /// reuse, ...): the very verifier prepare asks. None when the plan prepares none,
     /// or before [`verify_prepared_tables`] ran.
-    pub oltp_tables: Option<OltpTables>,
+    pub oltp_tables: Option<FoundTables>,
+    /// The same for the TPC-C sets the plan prepares (`tpcc::verify`).
+    pub tpcc_tables: Option<FoundTables>,
     pub clock: Option<MysqlClock>,
     pub round_trip: Option<RoundTrip>,
     pub connect_ms: f64,
@@ -193,28 +196,40 @@ pub fn gather_mysql(c: &ConnectOptions) -> Result<MysqlFacts, MysqlProblem> {
         benchmark_bytes,
         benchmark_rows,
         oltp_tables: None,
+        tpcc_tables: None,
         clock,
         round_trip,
         connect_ms,
     })
 }
 
-/// Asks the engine's verifier about the OLTP tables `plan` prepares, as its prepare
-/// will: the Checks screen then promises what prepare does. Leaves `oltp_tables` None
-/// when the plan prepares none or the verifier could not read them (the check then
-/// judges from the table list alone).
+/// Asks the engine's verifiers about the OLTP tables and the TPC-C sets `plan`
+/// prepares, as its prepare will: the Checks screen then promises what prepare does.
+/// Leaves `oltp_tables` / `tpcc_tables` None when the plan prepares none or the verifier
+/// could not read them (the check then judges from the table list alone).
 pub fn verify_prepared_tables(c: &ConnectOptions, m: &mut MysqlFacts, plan: &Plan) {
-    let prepares_oltp = plan.phases.iter().any(|p| {
-        matches!(p, Phase::Prepare { scenario, .. } if !scenario.is_tpcc() && !scenario.uses_bulk_tables())
-    });
-    if !prepares_oltp || !m.schema_exists {
+    let prepares = |which: fn(&dbdyno_engine::Scenario) -> bool| {
+        plan.phases
+            .iter()
+            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if which(scenario)))
+    };
+    let oltp = prepares(|s| !s.is_tpcc() && !s.uses_bulk_tables());
+    let tpcc = prepares(|s| s.is_tpcc());
+    if !(oltp || tpcc) || !m.schema_exists {
         return;
     }
-    let verdict = connect_server(c).ok().and_then(|mut conn| {
-        conn.select_db(&c.database).ok()?;
-        verify_oltp_tables(&mut conn, &m.tables, &plan.workload).ok()
-    });
-    m.oltp_tables = verdict;
+    let Some(mut conn) = connect_server(c).ok() else {
+        return;
+    };
+    if conn.select_db(&c.database).is_err() {
+        return;
+    }
+    if oltp {
+        m.oltp_tables = verify_oltp_tables(&mut conn, &m.tables, &plan.workload).ok();
+    }
+    if tpcc {
+        m.tpcc_tables = verify_tpcc_tables(&mut conn, &m.tables, &plan.workload.tpcc).ok();
+    }
 }
 
 /// The schema's base tables, and the size and rows of its sbtestN tables (0 when

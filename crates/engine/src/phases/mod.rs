@@ -18,7 +18,7 @@ pub use cleanup::cleanup;
 pub use mode::PrepareMode;
 pub use prepare::prepare;
 pub use prewarm::prewarm;
-pub use verify::{verify_oltp_tables, OltpTables, ReusedTables};
+pub use verify::{verify_oltp_tables, FoundTables, ReusedTables};
 
 use mysql::Conn;
 use serde::{Deserialize, Serialize};

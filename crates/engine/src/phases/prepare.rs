@@ -19,7 +19,7 @@ use super::load_data::{self, LoadDataStream};
 use super::mark::TableMark;
 use super::pool::{load_in_parallel, LoadFlags};
 use super::schema::{self, TableInfo, TableShape};
-use super::verify::{verify_oltp_tables, OltpTables};
+use super::verify::{verify_oltp_tables, FoundTables};
 use super::{PrepareMode, PrepareReport};
 use crate::cancel::CancelToken;
 use crate::driver;
@@ -58,7 +58,7 @@ pub fn prepare(
     cancel: &CancelToken,
 ) -> Result<PrepareReport, EngineError> {
     if scenario.is_tpcc() {
-        return crate::tpcc::load::prepare(connect, &w.tpcc, threads, force, events, cancel);
+        return crate::tpcc::load::prepare(connect, &w.tpcc, threads, mode, force, events, cancel);
     }
     let started = Instant::now();
     let mut conn = driver::connect(connect)?;
@@ -78,14 +78,14 @@ pub fn prepare(
     // schema as it was.
     refuse_foreign_tables(&existing, connect, force)?;
     match verify_oltp_tables(&mut conn, &existing, w)? {
-        OltpTables::Absent => {}
-        OltpTables::Reusable(_) | OltpTables::OursOtherShape { .. }
+        FoundTables::Absent => {}
+        FoundTables::Reusable(_) | FoundTables::OursOtherShape { .. }
             if mode == PrepareMode::Always =>
         {
             drop_our_tables(&mut conn, &existing, w, events)?;
         }
-        OltpTables::Reusable(reused) => {
-            events.message(capitalized(&reused.summary()));
+        FoundTables::Reusable(reused) => {
+            events.message(reused.line());
             return Ok(PrepareReport {
                 tables: w.tables,
                 threads,
@@ -94,13 +94,13 @@ pub fn prepare(
                 ..Default::default()
             });
         }
-        OltpTables::OursOtherShape { why } => {
+        FoundTables::OursOtherShape { why } => {
             return Err(EngineError::Refused(format!(
                 "{why}: prepare reuses DB Dyno's tables only in the plan's shape. prepare = \"always\" (--prepare=always) drops DB Dyno's tables and loads them again; or run cleanup first (dbdyno {scenario} --tables={} … cleanup)",
                 w.tables
             )))
         }
-        OltpTables::Foreign { table, why } => {
+        FoundTables::Foreign { table, why } => {
             let oltp_columns = existing.get(&table).map(|i| i.shape) == Some(TableShape::Oltp);
             return Err(EngineError::Refused(if oltp_columns {
                 format!(
@@ -157,14 +157,6 @@ pub fn prepare(
         load_seconds: load_s,
         reused: None,
     })
-}
-
-/// "Reusing sbtest1..4: ..." as a line of its own.
-fn capitalized(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 /// prepare = "always": drops the plan's tables, which the verifier found DB Dyno's own

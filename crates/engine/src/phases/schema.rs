@@ -31,6 +31,8 @@ pub struct TableInfo {
     pub columns: Vec<(String, String)>,
     /// DB Dyno's mark in the table comment, when DB Dyno made the table.
     pub mark: Option<TableMark>,
+    /// The table comment as found (TPC-C's mark is read from it, `tpcc::mark`).
+    pub comment: String,
 }
 
 /// Every base table of the connection's current schema.
@@ -63,6 +65,7 @@ pub fn list_tables(conn: &mut Conn) -> Result<BTreeMap<String, TableInfo>, Engin
                     shape,
                     columns,
                     mark: TableMark::parse(&comment),
+                    comment,
                 },
             )
         })

@@ -19,9 +19,10 @@ use crate::driver;
 use crate::error::EngineError;
 use crate::workload::{sql, WorkloadOptions};
 
-/// What the schema holds of the plan's sbtest1..N.
+/// What the schema holds of a plan's dataset (its OLTP tables `sbtest1..N` here, its
+/// TPC-C sets in [`crate::tpcc::verify`]).
 #[derive(Debug, Clone, PartialEq)]
-pub enum OltpTables {
+pub enum FoundTables {
     /// None of them exists: prepare loads them.
     Absent,
     /// All there, made by DB Dyno in the plan's shape, every id present.
@@ -36,26 +37,52 @@ pub enum OltpTables {
 /// Tables a run reuses instead of loading, for its lines and its history record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReusedTables {
+    /// OLTP tables sbtest1..tables, or TPC-C sets 1..tables.
     pub tables: u32,
+    /// Rows of each OLTP table (0 for TPC-C).
     pub table_size: u64,
+    /// Warehouses of each TPC-C set; None for the OLTP tables (and in records written
+    /// before TPC-C sets were reused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc_warehouses: Option<u32>,
     /// When DB Dyno made them: "2026-12-02 01:59 UTC".
     pub made: String,
 }
 
 impl ReusedTables {
-    /// "reusing sbtest1..4: 4 × 10,000 rows, made by DB Dyno on 2026-12-02 01:59 UTC".
+    /// "reusing sbtest1..4: 4 × 10,000 rows, made by DB Dyno on 2026-12-02 01:59 UTC";
+    /// "reusing TPC-C set 1 (warehouse1, district1, …): 10 warehouses, made by …".
     pub fn summary(&self) -> String {
-        let names = if self.tables == 1 {
-            "sbtest1".to_string()
-        } else {
-            format!("sbtest1..{}", self.tables)
+        let n = self.tables;
+        let (names, contents) = match self.tpcc_warehouses {
+            Some(w) => (
+                match n {
+                    1 => "TPC-C set 1 (warehouse1, district1, …)".to_string(),
+                    _ => format!("TPC-C sets 1..{n} (warehouse1, district1, …)"),
+                },
+                match n {
+                    1 => crate::wording::count(w, "warehouse"),
+                    _ => format!("{} each", crate::wording::count(w, "warehouse")),
+                },
+            ),
+            None => (
+                match n {
+                    1 => "sbtest1".to_string(),
+                    _ => format!("sbtest1..{n}"),
+                },
+                format!("{n} × {} rows", thousands(self.table_size)),
+            ),
         };
-        format!(
-            "reusing {names}: {} × {} rows, made by DB Dyno on {}",
-            self.tables,
-            thousands(self.table_size),
-            self.made
-        )
+        format!("reusing {names}: {contents}, made by DB Dyno on {}", self.made)
+    }
+
+    /// The summary as a line of its own: "Reusing sbtest1..4: …".
+    pub fn line(&self) -> String {
+        let summary = self.summary();
+        let mut c = summary.chars();
+        c.next()
+            .map(|f| f.to_uppercase().chain(c).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -66,7 +93,7 @@ pub fn verify_oltp_tables(
     conn: &mut Conn,
     existing: &BTreeMap<String, TableInfo>,
     w: &WorkloadOptions,
-) -> Result<OltpTables, EngineError> {
+) -> Result<FoundTables, EngineError> {
     let candidate = match judge_marks(existing, w) {
         Ok(c) => c,
         Err(verdict) => return Ok(verdict),
@@ -74,7 +101,7 @@ pub fn verify_oltp_tables(
     for t in 1..=w.tables {
         let found = ids_present(conn, t, w)?;
         if found != w.table_size {
-            return Ok(OltpTables::OursOtherShape {
+            return Ok(FoundTables::OursOtherShape {
                 why: format!(
                     "{} holds {} of the ids 1..{} DB Dyno loaded (a run deleted rows, or a load was cut short)",
                     sql::table_name(t),
@@ -84,23 +111,23 @@ pub fn verify_oltp_tables(
             });
         }
     }
-    Ok(OltpTables::Reusable(candidate))
+    Ok(FoundTables::Reusable(candidate))
 }
 
 /// Everything but the ids: Ok with what would be reused, or the verdict.
 fn judge_marks(
     existing: &BTreeMap<String, TableInfo>,
     w: &WorkloadOptions,
-) -> Result<ReusedTables, OltpTables> {
+) -> Result<ReusedTables, FoundTables> {
     let present: Vec<&TableInfo> = (1..=w.tables)
         .filter_map(|t| existing.get(&sql::table_name(t)))
         .collect();
     let Some(first) = present.first() else {
-        return Err(OltpTables::Absent);
+        return Err(FoundTables::Absent);
     };
     for info in &present {
         if info.mark.is_none() {
-            return Err(OltpTables::Foreign {
+            return Err(FoundTables::Foreign {
                 table: info.name.clone(),
                 why: if info.shape == TableShape::Oltp {
                     format!(
@@ -118,7 +145,7 @@ fn judge_marks(
         }
     }
     if let Some(info) = present.iter().find(|i| i.shape != TableShape::Oltp) {
-        return Err(OltpTables::OursOtherShape {
+        return Err(FoundTables::OursOtherShape {
             why: format!(
                 "{}, made by DB Dyno, no longer has the OLTP columns (it has {})",
                 info.name,
@@ -131,7 +158,7 @@ fn judge_marks(
             .map(sql::table_name)
             .filter(|n| !existing.contains_key(n))
             .collect();
-        return Err(OltpTables::OursOtherShape {
+        return Err(FoundTables::OursOtherShape {
             why: format!(
                 "the plan uses sbtest1..{}, but only {} of {} are there (missing: {})",
                 w.tables,
@@ -145,7 +172,7 @@ fn judge_marks(
         let mark = info.mark.as_ref().expect("checked above");
         let differences = mark.differences(w);
         if !differences.is_empty() {
-            return Err(OltpTables::OursOtherShape {
+            return Err(FoundTables::OursOtherShape {
                 why: format!(
                     "{} was made by DB Dyno with {}",
                     info.name,
@@ -157,6 +184,7 @@ fn judge_marks(
     Ok(ReusedTables {
         tables: w.tables,
         table_size: w.table_size,
+        tpcc_warehouses: None,
         made: first.mark.as_ref().expect("checked above").made_text(),
     })
 }
@@ -179,7 +207,7 @@ fn ids_present(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<u64, Engi
 }
 
 /// 10000 as "10,000".
-fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -213,6 +241,7 @@ mod tests {
                 shape,
                 columns: vec![("id".into(), "int".into())],
                 mark,
+                comment: String::new(),
             },
         )
     }
@@ -224,7 +253,7 @@ mod tests {
         let ours = |n| table(n, TableShape::Oltp, Some(mark.clone()));
         let schema = |v: Vec<(String, TableInfo)>| v.into_iter().collect::<BTreeMap<_, _>>();
 
-        assert_eq!(judge_marks(&schema(vec![]), &plan), Err(OltpTables::Absent));
+        assert_eq!(judge_marks(&schema(vec![]), &plan), Err(FoundTables::Absent));
         let r = judge_marks(&schema(vec![ours(1), ours(2)]), &plan).unwrap();
         assert_eq!((r.tables, r.table_size), (2, 10_000));
         assert!(r
@@ -234,7 +263,7 @@ mod tests {
         // sysbench's table has the same columns, but no mark.
         let sysbench = table(2, TableShape::Oltp, None);
         match judge_marks(&schema(vec![ours(1), sysbench]), &plan) {
-            Err(OltpTables::Foreign { table, why }) => {
+            Err(FoundTables::Foreign { table, why }) => {
                 assert_eq!(table, "sbtest2");
                 assert!(why.contains("DB Dyno did not make it"), "{why}");
             }
@@ -242,13 +271,13 @@ mod tests {
         }
         // Ours, but a table short or of another size.
         match judge_marks(&schema(vec![ours(1)]), &plan) {
-            Err(OltpTables::OursOtherShape { why }) => {
+            Err(FoundTables::OursOtherShape { why }) => {
                 assert!(why.contains("missing: sbtest2"), "{why}")
             }
             other => panic!("{other:?}"),
         }
         match judge_marks(&schema(vec![ours(1), ours(2)]), &w(2, 20_000)) {
-            Err(OltpTables::OursOtherShape { why }) => {
+            Err(FoundTables::OursOtherShape { why }) => {
                 assert!(
                     why.contains("table_size 10000 (the plan's: 20000)"),
                     "{why}"
@@ -259,7 +288,7 @@ mod tests {
         // A plan of fewer tables than the mark's set is another shape too.
         assert!(matches!(
             judge_marks(&schema(vec![ours(1), ours(2)]), &w(1, 10_000)),
-            Err(OltpTables::OursOtherShape { .. })
+            Err(FoundTables::OursOtherShape { .. })
         ));
     }
 

@@ -62,6 +62,7 @@ mod tests {
             shape: TableShape::Other,
             columns: cols.iter().map(|c| (c.to_string(), "int".into())).collect(),
             mark: None,
+            comment: String::new(),
         }
     }
 

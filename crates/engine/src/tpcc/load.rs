@@ -26,25 +26,30 @@
 //! table by table in 20,000-row statements (only a transaction's first statement takes
 //! the bulk path) 12.5-18.6 s.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mysql::prelude::Queryable;
 use mysql::Conn;
 
-use super::dataset::{self, Found};
+
+use super::dataset;
+use super::mark::TpccMark;
 use super::load_tables::{self, TableLoad};
 use super::load_units::{self, Unit};
 use super::options::TpccOptions;
 use super::rows::{RowBuf, RowFormat, RowRng};
-use super::schema::{self, FOREIGN_KEYS, INDEXES, TABLES};
+use super::schema::{self, DROP_ORDER, FOREIGN_KEYS, INDEXES, TABLES};
+use super::verify::{marked_sets, verify_tpcc_tables};
 use crate::cancel::CancelToken;
 use crate::driver;
 use crate::error::EngineError;
 use crate::events::EventSink;
 use crate::phases::load_data::{self, LoadDataStream};
 use crate::phases::pool::{for_each_queued, load_in_parallel, LoadFlags};
-use crate::phases::{schema as phase_schema, PrepareReport};
+use crate::phases::schema::TableInfo;
+use crate::phases::{schema as phase_schema, FoundTables, PrepareMode, PrepareReport, ReusedTables};
 use crate::plan::ConnectOptions;
 use crate::wording::count;
 
@@ -52,15 +57,20 @@ use crate::wording::count;
 /// 16 MB default).
 const MAX_INSERT_BYTES: usize = 1 << 20;
 
-/// Creates and loads `o.tables` sets of `o.scale` warehouses with `threads` connections.
+/// Creates and loads `o.tables` sets of `o.scale` warehouses with `threads` connections,
+/// and marks each set as DB Dyno's once it is whole ([`super::mark`]).
 ///
-/// Refuses, before creating anything, when a table of these sets already exists, and
-/// when the schema holds tables that are not benchmark tables (someone's data) unless
-/// `force`.
+/// With `mode` if-missing (or never), sets DB Dyno loaded earlier in the plan's shape are
+/// reused and nothing is loaded; with always, DB Dyno's marked sets are dropped and
+/// loaded again. Refuses, before creating or dropping anything, tables DB Dyno did not
+/// load (sysbench-tpcc's, in every mode), DB Dyno's sets of another shape unless
+/// always, and a schema holding tables that are not benchmark tables (someone's data)
+/// unless `force`.
 pub fn prepare(
     connect: &ConnectOptions,
     o: &TpccOptions,
     threads: u32,
+    mode: PrepareMode,
     force: bool,
     events: &EventSink,
     cancel: &CancelToken,
@@ -72,7 +82,16 @@ pub fn prepare(
         ));
     }
     let mut conn = driver::connect(connect)?;
-    refuse_occupied_schema(&mut conn, connect, o, force)?;
+    if let Some(reused) = reuse_or_make_room(&mut conn, connect, o, mode, force, events)? {
+        events.message(reused.line());
+        return Ok(PrepareReport {
+            tables: o.tables * TABLES.len() as u32,
+            threads,
+            seconds: started.elapsed().as_secs_f64(),
+            reused: Some(reused),
+            ..Default::default()
+        });
+    }
     let create_sql = (1..=o.tables)
         .flat_map(|set| TABLES.iter().map(move |t| (t, set)))
         .map(|(t, set)| schema::create_table_sql(t, set, o))
@@ -135,6 +154,16 @@ pub fn prepare(
             "prepare was cancelled; the tables are partly loaded: run tpcc cleanup before the next prepare".into(),
         ));
     }
+    // Last: only a set whose every row, index and key is in carries the mark.
+    let mark = TpccMark::now(o).comment();
+    for set in 1..=o.tables {
+        let warehouse = schema::table_name("warehouse", set);
+        driver::admin_exec(
+            &mut conn,
+            "ALTER TABLE",
+            &format!("ALTER TABLE {warehouse} COMMENT='{mark}'"),
+        )?;
+    }
     let seconds = started.elapsed().as_secs_f64();
     Ok(PrepareReport {
         tables: o.tables * TABLES.len() as u32,
@@ -152,31 +181,39 @@ pub fn prepare(
     })
 }
 
-fn refuse_occupied_schema(
+/// What prepare finds decides: the sets to reuse (Some), or room made to load (None):
+/// DB Dyno's own sets dropped under always, nothing there otherwise. Every refusal comes
+/// before the first DROP or CREATE: bad input leaves the schema as it was.
+fn reuse_or_make_room(
     conn: &mut Conn,
     connect: &ConnectOptions,
     o: &TpccOptions,
+    mode: PrepareMode,
     force: bool,
-) -> Result<(), EngineError> {
+    events: &EventSink,
+) -> Result<Option<ReusedTables>, EngineError> {
     let existing = phase_schema::list_tables(conn)?;
-    let foreign = dataset::foreign_tables(&existing);
-    for info in existing.values() {
-        match dataset::classify(info) {
-            Found::Ours { set, .. } if set <= o.tables => {
-                return Err(EngineError::Refused(format!(
-                    "table {} already exists; run cleanup first (dbdyno tpcc --tables={} cleanup), or skip prepare to reuse the data",
-                    info.name, o.tables
-                )))
-            }
-            Found::Impostor { set, columns } if set <= o.tables => {
-                return Err(EngineError::Refused(format!(
-                    "table {} exists with other columns ({columns}); it is not a TPC-C table, so DB Dyno will not touch it. Rename it or use another schema",
-                    info.name
-                )))
-            }
-            _ => {}
+    let cleanup = format!("dbdyno tpcc --tables={} … cleanup", o.tables);
+    let verdict = verify_tpcc_tables(conn, &existing, o)?;
+    match &verdict {
+        FoundTables::Foreign { table, why } => {
+            let impostor = existing
+                .get(table)
+                .is_some_and(|t| matches!(dataset::classify(t), dataset::Found::Impostor { .. }));
+            return Err(EngineError::Refused(if impostor {
+                format!("{why}; it is not a TPC-C table, so DB Dyno will not touch it. Rename it or use another schema")
+            } else {
+                format!("{why}, so prepare neither reuses nor drops it. Run cleanup first ({cleanup}: it drops every table of TPC-C's names and columns), run without prepare (prepare = \"never\") to read the tables as they are, or use another schema")
+            }));
         }
+        FoundTables::OursOtherShape { why } if mode != PrepareMode::Always => {
+            return Err(EngineError::Refused(format!(
+                "{why}: prepare reuses DB Dyno's TPC-C tables only in the plan's shape. prepare = \"always\" (--prepare=always) drops DB Dyno's sets and loads them again; or run cleanup first ({cleanup})"
+            )))
+        }
+        _ => {}
     }
+    let foreign = dataset::foreign_tables(&existing);
     if !foreign.is_empty() && !force {
         return Err(EngineError::Refused(format!(
             "schema '{}' holds tables that are not benchmark tables: {}. DB Dyno only creates and drops its own tables, but it will not load test data next to real data unless you pass --force (or use an empty schema)",
@@ -184,6 +221,36 @@ fn refuse_occupied_schema(
             foreign.join(", ")
         )));
     }
+    match verdict {
+        FoundTables::Reusable(reused) if mode != PrepareMode::Always => Ok(Some(reused)),
+        FoundTables::Absent => Ok(None),
+        // Always over DB Dyno's own sets (the refusals are above).
+        _ => {
+            drop_marked_sets(conn, &existing, events)?;
+            Ok(None)
+        }
+    }
+}
+
+/// Drops every table of each set DB Dyno marked, children before parents; a set
+/// without the mark is never touched here (cleanup is the command for those).
+fn drop_marked_sets(
+    conn: &mut Conn,
+    existing: &BTreeMap<String, TableInfo>,
+    events: &EventSink,
+) -> Result<(), EngineError> {
+    let sets = marked_sets(existing);
+    driver::admin_exec(conn, "SET FOREIGN_KEY_CHECKS", "SET FOREIGN_KEY_CHECKS=0")?;
+    for set in sets {
+        events.message(format!(
+            "prepare = \"always\": dropping DB Dyno's TPC-C set {set} to load it again"
+        ));
+        for table in DROP_ORDER {
+            let name = schema::table_name(table, set);
+            driver::admin_exec(conn, "DROP TABLE", &format!("DROP TABLE IF EXISTS `{name}`"))?;
+        }
+    }
+    driver::admin_exec(conn, "SET FOREIGN_KEY_CHECKS", "SET FOREIGN_KEY_CHECKS=1")?;
     Ok(())
 }
 

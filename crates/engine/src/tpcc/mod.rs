@@ -7,7 +7,8 @@
 //! functions, the transactions, the mix) live in their own modules. Data side:
 //! [`schema`] (the tables as the reference creates them), [`load`] (prepare: the
 //! units of `load_units`, or table by table as `load_tables` cuts them, written by
-//! `rows`, on many connections), `dataset` (which tables are ours), [`prewarm`] (every
+//! `rows`, on many connections), `dataset` (which tables are TPC-C's), [`mark`] and [`verify`] (which sets DB Dyno
+//! loaded, and whether prepare reuses them), [`prewarm`] (every
 //! index read into the buffer pool), [`cleanup`], [`check`] (tpcc_check.lua's checks).
 
 pub mod args;
@@ -17,6 +18,7 @@ mod dataset;
 pub mod load;
 mod load_tables;
 mod load_units;
+pub mod mark;
 pub mod options;
 pub mod prewarm;
 pub mod random;
@@ -24,8 +26,10 @@ mod rows;
 pub mod run;
 pub mod schema;
 pub mod txn;
+pub mod verify;
 
 pub use dataset::foreign_tables;
 pub use options::{IsolationLevel, TpccOptions};
 pub use run::{TpccResult, TpccTxnResult};
 pub use txn::TxnKind;
+pub use verify::verify_tpcc_tables;

@@ -312,7 +312,7 @@ mod tests {
         );
         let bp = find(&checks(&f, &one), "dataset.buffer_pool").clone();
         assert!(
-            bp.seen.contains("CPU-bound") && bp.seen.contains("1 warehouse(s)"),
+            bp.seen.contains("CPU-bound") && bp.seen.contains("tpcc 1 warehouse × 1 set of tables"),
             "{}",
             bp.seen
         );

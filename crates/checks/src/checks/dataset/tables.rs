@@ -5,7 +5,7 @@
 //! Non-goals: no sizes against memory or disk (see the dataset module).
 
 use dbdyno_engine::phases::schema::{benchmark_table_number, TableShape};
-use dbdyno_engine::phases::OltpTables;
+use dbdyno_engine::phases::FoundTables;
 use dbdyno_engine::{Phase, Plan, PrepareMode, Scenario};
 
 use super::{connection_args, human_bytes, prepares_where, tpcc, TABLES_WHY};
@@ -26,10 +26,14 @@ pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
     }
     let t = Tables::of(m, plan);
     let prepares_tpcc = prepares_where(plan, |s| s.is_tpcc());
-    if prepares_tpcc {
-        if let Some(taken) = tpcc::tables_taken(m, plan) {
-            return taken;
-        }
+    // One check speaks for both datasets: a refusal of either first.
+    let tpcc_verdict = if prepares_tpcc {
+        tpcc::before_prepare(m, plan)
+    } else {
+        None
+    };
+    if let Some(refused) = tpcc_verdict.as_ref().filter(|c| c.status == CheckStatus::Fail) {
+        return refused.clone();
     }
     if prepares_where(plan, |s| !s.is_tpcc()) {
         return t.before_prepare(m);
@@ -37,6 +41,9 @@ pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
     // TPC-C steps read their own tables (warehouse1, ...), which the run itself checks
     // against --scale before its clock starts: the sbtest tables concern the others.
     if plan.steps().all(|s| s.scenario.is_tpcc()) {
+        if let Some(verdict) = tpcc_verdict {
+            return verdict;
+        }
         let detail = if prepares_tpcc {
             "prepare will create TPC-C's tables; the plan runs tpcc only: no sbtest tables needed"
         } else {
@@ -139,21 +146,21 @@ impl<'a> Tables<'a> {
         let always = self.prepare_mode() == PrepareMode::Always;
         let pass = |seen: String| Check::new(ID, TITLE, CheckStatus::Pass, seen, TABLES_WHY);
         match &m.oltp_tables {
-            Some(OltpTables::Reusable(r)) if always => {
+            Some(FoundTables::Reusable(r)) if always => {
                 return pass(format!(
                     "prepare = \"always\": drops sbtest1..{needed} (made by DB Dyno on {}) and loads them again",
                     r.made
                 ))
             }
-            Some(OltpTables::Reusable(r)) => {
+            Some(FoundTables::Reusable(r)) => {
                 return pass(format!("prepare will find DB Dyno's tables in the plan's shape: {}", r.summary()))
             }
-            Some(OltpTables::OursOtherShape { why }) if always => {
+            Some(FoundTables::OursOtherShape { why }) if always => {
                 return pass(format!(
                     "prepare = \"always\": {why}; prepare drops DB Dyno's tables and loads them again"
                 ))
             }
-            Some(OltpTables::OursOtherShape { why }) => {
+            Some(FoundTables::OursOtherShape { why }) => {
                 return Check::new(
                     ID,
                     TITLE,
@@ -167,7 +174,7 @@ impl<'a> Tables<'a> {
                 )
                 .with_prepare_fix(PrepareMode::Always)
             }
-            Some(OltpTables::Foreign { why, .. }) => {
+            Some(FoundTables::Foreign { why, .. }) => {
                 return Check::new(
                     ID,
                     TITLE,
@@ -181,7 +188,7 @@ impl<'a> Tables<'a> {
                 )
                 .with_prepare_fix(PrepareMode::Never)
             }
-            Some(OltpTables::Absent) | None => {}
+            Some(FoundTables::Absent) | None => {}
         }
         // Without the verifier's word (it could not read the tables), the list alone:
         // prepare would refuse over tables it cannot judge.
@@ -303,6 +310,7 @@ mod tests {
                 shape: TableShape::Oltp,
                 columns: vec![],
                 mark: None,
+                comment: String::new(),
             },
         )
     }
@@ -391,9 +399,10 @@ mod tests {
         let mut prep = plan(&[Scenario::OltpReadWrite], &[8], 2, 10_000, true);
         let verdict = |f: &Facts, p: &Plan| find(&checks(f, p), "dataset.tables").clone();
 
-        mysql(&mut f).oltp_tables = Some(OltpTables::Reusable(ReusedTables {
+        mysql(&mut f).oltp_tables = Some(FoundTables::Reusable(ReusedTables {
             tables: 2,
             table_size: 10_000,
+            tpcc_warehouses: None,
             made: "2026-12-02 01:59 UTC".into(),
         }));
         let c = verdict(&f, &prep);
@@ -406,7 +415,7 @@ mod tests {
             c.seen
         );
 
-        mysql(&mut f).oltp_tables = Some(OltpTables::OursOtherShape {
+        mysql(&mut f).oltp_tables = Some(FoundTables::OursOtherShape {
             why: "sbtest1 was made by DB Dyno with table_size 5000 (the plan's: 10000)".into(),
         });
         let c = verdict(&f, &prep);
@@ -423,7 +432,7 @@ mod tests {
         assert!(c.seen.contains("loads them again"), "{}", c.seen);
 
         // Someone else's tables are refused whatever the mode.
-        mysql(&mut f).oltp_tables = Some(OltpTables::Foreign {
+        mysql(&mut f).oltp_tables = Some(FoundTables::Foreign {
             table: "sbtest1".into(),
             why: "sbtest1 exists and DB Dyno did not make it".into(),
         });
@@ -431,5 +440,38 @@ mod tests {
         assert_eq!(c.status, CheckStatus::Fail);
         assert!(c.seen.contains("neither reuses nor drops"), "{}", c.seen);
         assert_eq!(c.prepare_fix, Some(PrepareMode::Never));
+    }
+
+    #[test]
+    fn tpcc_prepare_follows_its_verifier_and_its_refusal_comes_first() {
+        use dbdyno_engine::phases::ReusedTables;
+        let mut f = facts();
+        mysql(&mut f).tables = BTreeMap::from([oltp("sbtest1")]);
+        let tpcc_only = plan(&[Scenario::Tpcc], &[8], 1, 10_000, true);
+        let mixed = plan(&[Scenario::Tpcc, Scenario::OltpReadWrite], &[8], 1, 10_000, true);
+        let verdict = |f: &Facts, p: &Plan| find(&checks(f, p), "dataset.tables").clone();
+
+        mysql(&mut f).tpcc_tables = Some(FoundTables::Reusable(ReusedTables {
+            tables: 1,
+            table_size: 0,
+            tpcc_warehouses: Some(1),
+            made: "2026-12-02 01:59 UTC".into(),
+        }));
+        let c = verdict(&f, &tpcc_only);
+        assert_eq!(c.status, CheckStatus::Pass, "{}", c.seen);
+        assert!(c.seen.contains("reusing TPC-C set 1"), "{}", c.seen);
+
+        mysql(&mut f).tpcc_tables = Some(FoundTables::Foreign {
+            table: "warehouse1".into(),
+            why: "warehouse1 exists and DB Dyno did not make it".into(),
+        });
+        // Refused in a ladder of both kinds too, before the OLTP tables are judged.
+        for p in [&tpcc_only, &mixed] {
+            let c = verdict(&f, p);
+            assert_eq!(c.status, CheckStatus::Fail, "{}", c.seen);
+            assert!(c.seen.contains("warehouse1 exists"), "{}", c.seen);
+            assert_eq!(c.prepare_fix, Some(PrepareMode::Never));
+            assert!(c.fix.unwrap().sql_or_command.unwrap().contains("dbdyno tpcc "));
+        }
     }
 }

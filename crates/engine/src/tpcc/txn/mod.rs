@@ -138,9 +138,9 @@ impl TpccClient {
                 Ok(Some(n)) if n >= o.scale as u64 => {}
                 Ok(n) => {
                     return Err(format!(
-                        "tpcc: warehouse{t} has {} warehouse(s) and --scale={} asks for {}: \
+                        "tpcc: warehouse{t} has {} and --scale={} asks for {}: \
                          run with the --scale the data was prepared with",
-                        n.unwrap_or(0),
+                        crate::wording::count(n.unwrap_or(0) as f64, "warehouse"),
                         o.scale,
                         o.scale
                     ))
