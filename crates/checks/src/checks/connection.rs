@@ -3,7 +3,7 @@
 //! and whether the schema holds someone's real tables.
 
 use dbdyno_engine::wording::{count, plural};
-use dbdyno_engine::{Phase, Plan};
+use dbdyno_engine::{Phase, Plan, PrepareMode};
 
 use super::unreachable;
 use crate::check::{Check, CheckAction, CheckStatus};
@@ -145,11 +145,19 @@ pub fn required_privileges(plan: &Plan) -> Vec<(&'static str, &'static str)> {
                     need("DELETE", "the workloads' deletes");
                 }
             }
-            Phase::Prepare { .. } => {
+            Phase::Prepare { scenario, mode, .. } => {
                 need("CREATE", "prepare's CREATE TABLE");
                 need("INSERT", "prepare's data load");
-                if plan.workload.create_secondary {
+                if scenario.is_tpcc() {
+                    need(
+                        "ALTER",
+                        "TPC-C prepare's ALTER TABLE (its indexes, foreign keys and DB Dyno's mark)",
+                    );
+                } else if plan.workload.create_secondary {
                     need("INDEX", "prepare's CREATE INDEX k_N");
+                }
+                if *mode == PrepareMode::Always {
+                    need("DROP", "prepare = \"always\"'s DROP TABLE of DB Dyno's own tables");
                 }
             }
             Phase::Prewarm(_) => need("SELECT", "prewarm's table scans"),
@@ -417,6 +425,30 @@ mod tests {
             find(&checks(&f, &rw_plan(true)), "mysql.privileges").status,
             CheckStatus::Warn
         );
+    }
+
+    #[test]
+    fn prepare_always_needs_drop_and_tpcc_prepare_needs_alter() {
+        let mut f = facts();
+        mysql(&mut f).privileges.on_schema.remove("DROP");
+        mysql(&mut f).privileges.on_schema.remove("ALTER");
+        let status = |f: &Facts, p: &Plan| find(&checks(f, p), "mysql.privileges").clone();
+        let mut always = rw_plan(true);
+        assert_eq!(status(&f, &always).status, CheckStatus::Pass);
+        for p in &mut always.phases {
+            if let Phase::Prepare { mode, .. } = p {
+                *mode = PrepareMode::Always;
+            }
+        }
+        let c = status(&f, &always);
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(c.seen.contains("DROP for prepare = \"always\""), "{}", c.seen);
+        assert!(c.fix.unwrap().sql_or_command.unwrap().starts_with("GRANT DROP ON"));
+
+        let tpcc = plan(&[Scenario::Tpcc], &[8], 1, 1000, true);
+        let c = status(&f, &tpcc);
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert!(c.seen.contains("ALTER for TPC-C prepare's ALTER TABLE"), "{}", c.seen);
     }
 
     #[test]

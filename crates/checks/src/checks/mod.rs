@@ -78,7 +78,7 @@ pub(crate) mod testing {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let all: BTreeSet<String> = [
-            "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "INDEX",
+            "SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "DROP", "INDEX", "ALTER",
         ]
         .into_iter()
         .map(String::from)

@@ -191,19 +191,37 @@ fn judge_marks(
 
 /// How many of the ids 1..table_size table `t` holds (each counted once: with
 /// `--secondary` id is not unique).
+///
+/// With id the primary key, `MIN(id)`, `MAX(id)` and `COUNT(*)` answer first: MIN and
+/// MAX come off the ends of the primary key, and the count may read the smaller `k`
+/// index instead of every row. table_size distinct ids between 1 and table_size are
+/// exactly the ids 1..table_size. Only when they don't add up (oltp_insert added rows
+/// above table_size, or some are gone) does the exact count over the id range run.
+/// Measured on the sandbox MariaDB 10.11 on one table of 2,000,000 rows with its `k`
+/// index, warm, three rounds each (`SHOW PROFILES`): the range count 0.90-0.95 s, the
+/// ends and count 0.22-0.32 s (EXPLAIN: it reads k_1).
 fn ids_present(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<u64, EngineError> {
+    let name = sql::table_name(t);
+    let failed = |e: mysql::Error| driver::query_error(&format!("counting the ids of {name}"), &e);
+    if !w.secondary {
+        let ends: Option<(Option<u64>, Option<u64>, u64)> = conn
+            .query_first(format!("SELECT MIN(id), MAX(id), COUNT(*) FROM {name}"))
+            .map_err(failed)?;
+        if ends == Some((Some(1), Some(w.table_size), w.table_size)) {
+            return Ok(w.table_size);
+        }
+    }
     let what = if w.secondary {
         "COUNT(DISTINCT id)"
     } else {
         "COUNT(*)"
     };
-    let name = sql::table_name(t);
     conn.exec_first::<u64, _, _>(
         format!("SELECT {what} FROM {name} WHERE id BETWEEN 1 AND ?"),
         (w.table_size,),
     )
     .map(Option::unwrap_or_default)
-    .map_err(|e| driver::query_error(&format!("counting the ids of {name}"), &e))
+    .map_err(failed)
 }
 
 /// 10000 as "10,000".
