@@ -11,7 +11,7 @@ import { Badge, ErrorNote, StepTable } from "../components/bits";
 import { CheckFixes } from "../components/CheckFixes";
 import { StartRunButton } from "../components/StartRun";
 import { useApp } from "../state/app";
-import { duration, num } from "../state/format";
+import { count, duration, num } from "../state/format";
 import { isFinal } from "../state/run";
 import { useChecks } from "../state/useChecks";
 
@@ -172,17 +172,35 @@ function Refused({ why }: { why: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [why]);
   const failed = view ? view.checks.filter((c) => c.verdict === "fail") : [];
+  // Nothing ran, so nothing "failed": the start was refused, and once a fix makes this
+  // plan's checks pass the screen is ready for the next start.
+  const cleared = view !== null && checkedThisPlan && !view.start_refusal;
   return (
     <div className="stack">
       <div className="screen-head">
         <h1>Run</h1>
-        <Badge kind="failed" />
+        <Badge kind={cleared ? "ready" : "refused"}>{cleared ? "ready to start" : "not started"}</Badge>
         <span className="spacer" />
         <StartRunButton ready={!busy && checkedThisPlan} onError={setStartError} />
       </div>
-      <div className="notice error" role="alert" data-testid="run-refused">
-        <p>The run did not start.</p>
-        <pre>{why}</pre>
+      <div className={cleared ? "notice" : "notice error"} role={cleared ? "status" : "alert"} data-testid="run-refused">
+        <p>
+          {cleared
+            ? "The last start was refused; this plan's checks pass now."
+            : failed.length > 0
+              ? `The run did not start: ${count(failed.length, "check")} of this plan ${failed.length === 1 ? "fails" : "fail"}. The fixes are below.`
+              : "The run did not start."}
+        </p>
+        {/* The refusal in the words the command line prints, fix commands included: behind
+            a disclosure when the fixes are shown as buttons below. */}
+        {failed.length > 0 || cleared ? (
+          <details>
+            <summary>The refusal as the command line prints it</summary>
+            <pre>{why}</pre>
+          </details>
+        ) : (
+          <pre>{why}</pre>
+        )}
       </div>
       <ErrorNote error={error ?? startError} />
       {applied && <div className="notice ok" role="status" data-testid="fix-applied">{applied}</div>}

@@ -351,10 +351,15 @@ describe("Checks: refusals and their fixes", () => {
     expect(await screen.findByTestId("run-refused")).toHaveTextContent(REFUSAL);
     // The Run screen runs the checks of this plan to find the fixes.
     const fixes = await screen.findByTestId("refused-fixes");
+    expect(screen.getByText("not started")).toBeInTheDocument();
+    expect(screen.getByTestId("run-refused")).toHaveTextContent("The run did not start: 1 check of this plan fails.");
     expect(commands.runChecks).toHaveBeenCalledTimes(1);
     for (const b of screen.getAllByTestId("start-run")) expect(b).toBeDisabled();
     await user.click(within(fixes).getByTestId("plan-fix-dataset.tables"));
     expect(await screen.findByTestId("refused-cleared")).toBeInTheDocument();
+    // Nothing ran: the badge never said "failed", and says the plan is ready now.
+    expect(screen.getByText("ready to start")).toBeInTheDocument();
+    expect(screen.queryByText("failed")).toBeNull();
     expect(commands.runChecks.mock.calls[1][1]).toEqual({ ...form, prepare: "always" });
     const starts = screen.getAllByTestId("start-run");
     for (const b of starts) expect(b).toBeEnabled();
