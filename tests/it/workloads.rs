@@ -293,10 +293,27 @@ fn tls_required_against_a_server_without_tls_fails_clearly() {
     let s = TestSchema::new("tls");
     let o = s.dbdyno(&["oltp_point_select", "--mysql-ssl=on", "--time=1", "run"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // Said as what it is, with the two ways out, not as a network problem.
     assert!(
-        stderr(&o).contains("cannot connect to MySQL"),
+        stderr(&o).contains("cannot connect to MySQL")
+            && stderr(&o).contains("the server offers no TLS, and this connection's TLS mode (required)")
+            && stderr(&o).contains("ssl_mode = \"disabled\""),
         "{}",
         stderr(&o)
+    );
+    assert!(!stderr(&o).contains("DriverError"), "{}", stderr(&o));
+    // The checks name the same cause and fix.
+    let o = s.dbdyno(&["check", "--scenarios=oltp_point_select", "--mysql-ssl=on"]);
+    let text = stdout(&o);
+    // The check's block: its status line and the indented lines under it.
+    let mut lines = text.lines().skip_while(|l| !l.ends_with("[mysql.reachable]"));
+    let head = lines.next().unwrap_or_default();
+    let block: Vec<&str> = lines.take_while(|l| l.starts_with(' ')).collect();
+    let block = block.join("\n");
+    assert!(head.starts_with("FAIL"), "{text}");
+    assert!(
+        block.contains("fix:  give the server TLS") && !block.contains("bind_address"),
+        "{text}"
     );
     let o = s.dbdyno(&[
         "oltp_point_select",

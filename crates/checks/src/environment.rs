@@ -371,6 +371,7 @@ mod tests {
         f.mysql = Err(MysqlProblem {
             message: "Access denied".into(),
             code: Some(1045),
+            tls_missing: false,
         });
         let e = EnvironmentSnapshot::from_facts(&f);
         assert!(e.server.is_none() && e.variables.is_empty());

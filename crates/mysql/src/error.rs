@@ -11,6 +11,8 @@ pub enum MysqlError {
         /// Server error code when the server answered (1045 access denied, 1049 unknown database).
         code: Option<u16>,
         message: String,
+        /// The connection's TLS mode demands TLS and the server offers none.
+        tls_missing: bool,
     },
 
     #[error("{context} failed: {message}{}", code.map(|c| format!(" (error {c})")).unwrap_or_default())]
@@ -27,5 +29,11 @@ impl MysqlError {
         match self {
             MysqlError::Connect { code, .. } | MysqlError::Query { code, .. } => *code,
         }
+    }
+
+    /// The TLS mode demands TLS and the server offers none (the fix is the server's TLS
+    /// or the profile's `ssl_mode`, not the network).
+    pub fn tls_missing(&self) -> bool {
+        matches!(self, MysqlError::Connect { tls_missing: true, .. })
     }
 }

@@ -176,7 +176,16 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> MysqlError {
         }
         _ => "",
     };
-    let message = if is_handshake_timeout(e) {
+    let tls_missing = matches!(
+        e,
+        mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)
+    );
+    let message = if tls_missing {
+        format!(
+            "the server offers no TLS, and this connection's TLS mode ({}) does not go on without it — enable TLS on the server (ssl_cert and ssl_key in my.cnf), or, where an unencrypted connection is acceptable, set the profile's ssl_mode = \"disabled\" (--mysql-ssl-mode=disabled)",
+            c.tls.name()
+        )
+    } else if is_handshake_timeout(e) {
         format!(
             "no MySQL handshake within {}s: the server accepted the connection but did not greet or answer the login ({message}) — is this a MySQL port? An overloaded server, or one whose accept queue (back_log) overflowed, answers late",
             HANDSHAKE_TIMEOUT.as_secs()
@@ -197,6 +206,7 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> MysqlError {
         user: c.user.clone(),
         code,
         message: format!("{message}{hint}"),
+        tls_missing,
     }
 }
 

@@ -73,6 +73,18 @@ pub enum TlsMode {
     VerifyIdentity,
 }
 
+impl TlsMode {
+    /// The profile's spelling (`ssl_mode = "verify_ca"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TlsMode::Disabled => "disabled",
+            TlsMode::Required => "required",
+            TlsMode::VerifyCa => "verify_ca",
+            TlsMode::VerifyIdentity => "verify_identity",
+        }
+    }
+}
+
 impl std::str::FromStr for TlsMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

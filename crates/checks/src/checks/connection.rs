@@ -63,6 +63,10 @@ const FOREIGN_WHY: &str =
 
 fn unreachable_check(f: &Facts, p: &MysqlProblem) -> Check {
     let (text, command) = match p.code {
+        _ if p.tls_missing => (
+            "give the server TLS (ssl_cert and ssl_key under [mysqld], then a restart), or set TLS to disabled in the environment (ssl_mode = \"disabled\") where an unencrypted connection is acceptable",
+            Some("SHOW VARIABLES LIKE 'have_ssl';".to_string()),
+        ),
         // No password sent: often a profile whose keyring entry was never set.
         Some(1045) if p.message.contains("using password: NO") => (
             "no password was sent: store it with `dbdyno profile secret set NAME mysql` (NAME: the profile), or give MYSQL_PWD or --mysql-password",
@@ -380,6 +384,7 @@ mod tests {
         f.mysql = Err(MysqlProblem {
             message: "cannot connect to MySQL at 10.0.0.9:3306 as 'sbtest': Access denied".into(),
             code: Some(1045),
+            tls_missing: false,
         });
         let c = checks(&f, &rw_plan(false));
         let r = find(&c, "mysql.reachable");

@@ -74,6 +74,8 @@ pub const VARIABLES: &[&str] = &[
 pub struct MysqlProblem {
     pub message: String,
     pub code: Option<u16>,
+    /// The TLS mode demands TLS and the server offers none.
+    pub tls_missing: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -142,7 +144,11 @@ fn problem(e: &mysql::Error) -> MysqlProblem {
         mysql::Error::MySqlError(me) => (Some(me.code), me.message.clone()),
         other => (None, other.to_string()),
     };
-    MysqlProblem { message, code }
+    MysqlProblem {
+        message,
+        code,
+        tls_missing: false,
+    }
 }
 
 /// The MySQL side. Only the connection itself is fatal; a query the account may not
@@ -151,6 +157,7 @@ pub fn gather_mysql(c: &ConnectOptions) -> Result<MysqlFacts, MysqlProblem> {
     let t = Instant::now();
     let mut conn = connect_server(c).map_err(|e| MysqlProblem {
         code: e.server_code(),
+        tls_missing: e.tls_missing(),
         message: e.to_string(),
     })?;
     let connect_ms = t.elapsed().as_secs_f64() * 1000.0;
