@@ -268,8 +268,22 @@ fn prefer_known_key_types(session: &Session, target: &SshTarget) {
     let _ = session.method_pref(MethodType::HostKey, &prefs.join(","));
 }
 
+/// Whether `pin` is a SHA256 host key fingerprint ("SHA256:" and 43 base64 characters,
+/// or the bare 43). A shipped example's placeholder ("SHA256:REPLACE-WITH-THE-SERVER-
+/// FINGERPRINT") is not one: it pins nothing, so the key is judged by known_hosts like
+/// any unpinned target's (an unknown key is refused and offered for trust, never taken
+/// silently), instead of a mismatch no one could get past.
+pub fn is_sha256_fingerprint(pin: &str) -> bool {
+    let bare = pin.trim().trim_start_matches("SHA256:");
+    bare.len() == 43
+        && bare
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+}
+
 fn verify_host_key(target: &SshTarget, key: &HostKey) -> Result<(), SshError> {
-    if let Some(pinned) = target.pinned_fingerprint.as_deref() {
+    let pinned = target.pinned_fingerprint.as_deref();
+    if let Some(pinned) = pinned.filter(|p| is_sha256_fingerprint(p)) {
         let seen = key.fingerprint_sha256();
         // "SHA256:abc" or the bare "abc", as people copy it.
         if pinned.trim().trim_start_matches("SHA256:") != seen.trim_start_matches("SHA256:") {
@@ -475,5 +489,21 @@ impl SshConnection {
             doing,
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_sha256_fingerprint;
+
+    #[test]
+    fn a_placeholder_pins_nothing() {
+        let real = "SHA256:EaAd5D8+aKcjwg8YeMiaJCyQKLuTC7WKnJA1esA/qxk";
+        assert!(is_sha256_fingerprint(real));
+        assert!(is_sha256_fingerprint(real.trim_start_matches("SHA256:")));
+        assert!(!is_sha256_fingerprint("SHA256:REPLACE-WITH-THE-SERVER-FINGERPRINT"));
+        assert!(!is_sha256_fingerprint(""));
+        // One character short is a typo, not a pin: judged by known_hosts, never trusted.
+        assert!(!is_sha256_fingerprint(&real[..real.len() - 1]));
     }
 }
