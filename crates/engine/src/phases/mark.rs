@@ -32,7 +32,7 @@ impl TableMark {
     /// The mark prepare writes now for a plan over `w`.
     pub fn now(w: &WorkloadOptions) -> TableMark {
         TableMark {
-            made: crate::utc::rfc3339(crate::utc::now_ms()),
+            made: made_now(),
             ..TableMark::shape_of(w)
         }
     }
@@ -53,14 +53,13 @@ impl TableMark {
     /// The table comment (well under the 2048 characters a comment may hold; plain
     /// ASCII, no quote, so it goes into the DDL as written).
     pub fn comment(&self) -> String {
-        let on = |b: bool| if b { "on" } else { "off" };
         format!(
             "{PREFIX} tables={} table_size={} auto_inc={} secondary={} k_index={} engine={} made={}",
             self.tables,
             self.table_size,
-            on(self.auto_inc),
-            on(self.secondary),
-            on(self.k_index),
+            on_off(self.auto_inc),
+            on_off(self.secondary),
+            on_off(self.k_index),
             self.engine,
             self.made
         )
@@ -80,19 +79,13 @@ impl TableMark {
             made: String::new(),
         };
         let mut seen = 0;
-        for pair in rest.split_whitespace() {
-            let (k, v) = pair.split_once('=')?;
-            let switch = || match v {
-                "on" => Some(true),
-                "off" => Some(false),
-                _ => None,
-            };
+        for (k, v) in words(rest)? {
             match k {
                 "tables" => m.tables = v.parse().ok()?,
                 "table_size" => m.table_size = v.parse().ok()?,
-                "auto_inc" => m.auto_inc = switch()?,
-                "secondary" => m.secondary = switch()?,
-                "k_index" => m.k_index = switch()?,
+                "auto_inc" => m.auto_inc = switch(v)?,
+                "secondary" => m.secondary = switch(v)?,
+                "k_index" => m.k_index = switch(v)?,
                 "engine" => m.engine = v.to_string(),
                 "made" => m.made = v.to_string(),
                 // A later DB Dyno may say more: what this one knows still decides.
@@ -119,7 +112,7 @@ impl TableMark {
             self.table_size.to_string(),
             want.table_size.to_string(),
         );
-        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        let on = |b: bool| on_off(b).to_string();
         differ("auto_inc", on(self.auto_inc), on(want.auto_inc));
         differ("secondary", on(self.secondary), on(want.secondary));
         differ("create_secondary", on(self.k_index), on(want.k_index));
@@ -129,10 +122,43 @@ impl TableMark {
 
     /// "2026-12-02 01:59 UTC", for the lines that say the tables are reused.
     pub fn made_text(&self) -> String {
-        match (self.made.get(..10), self.made.get(11..16)) {
-            (Some(day), Some(time)) => format!("{day} {time} UTC"),
-            _ => self.made.clone(),
-        }
+        made_text(&self.made)
+    }
+}
+
+// The words of every mark (this one and TPC-C's, `tpcc::mark`).
+
+/// The `key=value` words after a mark's prefix; None when a word is not one.
+pub(crate) fn words(rest: &str) -> Option<Vec<(&str, &str)>> {
+    rest.split_whitespace().map(|w| w.split_once('=')).collect()
+}
+
+pub(crate) fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+pub(crate) fn switch(v: &str) -> Option<bool> {
+    match v {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// Now, as a mark's `made=` says it: `2026-12-02T01:59:56Z`.
+pub(crate) fn made_now() -> String {
+    crate::utc::rfc3339(crate::utc::now_ms())
+}
+
+/// `2026-12-02T01:59:56Z` as "2026-12-02 01:59 UTC".
+pub(crate) fn made_text(made: &str) -> String {
+    match (made.get(..10), made.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time} UTC"),
+        _ => made.to_string(),
     }
 }
 

@@ -9,6 +9,7 @@
 //! `SHOW CREATE TABLE` stays the reference's.
 
 use super::options::TpccOptions;
+use crate::phases::mark::{made_now, made_text, on_off, switch, words};
 
 /// What every TPC-C mark starts with (the OLTP mark, `phases::mark`, has no `tpcc`
 /// word, so neither reads the other's).
@@ -36,7 +37,7 @@ impl TpccMark {
     /// The mark prepare writes now for a plan over `o`.
     pub fn now(o: &TpccOptions) -> TpccMark {
         TpccMark {
-            made: crate::utc::rfc3339(crate::utc::now_ms()),
+            made: made_now(),
             ..TpccMark::shape_of(o)
         }
     }
@@ -55,13 +56,12 @@ impl TpccMark {
 
     /// The table comment: plain ASCII without quotes, so it goes into the DDL as written.
     pub fn comment(&self) -> String {
-        let on = |b: bool| if b { "on" } else { "off" };
         format!(
             "{PREFIX} sets={} scale={} use_fk={} force_pk={} engine={} table_options={} made={}",
             self.sets,
             self.scale,
-            on(self.use_fk),
-            on(self.force_pk),
+            on_off(self.use_fk),
+            on_off(self.force_pk),
             self.engine,
             self.table_options,
             self.made
@@ -85,18 +85,12 @@ impl TpccMark {
             made: String::new(),
         };
         let mut seen = 0;
-        for pair in rest.split_whitespace() {
-            let (k, v) = pair.split_once('=')?;
-            let switch = || match v {
-                "on" => Some(true),
-                "off" => Some(false),
-                _ => None,
-            };
+        for (k, v) in words(rest)? {
             match k {
                 "sets" => m.sets = v.parse().ok()?,
                 "scale" => m.scale = v.parse().ok()?,
-                "use_fk" => m.use_fk = switch()?,
-                "force_pk" => m.force_pk = switch()?,
+                "use_fk" => m.use_fk = switch(v)?,
+                "force_pk" => m.force_pk = switch(v)?,
                 "engine" => m.engine = v.to_string(),
                 "table_options" => m.table_options = v.to_string(),
                 "made" => m.made = v.to_string(),
@@ -112,7 +106,7 @@ impl TpccMark {
     /// when it is the same.
     pub fn differences(&self, o: &TpccOptions) -> Vec<String> {
         let want = TpccMark::shape_of(o);
-        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+        let on = |b: bool| on_off(b).to_string();
         [
             ("tables", self.sets.to_string(), want.sets.to_string()),
             ("scale", self.scale.to_string(), want.scale.to_string()),
@@ -133,10 +127,7 @@ impl TpccMark {
 
     /// "2026-12-02 01:59 UTC".
     pub fn made_text(&self) -> String {
-        match (self.made.get(..10), self.made.get(11..16)) {
-            (Some(day), Some(time)) => format!("{day} {time} UTC"),
-            _ => self.made.clone(),
-        }
+        made_text(&self.made)
     }
 }
 
