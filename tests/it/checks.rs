@@ -596,7 +596,10 @@ fn check_knows_a_tpcc_dataset_and_its_needs() {
     );
     let bp = by_id("dataset.buffer_pool");
     assert!(
-        bp["seen"].as_str().unwrap().contains("tpcc 1 warehouse × 1 set of tables"),
+        bp["seen"]
+            .as_str()
+            .unwrap()
+            .contains("tpcc 1 warehouse × 1 set of tables"),
         "{bp}"
     );
     let ps = by_id("mysql.max_prepared_stmt_count");

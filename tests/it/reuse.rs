@@ -261,7 +261,11 @@ fn dbdyno_reuses_its_own_tpcc_sets_and_never_drops_unmarked_ones() {
         "{second}"
     );
     assert!(!second.contains("Creating tables"), "{second}");
-    assert_eq!(comment(&s, "warehouse1"), mark, "the set is the first run's");
+    assert_eq!(
+        comment(&s, "warehouse1"),
+        mark,
+        "the set is the first run's"
+    );
     assert!(s.count("orders1") >= orders);
     let reused = runs_show(data.path(), run_id(&second));
     assert_eq!(
@@ -279,7 +283,12 @@ fn dbdyno_reuses_its_own_tpcc_sets_and_never_drops_unmarked_ones() {
         both(&o)
     );
     assert_eq!(comment(&s, "warehouse1"), mark);
-    let again = ok(&tpcc_ladder(&s, data.path(), "--scale=2", "--prepare=always"));
+    let again = ok(&tpcc_ladder(
+        &s,
+        data.path(),
+        "--scale=2",
+        "--prepare=always",
+    ));
     assert!(
         again.contains("dropping DB Dyno's TPC-C set 1 to load it again"),
         "{again}"

@@ -73,7 +73,8 @@ fn a_step_that_cannot_open_its_connections_stops_the_ladder_or_is_skipped_as_the
         "how many opened is said: {failed}"
     );
     assert!(
-        stderr(&out).contains("FAILED STEPS: 1 step failed and was not measured") && stderr(&out).contains("@ 16 threads"),
+        stderr(&out).contains("FAILED STEPS: 1 step failed and was not measured")
+            && stderr(&out).contains("@ 16 threads"),
         "{text}"
     );
     assert!(

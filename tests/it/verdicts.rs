@@ -132,7 +132,11 @@ fn repeats_text(doc: &Path) -> String {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(doc).unwrap()).unwrap();
     let mut cells: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
     for step in doc["outcome"]["steps"].as_array().unwrap() {
-        let cell = format!("{}@{}", step["scenario"].as_str().unwrap_or("?"), step["threads"]);
+        let cell = format!(
+            "{}@{}",
+            step["scenario"].as_str().unwrap_or("?"),
+            step["threads"]
+        );
         let tps = step["transactions"].as_f64().unwrap_or(f64::NAN)
             / step["total_time_s"].as_f64().unwrap_or(f64::NAN);
         let p95 = step["latency_pct_ms"].as_f64().unwrap_or(f64::NAN);

@@ -296,7 +296,8 @@ fn tls_required_against_a_server_without_tls_fails_clearly() {
     // Said as what it is, with the two ways out, not as a network problem.
     assert!(
         stderr(&o).contains("cannot connect to MySQL")
-            && stderr(&o).contains("the server offers no TLS, and this connection's TLS mode (required)")
+            && stderr(&o)
+                .contains("the server offers no TLS, and this connection's TLS mode (required)")
             && stderr(&o).contains("ssl_mode = \"disabled\""),
         "{}",
         stderr(&o)
@@ -306,7 +307,9 @@ fn tls_required_against_a_server_without_tls_fails_clearly() {
     let o = s.dbdyno(&["check", "--scenarios=oltp_point_select", "--mysql-ssl=on"]);
     let text = stdout(&o);
     // The check's block: its status line and the indented lines under it.
-    let mut lines = text.lines().skip_while(|l| !l.ends_with("[mysql.reachable]"));
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.ends_with("[mysql.reachable]"));
     let head = lines.next().unwrap_or_default();
     let block: Vec<&str> = lines.take_while(|l| l.starts_with(' ')).collect();
     let block = block.join("\n");

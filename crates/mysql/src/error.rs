@@ -34,6 +34,12 @@ impl MysqlError {
     /// The TLS mode demands TLS and the server offers none (the fix is the server's TLS
     /// or the profile's `ssl_mode`, not the network).
     pub fn tls_missing(&self) -> bool {
-        matches!(self, MysqlError::Connect { tls_missing: true, .. })
+        matches!(
+            self,
+            MysqlError::Connect {
+                tls_missing: true,
+                ..
+            }
+        )
     }
 }

@@ -501,7 +501,9 @@ mod tests {
         let real = "SHA256:EaAd5D8+aKcjwg8YeMiaJCyQKLuTC7WKnJA1esA/qxk";
         assert!(is_sha256_fingerprint(real));
         assert!(is_sha256_fingerprint(real.trim_start_matches("SHA256:")));
-        assert!(!is_sha256_fingerprint("SHA256:REPLACE-WITH-THE-SERVER-FINGERPRINT"));
+        assert!(!is_sha256_fingerprint(
+            "SHA256:REPLACE-WITH-THE-SERVER-FINGERPRINT"
+        ));
         assert!(!is_sha256_fingerprint(""));
         // One character short is a typo, not a pin: judged by known_hosts, never trusted.
         assert!(!is_sha256_fingerprint(&real[..real.len() - 1]));

@@ -211,8 +211,7 @@ fn ladder_outlives_a_dead_sshd_records_the_gap_and_resumes() {
     assert!(text.contains("sampling resumes"), "{text}");
     assert!(text.contains("SAMPLE COUNT: server OS:"), "{text}");
     assert!(
-        text.contains("Sample count: ")
-            && text.contains(" flagged (fewer samples than seconds"),
+        text.contains("Sample count: ") && text.contains(" flagged (fewer samples than seconds"),
         "{text}"
     );
 }

@@ -73,7 +73,10 @@ impl ReusedTables {
                 format!("{n} × {} rows", thousands(self.table_size)),
             ),
         };
-        format!("reusing {names}: {contents}, made by DB Dyno on {}", self.made)
+        format!(
+            "reusing {names}: {contents}, made by DB Dyno on {}",
+            self.made
+        )
     }
 
     /// The summary as a line of its own: "Reusing sbtest1..4: …".
@@ -271,7 +274,10 @@ mod tests {
         let ours = |n| table(n, TableShape::Oltp, Some(mark.clone()));
         let schema = |v: Vec<(String, TableInfo)>| v.into_iter().collect::<BTreeMap<_, _>>();
 
-        assert_eq!(judge_marks(&schema(vec![]), &plan), Err(FoundTables::Absent));
+        assert_eq!(
+            judge_marks(&schema(vec![]), &plan),
+            Err(FoundTables::Absent)
+        );
         let r = judge_marks(&schema(vec![ours(1), ours(2)]), &plan).unwrap();
         assert_eq!((r.tables, r.table_size), (2, 10_000));
         assert!(r

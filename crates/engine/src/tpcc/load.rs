@@ -33,11 +33,10 @@ use std::time::Instant;
 use mysql::prelude::Queryable;
 use mysql::Conn;
 
-
 use super::dataset;
-use super::mark::TpccMark;
 use super::load_tables::{self, TableLoad};
 use super::load_units::{self, Unit};
+use super::mark::TpccMark;
 use super::options::TpccOptions;
 use super::rows::{RowBuf, RowFormat, RowRng};
 use super::schema::{self, DROP_ORDER, FOREIGN_KEYS, INDEXES, TABLES};
@@ -49,7 +48,9 @@ use crate::events::EventSink;
 use crate::phases::load_data::{self, LoadDataStream};
 use crate::phases::pool::{for_each_queued, load_in_parallel, LoadFlags};
 use crate::phases::schema::TableInfo;
-use crate::phases::{schema as phase_schema, FoundTables, PrepareMode, PrepareReport, ReusedTables};
+use crate::phases::{
+    schema as phase_schema, FoundTables, PrepareMode, PrepareReport, ReusedTables,
+};
 use crate::plan::ConnectOptions;
 use crate::wording::count;
 
@@ -247,7 +248,11 @@ fn drop_marked_sets(
         ));
         for table in DROP_ORDER {
             let name = schema::table_name(table, set);
-            driver::admin_exec(conn, "DROP TABLE", &format!("DROP TABLE IF EXISTS `{name}`"))?;
+            driver::admin_exec(
+                conn,
+                "DROP TABLE",
+                &format!("DROP TABLE IF EXISTS `{name}`"),
+            )?;
         }
     }
     driver::admin_exec(conn, "SET FOREIGN_KEY_CHECKS", "SET FOREIGN_KEY_CHECKS=1")?;

@@ -165,7 +165,10 @@ mod tests {
         assert!(!text.contains('\'') && text.len() < 2048);
         assert_eq!(TpccMark::parse(&text), Some(m.clone()));
         assert!(m.differences(&o).is_empty());
-        let bigger = TpccOptions { scale: 10, ..o.clone() };
+        let bigger = TpccOptions {
+            scale: 10,
+            ..o.clone()
+        };
         assert_eq!(m.differences(&bigger), ["scale 2 (the plan's: 10)"]);
         let compressed = TpccOptions {
             table_options: "ROW_FORMAT=COMPRESSED".into(),

@@ -137,7 +137,12 @@ fn judge_marks(
             .map(|(_, n)| n.as_str())
             .filter(|n| !lower.contains_key(*n))
             .collect();
-        let shown = missing.iter().take(6).copied().collect::<Vec<_>>().join(", ");
+        let shown = missing
+            .iter()
+            .take(6)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
         let more = match missing.len() {
             0..=6 => String::new(),
             n => format!(" and {} more", n - 6),
@@ -185,7 +190,9 @@ fn rows_of(conn: &mut Conn, set: u32) -> Result<SetRows, EngineError> {
     let warehouse = table_name("warehouse", set);
     let district = table_name("district", set);
     let w: Option<(u64, Option<u32>, Option<u32>)> = conn
-        .query_first(format!("SELECT COUNT(*), MIN(w_id), MAX(w_id) FROM {warehouse}"))
+        .query_first(format!(
+            "SELECT COUNT(*), MIN(w_id), MAX(w_id) FROM {warehouse}"
+        ))
         .map_err(|e| driver::query_error(&format!("counting the rows of {warehouse}"), &e))?;
     let d: Option<u64> = conn
         .query_first(format!("SELECT COUNT(*) FROM {district}"))
@@ -245,7 +252,10 @@ mod tests {
     fn marks_decide_before_any_row_is_counted() {
         let plan = o(2, 3);
         let mark = TpccMark::now(&plan);
-        assert_eq!(judge_marks(&schema(vec![]), &plan), Err(FoundTables::Absent));
+        assert_eq!(
+            judge_marks(&schema(vec![]), &plan),
+            Err(FoundTables::Absent)
+        );
         let both = schema(vec![set_of(1, Some(&mark)), set_of(2, Some(&mark))]);
         let r = judge_marks(&both, &plan).unwrap();
         assert!(
@@ -271,7 +281,10 @@ mod tests {
         short.remove("stock2");
         match judge_marks(&short, &plan) {
             Err(FoundTables::OursOtherShape { why }) => {
-                assert!(why.contains("1 of its 18 tables are missing (stock2)"), "{why}")
+                assert!(
+                    why.contains("1 of its 18 tables are missing (stock2)"),
+                    "{why}"
+                )
             }
             other => panic!("{other:?}"),
         }
