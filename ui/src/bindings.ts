@@ -147,7 +147,7 @@ export type CellView = {
 export type CheckRow = {
 	id: string,
 	title: string,
-	verdict: Verdict,
+	verdict: CheckVerdict,
 	seen: string,
 	why: string,
 	fix_text: string | null,
@@ -162,9 +162,12 @@ export type CheckRow = {
 	prepare_fix: PrepareChoice | null,
 };
 
+/**  A check's status as the app's screens show it (the checks crate's `CheckStatus`). */
+export type CheckVerdict = "skipped" | "pass" | "warn" | "fail";
+
 export type ChecksView = {
 	checks: CheckRow[],
-	worst: Verdict,
+	worst: CheckVerdict,
 	server: string | null,
 	os_access: string,
 	data_disks: DataDiskRow[],
@@ -975,8 +978,6 @@ export type TpccKnobs = {
 	/**  `--mysql_table_options`: appended to every CREATE TABLE. */
 	table_options: string,
 };
-
-export type Verdict = "skipped" | "pass" | "warn" | "fail";
 
 export type VerdictName = "regressed" | "improved" | "within_noise" | "not_judged" | "missing";
 

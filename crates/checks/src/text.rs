@@ -81,3 +81,19 @@ pub fn problem_lines(problems: &[Check]) -> Vec<String> {
     }
     out
 }
+
+/// Bytes as "1.5 GiB", binary units as the server and the kernel count them.
+pub fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}

@@ -7,7 +7,11 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 // Defaults shown by --help are the engine's own: what a profile leaves out means the same.
 use dbdyno_engine::plan::DEFAULT_LADDER_THREADS;
-use dbdyno_engine::{ConnectOptions, LadderSpec, RunSettings, Scenario, WorkloadOptions};
+use dbdyno_engine::{LadderSpec, RunSettings, Scenario, WorkloadOptions};
+
+pub use crate::args_shared::{
+    parse_bool, parse_prepare_mode, parse_sla, ConnArgs, MonitorToggle, SshArgs,
+};
 
 pub const ABOUT: &str =
     "DB Dyno: benchmark MySQL and MariaDB across a thread ladder (sysbench-compatible)";
@@ -107,11 +111,11 @@ pub enum ToolCommand {
     /// The database server's CPU and data disk once a second, tsar-style (or --json lines).
     Monitor(MonitorArgs),
     /// Reports of one run or several environments: HTML, PDF, Markdown, CSV, JSON.
-    Report(crate::cmd::report::ReportArgs),
+    Report(crate::args_report::ReportArgs),
     /// The database host's disk, CPU and memory measured over SSH (fileio, cpu, memory),
     /// in a directory on the data disk that you confirm; every file removed afterwards.
     // Boxed: the connection and SSH options (clippy::large_enum_variant).
-    Hwtest(Box<crate::cmd::hwtest_remote::HwtestArgs>),
+    Hwtest(Box<crate::args_hwtest::HwtestArgs>),
 }
 
 #[derive(Debug, Args)]
@@ -175,43 +179,6 @@ pub struct LadderArgs {
     /// of the run as recorded in the history (with --no-history, of its results.json).
     #[arg(long)]
     pub report: Option<std::path::PathBuf>,
-}
-
-#[derive(Debug, Args, Clone)]
-pub struct ConnArgs {
-    #[arg(long, default_value_t = ConnectOptions::default().host)]
-    pub mysql_host: String,
-    #[arg(long, default_value_t = ConnectOptions::default().port)]
-    pub mysql_port: u16,
-    /// Unix socket (host and port are then ignored).
-    #[arg(long)]
-    pub mysql_socket: Option<String>,
-    #[arg(long, default_value_t = ConnectOptions::default().user)]
-    pub mysql_user: String,
-    /// Password. Prefer MYSQL_PWD or the prompt (give the option without a value):
-    /// a password on the command line is visible to other users of the machine.
-    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt")]
-    pub mysql_password: Option<String>,
-    #[arg(long, default_value_t = ConnectOptions::default().database)]
-    pub mysql_db: String,
-    /// sysbench's switch: on = encrypt without verifying (same as --mysql-ssl-mode=required).
-    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
-    pub mysql_ssl: Option<bool>,
-    /// disabled, required, verify_ca or verify_identity.
-    #[arg(long)]
-    pub mysql_ssl_mode: Option<String>,
-    /// CA certificate (PEM) for verify_ca / verify_identity.
-    #[arg(long)]
-    pub mysql_ssl_ca: Option<String>,
-    /// Error codes that restart a transaction instead of stopping ("all" or a list).
-    #[arg(long, default_value = "1213,1020,1205")]
-    pub mysql_ignore_errors: String,
-    /// auto (server-side prepared statements) or disable.
-    #[arg(long, default_value = "auto")]
-    pub db_ps_mode: String,
-    /// Only MySQL-protocol servers are supported.
-    #[arg(long, default_value = "mysql")]
-    pub db_driver: String,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -337,42 +304,6 @@ pub struct RunArgs {
     pub clients: Option<String>,
 }
 
-/// How to log in over SSH and what to sample: `run`, `ladder`, `check` and `monitor`.
-#[derive(Debug, Args, Clone, Default)]
-pub struct SshArgs {
-    /// SSH private key file (its passphrase: DBDYNO_SSH_PASSPHRASE, the keyring, or a prompt).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["ssh_password", "ssh_agent"])]
-    pub ssh_key: Option<std::path::PathBuf>,
-    /// SSH password: the value, DBDYNO_SSH_PASSWORD, or a prompt when given without a value.
-    #[arg(long, num_args = 0..=1, default_missing_value = "\u{0}prompt", conflicts_with = "ssh_agent")]
-    pub ssh_password: Option<String>,
-    /// Log in with the keys of the running ssh-agent (SSH_AUTH_SOCK).
-    #[arg(long)]
-    pub ssh_agent: bool,
-    /// Trust an SSH host key seen for the first time and store it (a changed key is always refused).
-    #[arg(long)]
-    pub accept_new_host_key: bool,
-    /// DB Dyno's known_hosts file (default: known_hosts in the data directory).
-    #[arg(long, env = "DBDYNO_KNOWN_HOSTS", value_name = "FILE")]
-    pub known_hosts: Option<std::path::PathBuf>,
-    /// Data disk device(s) to sample, overriding the resolver (kernel names: nvme0n1, sda).
-    #[arg(long, value_delimiter = ',')]
-    pub device: Vec<String>,
-}
-
-/// Whether `run` and `ladder` sample the server's OS (`check` and `monitor` always do).
-#[derive(Debug, Args, Clone, Default)]
-pub struct MonitorToggle {
-    /// Do not sample the server's OS (no SSH, no local /proc): MySQL-side metrics only,
-    /// as for a managed database.
-    #[arg(long)]
-    pub no_monitor: bool,
-    /// Monitor the server during the sysbench-form `run` too (ladder always does;
-    /// `run` does when --ssh-host is given).
-    #[arg(long)]
-    pub monitor: bool,
-}
-
 /// `dbdyno check`: the prerequisite suite for a plan.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -438,26 +369,6 @@ pub struct MonitorArgs {
     pub datadir: String,
 }
 
-/// sysbench's boolean spellings.
-/// `--sla`: a latency target such as p95<=20ms.
-pub fn parse_sla(s: &str) -> Result<dbdyno_engine::SlaTarget, String> {
-    s.parse()
-        .map_err(|e: dbdyno_engine::sla::SlaParseError| e.to_string())
-}
-
-pub fn parse_bool(s: &str) -> Result<bool, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "on" | "true" | "yes" | "1" => Ok(true),
-        "off" | "false" | "no" | "0" => Ok(false),
-        other => Err(format!("'{other}' is not on/off")),
-    }
-}
-
-/// `--prepare=MODE`: always, if-missing, never, or the older on/off.
-pub fn parse_prepare_mode(s: &str) -> Result<dbdyno_engine::PrepareMode, String> {
-    s.parse()
-}
-
 /// sysbench accepts `--table_size` and `--table-size`; clap knows the dashed form.
 /// Only the option name is rewritten, never its value.
 pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -480,28 +391,10 @@ pub fn normalize_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
-/// Which grammar argv uses: the first word that is not an option decides. The value of
-/// an option spelled apart (`--data-dir X runs list`, `--threads 8 oltp_read_write run`,
-/// which sysbench's grammar then refuses) is not that word.
-pub fn first_word(args: &[String]) -> Option<&str> {
-    let mut words = args.iter().skip(1).map(String::as_str);
-    while let Some(a) = words.next() {
-        if !a.starts_with('-') {
-            return Some(a);
-        }
-        if SPACED_VALUE_OPTIONS.contains(&a) || crate::spaced_values::needs_a_value(a) {
-            words.next();
-        }
-    }
-    None
-}
-
-/// The [`GlobalOpts`] that take a value: `--data-dir X` before the command.
-const SPACED_VALUE_OPTIONS: [&str; 1] = ["--data-dir"];
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spaced_values::{first_word, SPACED_VALUE_OPTIONS};
 
     #[test]
     fn underscores_become_dashes_in_names_only() {

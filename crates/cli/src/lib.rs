@@ -6,6 +6,9 @@
 mod access;
 pub mod args;
 mod args_history;
+mod args_hwtest;
+mod args_report;
+mod args_shared;
 mod clients;
 mod cmd;
 mod exit;
@@ -53,12 +56,12 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
         Err(refusal) => return exit::usage_error(refusal.into()),
     };
     // sysbench's grammar takes a value only after '=' (DB Dyno's own commands take both).
-    if !args::first_word(&argv).is_some_and(|w| TOOL_WORDS.contains(&w)) {
+    if !spaced_values::first_word(&argv).is_some_and(|w| TOOL_WORDS.contains(&w)) {
         if let Err(spaced) = spaced_values::refuse(&argv) {
             return exit::usage_error(spaced.into());
         }
     }
-    match args::first_word(&argv) {
+    match spaced_values::first_word(&argv) {
         // fileio, cpu, memory: the native hardware tests, in sysbench's grammar.
         Some(w) if cmd::hwtest::is_hardware_test(w) => cmd::hwtest::run(&argv),
         Some(w) if TOOL_WORDS.contains(&w) => {
@@ -134,7 +137,8 @@ fn answer_version(argv: &[String]) {
 /// before anything else: on stdout, but the one about `--test` on stderr. A DB Dyno
 /// command's stdout may be JSON, so there they all go to stderr.
 fn print_deprecation_notes(t: &sysbench_options::Translated) {
-    let sysbench_form = !args::first_word(&t.args).is_some_and(|w| TOOL_WORDS.contains(&w));
+    let sysbench_form =
+        !spaced_values::first_word(&t.args).is_some_and(|w| TOOL_WORDS.contains(&w));
     for note in &t.notes {
         if sysbench_form && note != sysbench_options::TEST_OPTION_NOTE {
             println!("{note}");

@@ -116,3 +116,10 @@ fn print_recorded(out: Out, recorded: Option<&Recorded>, spilled: bool) {
         }
     }
 }
+/// The history at `--data-dir` (or the default data directory), opened for a command.
+pub fn open_history(
+    data_dir: Option<&std::path::Path>,
+) -> anyhow::Result<dbdyno_history::BlockingHistory> {
+    let dir = dbdyno_history::paths::resolve_data_dir(data_dir)?;
+    Ok(dbdyno_history::BlockingHistory::open(&dir)?)
+}

@@ -111,6 +111,25 @@ fn accepts(cmd: &Command, arg: &Arg, value: &str) -> bool {
         .is_ok()
 }
 
+/// Which grammar argv uses: the first word that is not an option decides. The value of
+/// an option spelled apart (`--data-dir X runs list`, `--threads 8 oltp_read_write run`,
+/// which sysbench's grammar then refuses) is not that word.
+pub fn first_word(args: &[String]) -> Option<&str> {
+    let mut words = args.iter().skip(1).map(String::as_str);
+    while let Some(a) = words.next() {
+        if !a.starts_with('-') {
+            return Some(a);
+        }
+        if SPACED_VALUE_OPTIONS.contains(&a) || needs_a_value(a) {
+            words.next();
+        }
+    }
+    None
+}
+
+/// The [`GlobalOpts`] that take a value: `--data-dir X` before the command.
+pub(crate) const SPACED_VALUE_OPTIONS: [&str; 1] = ["--data-dir"];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -54,4 +54,4 @@ pub use estimate::{Estimate, Interval, Method};
 pub use repeats::{interleaved_order, repeats_interval, Slot, MIN_REPEATS};
 pub use steady::{steady_state, Steadiness, SteadyState, Window};
 pub use tdist::{t_critical, t_quantile, CONFIDENCE};
-pub use verdict::{judge, noise_floor, Direction, Judgement, NoiseFloor, Verdict};
+pub use verdict::{judge, noise_floor, Direction, FigureVerdict, Judgement, NoiseFloor};

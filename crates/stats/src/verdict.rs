@@ -28,10 +28,11 @@ pub enum Direction {
     LowerIsBetter,
 }
 
-/// The outcome of a comparison cell.
+/// The outcome of one figure's comparison (TPS or p95 of a cell). The cell's own verdict is
+/// the report's `model::Verdict`, which adds `Missing` (a side did not run the step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum FigureVerdict {
     /// The whole interval of Δ is beyond the threshold on the worse side.
     Regressed,
     /// The whole interval of Δ is beyond the threshold on the better side.
@@ -45,7 +46,7 @@ pub enum Verdict {
 /// A verdict with everything a report needs to explain it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Judgement {
-    pub verdict: Verdict,
+    pub verdict: FigureVerdict,
     pub delta: Delta,
     /// The threshold in percent (its size: the sign comes from `direction`).
     pub threshold_pct: f64,
@@ -80,18 +81,18 @@ pub fn judge(delta: Delta, threshold_pct: f64, direction: Direction) -> Judgemen
                 Direction::LowerIsBetter => (lo > threshold, hi < -threshold),
             };
             let verdict = if worse {
-                Verdict::Regressed
+                FigureVerdict::Regressed
             } else if better {
-                Verdict::Improved
+                FigureVerdict::Improved
             } else {
-                Verdict::WithinNoise
+                FigureVerdict::WithinNoise
             };
             let differs = lo > 0.0 || hi < 0.0;
             let text = explain(&delta, lo, hi, threshold, verdict, differs);
             (verdict, differs, text)
         }
         DeltaRange::Unbounded { reason } => (
-            Verdict::WithinNoise,
+            FigureVerdict::WithinNoise,
             false,
             format!(
                 "{}: no finite interval ({reason}), so within noise",
@@ -99,7 +100,7 @@ pub fn judge(delta: Delta, threshold_pct: f64, direction: Direction) -> Judgemen
             ),
         ),
         DeltaRange::Unknown { reason } => (
-            Verdict::NotJudged,
+            FigureVerdict::NotJudged,
             false,
             format!("{}: not judged, {reason}", point(&delta)),
         ),
@@ -122,14 +123,21 @@ fn point(delta: &Delta) -> String {
     }
 }
 
-fn explain(delta: &Delta, lo: f64, hi: f64, threshold: f64, v: Verdict, differs: bool) -> String {
+fn explain(
+    delta: &Delta,
+    lo: f64,
+    hi: f64,
+    threshold: f64,
+    v: FigureVerdict,
+    differs: bool,
+) -> String {
     let head = format!("{} (95% interval {lo:+.1}% to {hi:+.1}%)", point(delta));
     let noise = (hi - lo) / 2.0;
     match v {
-        Verdict::Regressed => {
+        FigureVerdict::Regressed => {
             format!("{head}: all of it beyond the {threshold}% threshold on the worse side")
         }
-        Verdict::Improved => {
+        FigureVerdict::Improved => {
             format!("{head}: all of it beyond the {threshold}% threshold on the better side")
         }
         _ if differs => format!(

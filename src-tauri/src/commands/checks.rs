@@ -11,22 +11,23 @@ use crate::error::{blocking, AppError, AppResult};
 use crate::resolve;
 use crate::state::{AppState, CachedChecks};
 
+/// A check's status as the app's screens show it (the checks crate's `CheckStatus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum CheckVerdict {
     Skipped,
     Pass,
     Warn,
     Fail,
 }
 
-impl From<CheckStatus> for Verdict {
+impl From<CheckStatus> for CheckVerdict {
     fn from(s: CheckStatus) -> Self {
         match s {
-            CheckStatus::Skipped => Verdict::Skipped,
-            CheckStatus::Pass => Verdict::Pass,
-            CheckStatus::Warn => Verdict::Warn,
-            CheckStatus::Fail => Verdict::Fail,
+            CheckStatus::Skipped => CheckVerdict::Skipped,
+            CheckStatus::Pass => CheckVerdict::Pass,
+            CheckStatus::Warn => CheckVerdict::Warn,
+            CheckStatus::Fail => CheckVerdict::Fail,
         }
     }
 }
@@ -35,7 +36,7 @@ impl From<CheckStatus> for Verdict {
 pub struct CheckRow {
     pub id: String,
     pub title: String,
-    pub verdict: Verdict,
+    pub verdict: CheckVerdict,
     pub seen: String,
     pub why: String,
     pub fix_text: Option<String>,
@@ -64,7 +65,7 @@ pub struct DataDiskRow {
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct ChecksView {
     pub checks: Vec<CheckRow>,
-    pub worst: Verdict,
+    pub worst: CheckVerdict,
     pub server: Option<String>,
     pub os_access: String,
     pub data_disks: Vec<DataDiskRow>,

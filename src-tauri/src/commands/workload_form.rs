@@ -370,7 +370,9 @@ mod tests {
     #[test]
     fn tpcc_knobs_reach_the_plan_and_its_size_estimate() {
         use crate::commands::plan::{plan_without_secret, PlanForm};
-        use dbdyno_checks::checks::dataset::{estimate_bytes, tpcc};
+        use dbdyno_checks::checks::dataset::{
+            estimate_bytes, BYTES_PER_WAREHOUSE, ITEM_BYTES_PER_SET,
+        };
         let p = Profile::named("x");
         let mut form = PlanForm::from_profile(&p).unwrap();
         form.scenarios = vec!["tpcc".into()];
@@ -383,7 +385,7 @@ mod tests {
         assert_eq!(o.trx_level, IsolationLevel::ReadCommitted);
         assert_eq!(
             estimate_bytes(&plan),
-            2 * (4 * tpcc::BYTES_PER_WAREHOUSE + tpcc::ITEM_BYTES_PER_SET)
+            2 * (4 * BYTES_PER_WAREHOUSE + ITEM_BYTES_PER_SET)
         );
         form.workload.tpcc.warehouses = 0;
         assert!(plan_without_secret(&p, &form).is_err(), "0 warehouses");

@@ -161,7 +161,10 @@ pub fn required_privileges(plan: &Plan) -> Vec<(&'static str, &'static str)> {
                     need("INDEX", "prepare's CREATE INDEX k_N");
                 }
                 if *mode == PrepareMode::Always {
-                    need("DROP", "prepare = \"always\"'s DROP TABLE of DB Dyno's own tables");
+                    need(
+                        "DROP",
+                        "prepare = \"always\"'s DROP TABLE of DB Dyno's own tables",
+                    );
                 }
             }
             Phase::Prewarm(_) => need("SELECT", "prewarm's table scans"),
@@ -447,13 +450,26 @@ mod tests {
         }
         let c = status(&f, &always);
         assert_eq!(c.status, CheckStatus::Fail);
-        assert!(c.seen.contains("DROP for prepare = \"always\""), "{}", c.seen);
-        assert!(c.fix.unwrap().sql_or_command.unwrap().starts_with("GRANT DROP ON"));
+        assert!(
+            c.seen.contains("DROP for prepare = \"always\""),
+            "{}",
+            c.seen
+        );
+        assert!(c
+            .fix
+            .unwrap()
+            .sql_or_command
+            .unwrap()
+            .starts_with("GRANT DROP ON"));
 
         let tpcc = plan(&[Scenario::Tpcc], &[8], 1, 1000, true);
         let c = status(&f, &tpcc);
         assert_eq!(c.status, CheckStatus::Fail);
-        assert!(c.seen.contains("ALTER for TPC-C prepare's ALTER TABLE"), "{}", c.seen);
+        assert!(
+            c.seen.contains("ALTER for TPC-C prepare's ALTER TABLE"),
+            "{}",
+            c.seen
+        );
     }
 
     #[test]

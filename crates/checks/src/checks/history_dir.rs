@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use dbdyno_engine::Plan;
 
-use super::dataset::human_bytes;
 use crate::check::{Check, CheckStatus};
+use crate::text::human_bytes;
 
 pub const CHECK_ID: &str = "history.directory";
 const TITLE: &str = "History directory writable, with room for the run";

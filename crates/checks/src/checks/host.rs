@@ -5,10 +5,10 @@
 use dbdyno_engine::Plan;
 
 use crate::check::{Check, CheckStatus};
-use crate::checks::dataset::human_bytes;
 use crate::environment::same_host;
 use crate::os_facts::OsFacts;
 use crate::probe::{AccessKind, Facts, RoleDisk, SshProblem, SshStage};
+use crate::text::human_bytes;
 
 const SSH_WHY: &str =
     "CPU and disk figures come from the server over SSH; without them a result cannot say \

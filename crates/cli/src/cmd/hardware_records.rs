@@ -95,7 +95,7 @@ pub fn import(
     if results.is_empty() {
         bail!("no file to import");
     }
-    let h = crate::cmd::runs::open(data_dir)?;
+    let h = crate::record::open_history(data_dir)?;
     let id = h.insert_hardware(&NewHardwareRecord {
         env: env.into(),
         recorded_at_ms: if newest_ms > 0 {
@@ -132,14 +132,14 @@ pub fn import(
 
 /// Files a measurement from `dbdyno hwtest` under `env`; returns the record's id.
 pub fn store_measurement(data_dir: Option<&Path>, record: NewHardwareRecord) -> Result<i64> {
-    let h = crate::cmd::runs::open(data_dir)?;
+    let h = crate::record::open_history(data_dir)?;
     Ok(h.insert_hardware(&record)?)
 }
 
 /// Lays each environment's latest hardware record onto a built report. A history that
 /// cannot be read leaves the report without the section, with a note on stderr.
 pub fn attach_to_report(report: &mut dbdyno_report::Report, data_dir: Option<&Path>) {
-    let h = match crate::cmd::runs::open(data_dir) {
+    let h = match crate::record::open_history(data_dir) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("NOTE: no hardware records in the report: {e:#}");

@@ -178,7 +178,7 @@ fn sysbench(files: &[PathBuf], o: &SysbenchOpts) -> Result<()> {
     };
     // Before the history is opened: a bad option creates no database.
     import.check(files.len()).map_err(said)?;
-    let h = super::runs::open(o.data_dir)?;
+    let h = crate::record::open_history(o.data_dir)?;
     let report = import_sysbench(&h, files, &import).map_err(said)?;
     if let Some(e) = report.refused.first() {
         bail!("{}", refusal(e));
@@ -218,7 +218,7 @@ fn results(file: &Path, env: Option<&str>, force: bool, data_dir: Option<&Path>)
     let name = file.display().to_string();
     // Read before the history is opened: a file that is not a document creates nothing.
     dbdyno_history::import_results::ResultsDocument::parse(&text, &name)?;
-    let h = super::runs::open(data_dir)?;
+    let h = crate::record::open_history(data_dir)?;
     let opts = ResultsImport {
         env: env.map(str::to_string),
         force,

@@ -10,10 +10,9 @@
 //! `--baseline`, at least one cell REGRESSED: the whole 95% interval of its Δ TPS or Δ p95
 //! beyond `--threshold`, so that noise alone never fails a nightly cron alert.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use clap::Args;
 use dbdyno_engine::wording::count;
 use dbdyno_history::HistoryError;
 use dbdyno_report::input::from_history::report_run;
@@ -23,75 +22,8 @@ use dbdyno_report::model::parse_timeline;
 use dbdyno_report::render::{write_all, Outputs, PageSize};
 use dbdyno_report::{build, ReportOptions, ReportRun};
 
+pub use crate::args_report::ReportArgs;
 use crate::exit::{EXIT_FAILED, EXIT_REGRESSED, EXIT_USAGE};
-
-#[derive(Debug, Args)]
-pub struct ReportArgs {
-    /// Results files: the `--json` output of `dbdyno run` / `dbdyno ladder`, or report-run
-    /// JSON. Repeat the option or separate with commas; one environment per file.
-    #[arg(
-        long = "input",
-        value_delimiter = ',',
-        required_unless_present = "runs",
-        conflicts_with = "runs"
-    )]
-    pub input: Vec<PathBuf>,
-    /// Runs of the history, by id (`dbdyno runs list`): one environment per run.
-    #[arg(long, value_delimiter = ',')]
-    pub runs: Vec<i64>,
-    /// The history's directory for --runs (default: the platform's data directory, or
-    /// DBDYNO_DATA_DIR).
-    #[arg(long)]
-    pub data_dir: Option<PathBuf>,
-    /// Environment names, in the order of --input or --runs (default: each file's name,
-    /// each run's environment).
-    #[arg(long, value_delimiter = ',')]
-    pub env_names: Vec<String>,
-    /// Run id or environment name to compare the others against; enables exit code 4.
-    #[arg(long)]
-    pub baseline: Option<String>,
-    /// Regression threshold in percent: a cell regresses when the whole 95% interval of its
-    /// Δ TPS lies below −PCT, or that of its Δ p95 above +PCT.
-    #[arg(long, default_value_t = 5.0)]
-    pub threshold: f64,
-    /// Cells that cannot be compared (the baseline has no counterpart at that scenario
-    /// and thread count, or a step was cancelled) count as regressions for exit code 4.
-    #[arg(long)]
-    pub fail_on_missing: bool,
-    /// The step shown second by second: SCENARIO@THREADS (default: the baseline's first
-    /// scenario at its knee).
-    #[arg(long)]
-    pub timeline: Option<String>,
-    /// Latency target to lead the report with: each run's capacity at it (the highest
-    /// TPS of a step whose percentile, to the upper end of its 95% interval, meets it) and
-    /// its Δ. Default: the target the baseline run was made with (`ladder --sla`).
-    #[arg(long, value_parser = crate::args::parse_sla, value_name = "TARGET")]
-    pub sla: Option<dbdyno_engine::SlaTarget>,
-    /// Report title (default: "Benchmark comparison: a vs b")
-    #[arg(long)]
-    pub title: Option<String>,
-    /// One self-contained HTML file (inline CSS and SVG, opens offline).
-    #[arg(long)]
-    pub html: Option<PathBuf>,
-    /// PDF for print (cover page, vector charts, CJK font embedded).
-    #[arg(long)]
-    pub pdf: Option<PathBuf>,
-    /// Markdown (the seed toolkit's performance_report.md / mysql_sysbench.md shape).
-    #[arg(long)]
-    pub md: Option<PathBuf>,
-    /// The performance matrix as CSV, with Δ% and verdicts.
-    #[arg(long)]
-    pub csv: Option<PathBuf>,
-    /// The report model as JSON.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write every format into this directory (report.html, report.pdf, ...).
-    #[arg(long)]
-    pub out_dir: Option<PathBuf>,
-    /// PDF paper: a4 or letter.
-    #[arg(long, default_value = "a4")]
-    pub page_size: String,
-}
 
 fn usage(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("FATAL: {msg}");
@@ -262,7 +194,7 @@ pub fn render(
 /// Reads runs of the history as report runs: exit code 2 for an id not there, 1 when the
 /// history cannot be read.
 fn runs_from_history(ids: &[i64], data_dir: Option<&Path>) -> Result<Vec<ReportRun>, ExitCode> {
-    let h = crate::cmd::runs::open(data_dir).map_err(|e| {
+    let h = crate::record::open_history(data_dir).map_err(|e| {
         eprintln!("FATAL: {e:#}");
         ExitCode::from(EXIT_FAILED)
     })?;
@@ -352,6 +284,8 @@ fn file_stem(p: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     fn fixture(name: &str) -> PathBuf {
@@ -434,7 +368,7 @@ mod tests {
         let out = std::env::temp_dir().join(format!("dbdyno-report-sla-{}", std::process::id()));
         std::fs::create_dir_all(&out).unwrap();
         let mut a = args(&out, Some("idc"), 500.0);
-        a.sla = Some(crate::args::parse_sla("p95<=3ms").unwrap());
+        a.sla = Some(crate::args_shared::parse_sla("p95<=3ms").unwrap());
         assert_eq!(run(&a), ExitCode::SUCCESS);
         let md = std::fs::read_to_string(out.join("r.md")).unwrap();
         assert!(md.contains("## Capacity at p95 ≤ 3 ms"), "{md}");

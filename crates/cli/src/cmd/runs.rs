@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use dbdyno_history::{show, BlockingHistory, HistoryError};
+use dbdyno_history::{show, HistoryError};
 
 use crate::args_history::{RunsArgs, RunsCommand};
 use crate::exit::{EXIT_FAILED, EXIT_USAGE};
@@ -22,13 +22,8 @@ pub fn run(a: &RunsArgs) -> ExitCode {
     }
 }
 
-pub fn open(data_dir: Option<&std::path::Path>) -> Result<BlockingHistory> {
-    let dir = dbdyno_history::paths::resolve_data_dir(data_dir)?;
-    Ok(BlockingHistory::open(&dir)?)
-}
-
 fn run_inner(a: &RunsArgs) -> Result<()> {
-    let h = open(a.data_dir.as_deref())?;
+    let h = crate::record::open_history(a.data_dir.as_deref())?;
     let mut out = std::io::stdout().lock();
     match &a.command {
         RunsCommand::List { env, json } => {

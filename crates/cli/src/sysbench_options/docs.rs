@@ -2,7 +2,7 @@
 //! docs hold exactly this text, so the list cannot drift from the parser.
 
 use super::{
-    ListedBy, NewName, SysbenchOption, Verdict, HARDWARE_TESTS, NON_DATABASE_TESTS, OPTIONS,
+    Handling, ListedBy, NewName, SysbenchOption, HARDWARE_TESTS, NON_DATABASE_TESTS, OPTIONS,
 };
 
 /// The lines around the generated table in docs/cli.md.
@@ -45,18 +45,18 @@ fn listed_by(l: ListedBy) -> String {
 
 fn verdict(o: &SysbenchOption) -> String {
     match o.verdict {
-        Verdict::Implemented => "implemented".into(),
-        Verdict::HardwareTest => match o.listed_by {
+        Handling::Implemented => "implemented".into(),
+        Handling::HardwareTest => match o.listed_by {
             ListedBy::TestHelp(test) => format!("implemented by `dbdyno {test}`"),
             _ => "implemented".into(),
         },
-        Verdict::Renamed {
+        Handling::Renamed {
             to: NewName::Option(to),
         } => format!("renamed to `--{to}`, with sysbench's warning"),
-        Verdict::Renamed {
+        Handling::Renamed {
             to: NewName::Workload,
         } => "`--test=X` is the workload `X`, with sysbench's warning".into(),
-        Verdict::Refused { .. } | Verdict::RefusedWithItsTest => {
+        Handling::Refused { .. } | Handling::RefusedWithItsTest => {
             format!("refused: {}", o.refusal().expect("a refusal"))
         }
     }

@@ -19,7 +19,7 @@ pub struct SysbenchOption {
     /// Dashed, without `--`, as [`crate::args::normalize_args`] spells it.
     pub name: &'static str,
     pub listed_by: ListedBy,
-    pub verdict: Verdict,
+    pub verdict: Handling,
 }
 
 /// Where sysbench shows the option.
@@ -35,8 +35,10 @@ pub enum ListedBy {
     Older(&'static str),
 }
 
+/// What DB Dyno does with one sysbench option: takes it, takes it under its new name, or
+/// refuses it (and why).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Handling {
     /// dbdyno takes it under this name.
     Implemented,
     /// An older name: taken as the new one, with sysbench's deprecation warning.
@@ -76,13 +78,13 @@ impl SysbenchOption {
     /// The warning sysbench prints for an older name, in its words.
     pub fn deprecation_note(&self) -> Option<String> {
         match self.verdict {
-            Verdict::Renamed {
+            Handling::Renamed {
                 to: NewName::Option(to),
             } => Some(format!(
                 "WARNING: --{} is deprecated, use --{to} instead",
                 self.name
             )),
-            Verdict::Renamed {
+            Handling::Renamed {
                 to: NewName::Workload,
             } => Some(TEST_OPTION_NOTE.to_string()),
             _ => None,
@@ -92,15 +94,15 @@ impl SysbenchOption {
     /// Why it is refused, or None when it is taken.
     pub fn refusal(&self) -> Option<String> {
         match self.verdict {
-            Verdict::Refused { reason } => Some(reason.to_string()),
-            Verdict::RefusedWithItsTest => {
+            Handling::Refused { reason } => Some(reason.to_string()),
+            Handling::RefusedWithItsTest => {
                 let ListedBy::TestHelp(test) = self.listed_by else {
                     unreachable!("--{}: only a test's options are refused with it", self.name)
                 };
                 let why = not_a_database_workload(test).expect("a test of NON_DATABASE_TESTS");
                 Some(format!("an option of sysbench's {test} test, and {why}"))
             }
-            Verdict::Implemented | Verdict::Renamed { .. } | Verdict::HardwareTest => None,
+            Handling::Implemented | Handling::Renamed { .. } | Handling::HardwareTest => None,
         }
     }
 }
@@ -173,21 +175,21 @@ pub fn translate(args: Vec<String>) -> Result<Translated, Refusal> {
             }
         }
         match option.verdict {
-            Verdict::Renamed {
+            Handling::Renamed {
                 to: NewName::Option(to),
             } => out.push(match value {
                 Some(v) => format!("--{to}={v}"),
                 None => format!("--{to}"),
             }),
             // `--test=X` becomes the word X; `--test X` leaves X as the next word.
-            Verdict::Renamed {
+            Handling::Renamed {
                 to: NewName::Workload,
             } => out.extend(value.map(str::to_string)),
             _ => out.push(arg),
         }
     }
     out.extend(words);
-    if let Some(why) = crate::args::first_word(&out).and_then(not_a_database_workload) {
+    if let Some(why) = crate::spaced_values::first_word(&out).and_then(not_a_database_workload) {
         return Err(Refusal::Workload(why));
     }
     Ok(Translated { args: out, notes })

@@ -4,12 +4,12 @@
 //! spellings of sysbench 0.4 and 0.5 that scripts and articles still use.
 //! Names are dashed, as `normalize_args` spells them (`--table_size` is `table-size`).
 
+use super::Handling::{HardwareTest, Implemented, Refused, RefusedWithItsTest, Renamed};
 use super::ListedBy::{Help, Older, ScriptHelp, TestHelp};
 use super::NewName::{Option as To, Workload};
-use super::Verdict::{HardwareTest, Implemented, Refused, RefusedWithItsTest, Renamed};
-use super::{ListedBy, SysbenchOption, Verdict};
+use super::{Handling, ListedBy, SysbenchOption};
 
-const fn o(name: &'static str, listed_by: ListedBy, verdict: Verdict) -> SysbenchOption {
+const fn o(name: &'static str, listed_by: ListedBy, verdict: Handling) -> SysbenchOption {
     SysbenchOption {
         name,
         listed_by,

@@ -56,21 +56,21 @@ fn the_verdicts_agree_with_the_parser() {
         .collect::<BTreeSet<_>>();
     for o in OPTIONS {
         match o.verdict {
-            Verdict::Implemented => assert!(
+            Handling::Implemented => assert!(
                 sysbench_form.contains(o.name),
                 "--{} is called implemented but `dbdyno <workload>` has no such option",
                 o.name
             ),
-            Verdict::Renamed { to } => {
+            Handling::Renamed { to } => {
                 if let NewName::Option(to) = to {
                     assert!(sysbench_form.contains(to), "--{} → --{to}", o.name);
                 }
                 assert!(!every_command.contains(o.name), "--{} is taken", o.name);
             }
-            Verdict::Refused { .. } | Verdict::RefusedWithItsTest => {
+            Handling::Refused { .. } | Handling::RefusedWithItsTest => {
                 assert!(!every_command.contains(o.name), "--{} is taken", o.name)
             }
-            Verdict::HardwareTest => {
+            Handling::HardwareTest => {
                 let ListedBy::TestHelp(test) = o.listed_by else {
                     panic!(
                         "--{}: a hardware test's option is listed by its test",
@@ -92,12 +92,17 @@ fn the_verdicts_agree_with_the_parser() {
         let of_a_test = matches!(o.listed_by, ListedBy::TestHelp(_));
         let hardware = matches!(o.listed_by, ListedBy::TestHelp(t) if HARDWARE_TESTS.contains(&t));
         assert_eq!(
-            o.verdict == Verdict::RefusedWithItsTest,
+            o.verdict == Handling::RefusedWithItsTest,
             of_a_test && !hardware,
             "--{}: a non-database test's options, and only they, are refused with their test",
             o.name
         );
-        assert_eq!(o.verdict == Verdict::HardwareTest, hardware, "--{}", o.name);
+        assert_eq!(
+            o.verdict == Handling::HardwareTest,
+            hardware,
+            "--{}",
+            o.name
+        );
     }
 }
 
@@ -113,12 +118,12 @@ fn each_row_through_the_parser() {
             .collect::<Vec<_>>();
         let t = translate(argv);
         match o.verdict {
-            Verdict::Implemented | Verdict::HardwareTest => {
+            Handling::Implemented | Handling::HardwareTest => {
                 let t = t.unwrap();
                 assert_eq!(t.args[2], format!("--{}=1", o.name));
                 assert!(t.notes.is_empty());
             }
-            Verdict::Renamed { to } => {
+            Handling::Renamed { to } => {
                 let t = t.unwrap();
                 match to {
                     NewName::Option(to) => assert_eq!(t.args[2], format!("--{to}=1")),
@@ -126,7 +131,7 @@ fn each_row_through_the_parser() {
                 }
                 assert_eq!(t.notes, [o.deprecation_note().unwrap()]);
             }
-            Verdict::Refused { .. } | Verdict::RefusedWithItsTest => assert_eq!(
+            Handling::Refused { .. } | Handling::RefusedWithItsTest => assert_eq!(
                 t.unwrap_err(),
                 Refusal::Option {
                     option: o.name.to_string(),
@@ -247,7 +252,7 @@ fn every_option_sysbench_prints_has_its_row() {
             listed => assert_eq!(printed.get(o.name), Some(&listed), "--{}", o.name),
         }
         if o.listed_by == ListedBy::Help {
-            if let Verdict::Renamed { .. } = o.verdict {
+            if let Handling::Renamed { .. } = o.verdict {
                 let line = help.lines().find(|l| l.contains(&format!("--{}=", o.name)));
                 assert!(
                     line.is_some_and(|l| l.contains("deprecated alias")),
@@ -263,7 +268,7 @@ fn every_option_sysbench_prints_has_its_row() {
 /// other older names as invalid options.
 fn older_name_is_unknown_or_warned(o: &SysbenchOption) {
     if o.verdict
-        == (Verdict::Renamed {
+        == (Handling::Renamed {
             to: NewName::Workload,
         })
     {
@@ -281,7 +286,7 @@ fn older_name_is_unknown_or_warned(o: &SysbenchOption) {
 fn same_warning_as_sysbench(o: &SysbenchOption) {
     // 2, not 1: sysbench keeps quiet about an old name given its default value.
     let arg = match o.verdict {
-        Verdict::Renamed {
+        Handling::Renamed {
             to: NewName::Workload,
         } => format!("--{}=cpu", o.name),
         _ => format!("--{}=2", o.name),

@@ -20,7 +20,7 @@
 //!   the two figures without calling either better.
 
 use dbdyno_engine::Scenario;
-use dbdyno_stats::{Judgement, Verdict as FigureVerdict};
+use dbdyno_stats::{FigureVerdict, Judgement};
 use serde::{Deserialize, Serialize};
 
 use super::compare::{Comparison, DeltaRow, Verdict};

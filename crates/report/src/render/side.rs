@@ -9,7 +9,7 @@
 //! to both groups and a verdict column of its own. The renderers only style the fields.
 
 use crate::format;
-use dbdyno_stats::{Judgement, Verdict as FigureVerdict};
+use dbdyno_stats::{FigureVerdict, Judgement};
 
 use crate::model::{Cell, DeltaRow, EnvScenario, Report, ScenarioReport, Verdict};
 

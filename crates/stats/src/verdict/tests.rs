@@ -32,7 +32,7 @@ fn interval_delta(lower_pct: f64, upper_pct: f64) -> Delta {
 /// TPS follows AR(1) (phi 0.6) around `base` and `base × (1 + shift)`, with a
 /// per-second spread of `cv` of the level; also how often the point Δ alone passed the
 /// threshold.
-fn simulate(pairs: usize, shift: f64, cv: f64, seed: u64) -> (Vec<Verdict>, usize) {
+fn simulate(pairs: usize, shift: f64, cv: f64, seed: u64) -> (Vec<FigureVerdict>, usize) {
     let mut rng = SplitMix::new(seed);
     let base = 1000.0;
     // Marginal standard deviation cv × level: innovations of sd × √(1 − phi²).
@@ -60,14 +60,14 @@ fn a_a_comparisons_are_within_noise() {
     let (verdicts, point_flags) = simulate(1000, 0.0, 0.10, 21);
     let called = verdicts
         .iter()
-        .filter(|v| matches!(v, Verdict::Regressed | Verdict::Improved))
+        .filter(|v| matches!(v, FigureVerdict::Regressed | FigureVerdict::Improved))
         .count();
     println!("A/A: {called} of 1000 pairs judged different; point Δ past 5%: {point_flags}");
     assert!(
         called <= 10,
         "{called} of 1000 identical pairs got a verdict"
     );
-    assert!(verdicts.iter().all(|v| *v != Verdict::NotJudged));
+    assert!(verdicts.iter().all(|v| *v != FigureVerdict::NotJudged));
     assert!(
         point_flags > 100,
         "the point rule flagged only {point_flags}"
@@ -79,12 +79,12 @@ fn a_b_shift_of_15_percent_is_regressed() {
     let (verdicts, _) = simulate(200, -0.15, 0.03, 22);
     let regressed = verdicts
         .iter()
-        .filter(|v| **v == Verdict::Regressed)
+        .filter(|v| **v == FigureVerdict::Regressed)
         .count();
     println!("A/B −15%: {regressed} of 200 pairs regressed");
     assert_eq!(regressed, 200);
     let (verdicts, _) = simulate(200, 0.15, 0.03, 23);
-    assert!(verdicts.iter().all(|v| *v == Verdict::Improved));
+    assert!(verdicts.iter().all(|v| *v == FigureVerdict::Improved));
 }
 
 #[test]
@@ -92,17 +92,17 @@ fn latency_is_better_lower() {
     let base = estimate(10.0, 0.1);
     let slower = relative_difference(&base, &estimate(11.5, 0.1));
     let j = judge(slower.clone(), 5.0, Direction::LowerIsBetter);
-    assert_eq!(j.verdict, Verdict::Regressed, "{}", j.explanation);
+    assert_eq!(j.verdict, FigureVerdict::Regressed, "{}", j.explanation);
     assert!(j.explanation.contains("worse side"), "{}", j.explanation);
     // The same Δ on a throughput figure is an improvement.
     assert_eq!(
         judge(slower, 5.0, Direction::HigherIsBetter).verdict,
-        Verdict::Improved
+        FigureVerdict::Improved
     );
     let faster = relative_difference(&base, &estimate(8.5, 0.1));
     assert_eq!(
         judge(faster, 5.0, Direction::LowerIsBetter).verdict,
-        Verdict::Improved
+        FigureVerdict::Improved
     );
 }
 
@@ -111,10 +111,10 @@ fn the_whole_interval_must_lie_beyond_the_threshold() {
     let hb = Direction::HigherIsBetter;
     assert_eq!(
         judge(interval_delta(-9.0, -5.5), 5.0, hb).verdict,
-        Verdict::Regressed
+        FigureVerdict::Regressed
     );
     let straddling = judge(interval_delta(-9.0, -3.0), 5.0, hb);
-    assert_eq!(straddling.verdict, Verdict::WithinNoise);
+    assert_eq!(straddling.verdict, FigureVerdict::WithinNoise);
     assert!(straddling.differs, "the interval excludes 0");
     assert!(
         straddling.explanation.contains("a real difference"),
@@ -123,7 +123,7 @@ fn the_whole_interval_must_lie_beyond_the_threshold() {
     );
     assert_eq!(straddling.noise_pct, Some(3.0));
     let wide = judge(interval_delta(-12.0, 4.0), 5.0, hb);
-    assert_eq!(wide.verdict, Verdict::WithinNoise);
+    assert_eq!(wide.verdict, FigureVerdict::WithinNoise);
     assert!(!wide.differs);
     assert!(
         wide.explanation.contains("differences under 8.0%"),
@@ -132,12 +132,12 @@ fn the_whole_interval_must_lie_beyond_the_threshold() {
     );
     assert_eq!(
         judge(interval_delta(5.5, 9.0), 5.0, hb).verdict,
-        Verdict::Improved
+        FigureVerdict::Improved
     );
     // Exactly on the threshold is not beyond it.
     assert_eq!(
         judge(interval_delta(-9.0, -5.0), 5.0, hb).verdict,
-        Verdict::WithinNoise
+        FigureVerdict::WithinNoise
     );
 }
 
@@ -147,7 +147,7 @@ fn odd_thresholds_and_missing_intervals() {
     let negative = judge(d.clone(), -5.0, Direction::HigherIsBetter);
     assert_eq!(
         (negative.verdict, negative.threshold_pct),
-        (Verdict::Regressed, 5.0)
+        (FigureVerdict::Regressed, 5.0)
     );
     // A threshold of 0 (or none): any difference the interval is sure of.
     let nan = judge(
@@ -157,14 +157,14 @@ fn odd_thresholds_and_missing_intervals() {
     );
     assert_eq!(
         (nan.verdict, nan.threshold_pct),
-        (Verdict::WithinNoise, 0.0)
+        (FigureVerdict::WithinNoise, 0.0)
     );
     let zero = judge(interval_delta(-2.0, -1.0), 0.0, Direction::HigherIsBetter);
-    assert_eq!(zero.verdict, Verdict::Regressed);
+    assert_eq!(zero.verdict, FigureVerdict::Regressed);
 
     let unbounded = relative_difference(&estimate(1.0, 2.0), &estimate(100.0, 1.0));
     let j = judge(unbounded, 5.0, Direction::HigherIsBetter);
-    assert_eq!((j.verdict, j.noise_pct), (Verdict::WithinNoise, None));
+    assert_eq!((j.verdict, j.noise_pct), (FigureVerdict::WithinNoise, None));
     assert!(
         j.explanation.contains("no finite interval"),
         "{}",
@@ -177,7 +177,7 @@ fn odd_thresholds_and_missing_intervals() {
         5.0,
         Direction::LowerIsBetter,
     );
-    assert_eq!(j.verdict, Verdict::NotJudged);
+    assert_eq!(j.verdict, FigureVerdict::NotJudged);
     assert!(j.explanation.contains("not judged"), "{}", j.explanation);
 
     let zero_base = Estimate::too_short(&[], 10, String::new());

@@ -3,30 +3,29 @@
 //! measures, seed 003's table), and whether the data directory's filesystem has room
 //! for it (see `space`, which owns the disk-fit figure the Plan screen shows too).
 
+mod pasted;
+mod size;
 mod space;
 mod tables;
-pub mod tpcc;
+mod tpcc;
 
-use dbdyno_engine::{Phase, Plan, WorkloadOptions};
+use dbdyno_engine::Plan;
 
 use self::space::SPACE_WHY;
 use super::unreachable;
 use crate::check::{Check, CheckStatus};
 use crate::probe::{Facts, MysqlFacts};
 
+pub use crate::text::human_bytes;
+pub use pasted::connection_args;
+pub use size::{
+    estimate_bytes, tpcc_bytes, BYTES_PER_WAREHOUSE, DATA_BYTES_PER_ROW, ITEM_BYTES_PER_SET,
+    K_INDEX_BYTES_PER_ROW,
+};
 pub use space::{disk_fit, space_factor, DiskFit, FitVerdict, SPACE_SAFETY_FACTOR};
 
-/// Bytes one sbtest row takes on disk, measured rather than guessed: DB Dyno prepared
-/// 2 tables × 100,000 rows on the sandbox MariaDB 10.11 (InnoDB, 16 KiB pages), ran
-/// ANALYZE TABLE, and read information_schema.TABLES: DATA_LENGTH 22,593,536 and
-/// INDEX_LENGTH 1,589,248 per table, i.e. 225.9 bytes of clustered data and 15.9 bytes
-/// of the k_N secondary index per row (242 in all; seed 000 says "about 250").
-pub const DATA_BYTES_PER_ROW: u64 = 226;
-pub const K_INDEX_BYTES_PER_ROW: u64 = 16;
+use self::size::{estimate_text, planned_rows, plans_tpcc, prepares};
 
-const TABLES_WHY: &str =
-    "steps read rows that prepare loaded: with tables missing or short, statements fail or \
-                          return nothing and the figures mean nothing";
 const BP_WHY: &str = "the ratio of data to buffer pool decides what the test measures (seed 003): below 1 most \
                       reads hit memory (CPU and memory bandwidth), around 1.5 a mix of memory and disk (closest \
                       to real life), far above it the storage";
@@ -39,129 +38,11 @@ pub fn checks(f: &Facts, plan: &Plan) -> Vec<Check> {
             space::free_space(f, m, plan),
         ],
         Err(_) => vec![
-            unreachable("dataset.tables", "Benchmark tables", TABLES_WHY),
+            unreachable(tables::ID, tables::TITLE, tables::TABLES_WHY),
             unreachable("dataset.buffer_pool", "Data size vs buffer pool", BP_WHY),
             unreachable("dataset.free_space", "Free space for the data", SPACE_WHY),
         ],
     }
-}
-
-/// Rows the plan's OLTP tables hold after prepare.
-fn planned_rows(w: &WorkloadOptions, plan: &Plan) -> u64 {
-    // tpcc has tables of its own (see `tpcc`), counted apart.
-    let sbtest = |s: dbdyno_engine::Scenario| !s.uses_bulk_tables() && !s.is_tpcc();
-    let oltp = plan.steps().any(|s| sbtest(s.scenario))
-        || plan
-            .phases
-            .iter()
-            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if sbtest(*scenario)));
-    let tables =
-        if plan.steps().all(|s| s.scenario.single_table_only()) && plan.steps().next().is_some() {
-            1
-        } else {
-            w.tables as u64
-        };
-    if oltp {
-        tables * w.table_size
-    } else {
-        0
-    }
-}
-
-/// Estimated bytes of the plan's dataset: its sbtest rows (see [`DATA_BYTES_PER_ROW`])
-/// and its TPC-C warehouses (see [`tpcc::BYTES_PER_WAREHOUSE`]).
-pub fn estimate_bytes(plan: &Plan) -> u64 {
-    let w = &plan.workload;
-    let per_row = DATA_BYTES_PER_ROW
-        + if w.create_secondary {
-            K_INDEX_BYTES_PER_ROW
-        } else {
-            0
-        };
-    let tpcc = if tpcc::plans_tpcc(plan) {
-        tpcc::dataset_bytes(&w.tpcc)
-    } else {
-        0
-    };
-    planned_rows(w, plan) * per_row + tpcc
-}
-
-/// How [`estimate_bytes`] counted, for the check's text.
-fn estimate_text(plan: &Plan) -> String {
-    let rows = if plan.workload.create_secondary {
-        "estimated at 242 bytes per row (226 of data, 16 of the k index)"
-    } else {
-        "estimated at 226 bytes per row (no secondary index)"
-    };
-    match (
-        planned_rows(&plan.workload, plan) > 0,
-        tpcc::plans_tpcc(plan),
-    ) {
-        (_, false) => rows.to_string(),
-        (false, true) => tpcc::estimate_text(&plan.workload.tpcc),
-        (true, true) => format!(
-            "sbtest {rows}; {}",
-            tpcc::estimate_text(&plan.workload.tpcc)
-        ),
-    }
-}
-
-/// The connection options of a pasted `dbdyno` command, so it reaches the same server
-/// and schema as the plan (never the password: MYSQL_PWD, the keyring or a prompt).
-pub fn connection_args(plan: &Plan) -> String {
-    let c = &plan.connect;
-    let endpoint = match &c.socket {
-        Some(sock) => format!("--mysql-socket={}", shell_word(sock)),
-        None => format!(
-            "--mysql-host={} --mysql-port={}",
-            shell_word(&c.host),
-            c.port
-        ),
-    };
-    format!(
-        "{endpoint} --mysql-user={} --mysql-db={}",
-        shell_word(&c.user),
-        shell_word(&c.database)
-    )
-}
-
-/// `s` as one POSIX shell word: as is when it is plain, else single-quoted.
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@%+=,".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
-fn prepares(plan: &Plan) -> bool {
-    prepares_where(plan, |_| true)
-}
-
-/// Whether the plan has a prepare of a scenario `which` accepts (the OLTP tables and
-/// TPC-C's are prepared apart).
-fn prepares_where(plan: &Plan, which: impl Fn(dbdyno_engine::Scenario) -> bool) -> bool {
-    plan.phases
-        .iter()
-        .any(|p| matches!(p, Phase::Prepare { scenario, .. } if which(*scenario)))
 }
 
 /// What a data/buffer-pool ratio makes the test measure (seed 003's table).
@@ -192,7 +73,7 @@ fn buffer_pool(m: &MysqlFacts, plan: &Plan) -> Check {
     // The measured size covers sbtest tables only: a plan with tpcc is estimated.
     let (bytes, how) = if m.benchmark_bytes > 0
         && !prepares(plan)
-        && !tpcc::plans_tpcc(plan)
+        && !plans_tpcc(plan)
         && m.benchmark_rows * 2 >= planned
     {
         (
@@ -306,10 +187,7 @@ mod tests {
             p
         };
         let one = tpcc_plan(1, false);
-        assert_eq!(
-            estimate_bytes(&one),
-            tpcc::dataset_bytes(&one.workload.tpcc)
-        );
+        assert_eq!(estimate_bytes(&one), tpcc_bytes(&one.workload.tpcc));
         let bp = find(&checks(&f, &one), "dataset.buffer_pool").clone();
         assert!(
             bp.seen.contains("CPU-bound") && bp.seen.contains("tpcc 1 warehouse × 1 set of tables"),
@@ -333,8 +211,7 @@ mod tests {
         both.workload.tpcc.scale = 1;
         assert_eq!(
             estimate_bytes(&both),
-            1000 * (DATA_BYTES_PER_ROW + K_INDEX_BYTES_PER_ROW)
-                + tpcc::dataset_bytes(&both.workload.tpcc)
+            1000 * (DATA_BYTES_PER_ROW + K_INDEX_BYTES_PER_ROW) + tpcc_bytes(&both.workload.tpcc)
         );
         assert!(estimate_text(&both).starts_with("sbtest estimated"));
     }

@@ -7,10 +7,11 @@
 
 use dbdyno_engine::Plan;
 
-use super::{estimate_bytes, human_bytes, prepares};
+use super::size::{estimate_bytes, prepares};
 use crate::check::{Check, CheckStatus};
 use crate::probe::{AccessKind, Facts, MysqlFacts};
 use crate::sql::binlog_on;
+use crate::text::human_bytes;
 
 /// Free space wanted per byte of data loaded: files grow in extents, and the load
 /// writes redo and undo on the same filesystem.

@@ -8,12 +8,18 @@ use dbdyno_engine::phases::schema::{benchmark_table_number, TableShape};
 use dbdyno_engine::phases::FoundTables;
 use dbdyno_engine::{Phase, Plan, PrepareMode, Scenario};
 
-use super::{connection_args, human_bytes, prepares_where, tpcc, TABLES_WHY};
+use super::pasted::connection_args;
+use super::size::prepares_where;
+use super::tpcc;
 use crate::check::{Check, CheckStatus};
 use crate::probe::{Facts, MysqlFacts};
+use crate::text::human_bytes;
 
 pub(super) const ID: &str = "dataset.tables";
 pub(super) const TITLE: &str = "Benchmark tables";
+pub(super) const TABLES_WHY: &str =
+    "steps read rows that prepare loaded: with tables missing or short, statements fail or \
+     return nothing and the figures mean nothing";
 
 pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
     if !m.schema_exists {
@@ -28,11 +34,16 @@ pub(super) fn tables(f: &Facts, m: &MysqlFacts, plan: &Plan) -> Check {
     let prepares_tpcc = prepares_where(plan, |s| s.is_tpcc());
     // One check speaks for both datasets: a refusal of either first.
     let tpcc_verdict = if prepares_tpcc {
-        tpcc::before_prepare(m, plan)
+        tpcc::before_prepare(m, plan, |status, seen| {
+            Check::new(ID, TITLE, status, seen, TABLES_WHY)
+        })
     } else {
         None
     };
-    if let Some(refused) = tpcc_verdict.as_ref().filter(|c| c.status == CheckStatus::Fail) {
+    if let Some(refused) = tpcc_verdict
+        .as_ref()
+        .filter(|c| c.status == CheckStatus::Fail)
+    {
         return refused.clone();
     }
     if prepares_where(plan, |s| !s.is_tpcc()) {
@@ -448,7 +459,13 @@ mod tests {
         let mut f = facts();
         mysql(&mut f).tables = BTreeMap::from([oltp("sbtest1")]);
         let tpcc_only = plan(&[Scenario::Tpcc], &[8], 1, 10_000, true);
-        let mixed = plan(&[Scenario::Tpcc, Scenario::OltpReadWrite], &[8], 1, 10_000, true);
+        let mixed = plan(
+            &[Scenario::Tpcc, Scenario::OltpReadWrite],
+            &[8],
+            1,
+            10_000,
+            true,
+        );
         let verdict = |f: &Facts, p: &Plan| find(&checks(f, p), "dataset.tables").clone();
 
         mysql(&mut f).tpcc_tables = Some(FoundTables::Reusable(ReusedTables {
@@ -471,7 +488,12 @@ mod tests {
             assert_eq!(c.status, CheckStatus::Fail, "{}", c.seen);
             assert!(c.seen.contains("warehouse1 exists"), "{}", c.seen);
             assert_eq!(c.prepare_fix, Some(PrepareMode::Never));
-            assert!(c.fix.unwrap().sql_or_command.unwrap().contains("dbdyno tpcc "));
+            assert!(c
+                .fix
+                .unwrap()
+                .sql_or_command
+                .unwrap()
+                .contains("dbdyno tpcc "));
         }
     }
 }

@@ -1,58 +1,33 @@
-//! The size of a TPC-C dataset, from sysbench-tpcc's `--scale` (warehouses) and
-//! `--tables` (sets of tables), for the buffer-pool and free-space checks and the
-//! Plan screen's estimate.
+//! The Benchmark tables check's TPC-C side: what TPC-C's prepare will do with the sets
+//! it finds (the sizes of a TPC-C dataset are in `size`).
 
-use dbdyno_engine::tpcc::schema::{table_name, TABLES};
-use dbdyno_engine::tpcc::TpccOptions;
 use dbdyno_engine::phases::FoundTables;
+use dbdyno_engine::tpcc::schema::{table_name, TABLES};
 use dbdyno_engine::{Phase, Plan, PrepareMode};
 
+use super::pasted::connection_args;
+use super::size::count;
 use crate::check::{Check, CheckStatus};
 use crate::probe::MysqlFacts;
-
-/// Bytes one warehouse takes on disk, measured rather than guessed: DB Dyno prepared
-/// `dbdyno tpcc --scale=1 --tables=1 prepare` (foreign keys on, the defaults) on the
-/// sandbox MariaDB 10.11 (InnoDB, 16 KiB pages), ran ANALYZE TABLE on the nine tables
-/// and read information_schema.TABLES: DATA_LENGTH + INDEX_LENGTH 109,658,112 bytes in
-/// all, of which `item1` (100,000 rows whatever the scale) holds 11,026,432. The other
-/// eight tables grow with the warehouses: stock 37.8 MB, order_line 30.5 MB, customer
-/// 22.1 MB, history 4.7 MB, orders 3.2 MB, new_orders 0.3 MB.
-pub const BYTES_PER_WAREHOUSE: u64 = 109_658_112 - ITEM_BYTES_PER_SET;
-
-/// Bytes of the `item` table, loaded once per set of tables (same measurement).
-pub const ITEM_BYTES_PER_SET: u64 = 11_026_432;
-
-/// True when the plan runs or prepares `tpcc`.
-pub fn plans_tpcc(plan: &Plan) -> bool {
-    plan.steps().any(|s| s.scenario.is_tpcc())
-        || plan
-            .phases
-            .iter()
-            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if scenario.is_tpcc()))
-}
 
 /// What TPC-C's prepare will do with the sets it finds, as the engine's verifier
 /// decided (`m.tpcc_tables`, the very verifier prepare asks): None when none is there
 /// (prepare loads them), else a passing check (reused, or loaded again under
-/// `prepare = "always"`) or a failing one with its fixes.
-pub(super) fn before_prepare(m: &MysqlFacts, plan: &Plan) -> Option<Check> {
+/// `prepare = "always"`) or a failing one with its fixes, each made by `check` (the
+/// Benchmark tables check's id, title and why, which `tables` owns).
+pub(super) fn before_prepare(
+    m: &MysqlFacts,
+    plan: &Plan,
+    check: impl Fn(CheckStatus, String) -> Check,
+) -> Option<Check> {
     let o = &plan.workload.tpcc;
     let always = prepare_mode(plan) == PrepareMode::Always;
     let cleanup = format!(
         "dbdyno tpcc {} --scale={} --tables={} cleanup",
-        super::connection_args(plan),
+        connection_args(plan),
         o.scale,
         o.tables
     );
-    let check = |status, seen: String| {
-        Check::new(
-            super::tables::ID,
-            super::tables::TITLE,
-            status,
-            seen,
-            super::TABLES_WHY,
-        )
-    };
     match &m.tpcc_tables {
         Some(FoundTables::Absent) => None,
         Some(FoundTables::Reusable(r)) if always => Some(check(
@@ -130,50 +105,4 @@ fn prepare_mode(plan: &Plan) -> PrepareMode {
             _ => None,
         })
         .unwrap_or_default()
-}
-
-/// "1 set of tables", "2 sets of tables": nouns whose plural is not the last word's.
-fn count(n: u32, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Estimated bytes of a TPC-C dataset with these options.
-pub fn dataset_bytes(o: &TpccOptions) -> u64 {
-    o.tables as u64 * (o.scale as u64 * BYTES_PER_WAREHOUSE + ITEM_BYTES_PER_SET)
-}
-
-/// How [`dataset_bytes`] counted, for the checks' text.
-pub fn estimate_text(o: &TpccOptions) -> String {
-    format!(
-        "tpcc {} × {}, estimated at {} per warehouse and {} of items per set",
-        dbdyno_engine::wording::count(o.scale, "warehouse"),
-        count(o.tables, "set of tables", "sets of tables"),
-        super::human_bytes(BYTES_PER_WAREHOUSE),
-        super::human_bytes(ITEM_BYTES_PER_SET)
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn size_grows_with_warehouses_and_sets() {
-        let mut o = TpccOptions {
-            scale: 1,
-            tables: 1,
-            ..TpccOptions::default()
-        };
-        assert_eq!(dataset_bytes(&o), 109_658_112);
-        o.scale = 100;
-        // sysbench-tpcc's default scale: about 9.2 GiB, the figure its users quote (~10 GB).
-        let gib = dataset_bytes(&o) as f64 / (1u64 << 30) as f64;
-        assert!((9.0..9.5).contains(&gib), "{gib}");
-        o.tables = 2;
-        assert_eq!(
-            dataset_bytes(&o),
-            2 * (100 * BYTES_PER_WAREHOUSE + ITEM_BYTES_PER_SET)
-        );
-        assert!(estimate_text(&o).contains("100 warehouses × 2 sets of tables"));
-    }
 }
