@@ -379,4 +379,3 @@ fn ctrl_c_cancels_cleanly_and_keeps_finished_steps() {
     assert_eq!(steps[0]["cancelled"], false);
     assert_eq!(doc["outcome"]["cancelled"], true);
 }
-
