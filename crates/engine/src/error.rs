@@ -3,7 +3,7 @@
 
 pub use dbdyno_mysql::MysqlError;
 
-use crate::plan::PlanError;
+use crate::plan::error::PlanError;
 use crate::workload::StatementClass;
 
 #[derive(Debug, Clone, thiserror::Error)]

@@ -97,7 +97,7 @@ impl ServerSilence {
     /// One line about it, the same in the CLI, the app's log and the history:
     /// "server silent for 4.2 s from 02:10:03.412 UTC, then it answered again".
     pub fn describe(&self) -> String {
-        let since = crate::exec::clock_text(self.since_unix_ms);
+        let since = crate::utc::clock_text(self.since_unix_ms);
         match self.state {
             SilenceState::Silent => format!(
                 "server silent since {since}: no answer for {:.0} s (the step fails after {} s of silence, --stall-timeout)",

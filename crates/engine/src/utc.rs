@@ -1,6 +1,8 @@
 //! Unix milliseconds as RFC 3339 UTC text and back, without a date library: the
 //! history's timestamps, the reports' dates and the mark on the tables prepare makes.
 //! In the engine, the lowest crate, so that every crate above writes dates one way.
+//! A leaf (it imports only `std`): the events and the step's silence watch both word a
+//! time of day with [`clock_text`], and the step takes its wall clock from [`now_ms`].
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -21,6 +23,18 @@ pub fn rfc3339(unix_ms: i64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// "02:10:03.412 UTC": when a silence began, to the millisecond.
+pub fn clock_text(unix_ms: i64) -> String {
+    let ms_of_day = unix_ms.rem_euclid(86_400_000);
+    let (h, m, s, ms) = (
+        ms_of_day / 3_600_000,
+        ms_of_day / 60_000 % 60,
+        ms_of_day / 1000 % 60,
+        ms_of_day % 1000,
+    );
+    format!("{h:02}:{m:02}:{s:02}.{ms:03} UTC")
 }
 
 /// Days since 1970-01-01 → (year, month, day): Howard Hinnant's days-to-civil
@@ -157,6 +171,11 @@ mod tests {
             let e = parse_datetime(bad).unwrap_err();
             assert!(e.contains("RFC 3339"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_start_is_named_to_the_millisecond() {
+        assert_eq!(clock_text(86_400_000 + 7_803_412), "02:10:03.412 UTC");
     }
 
     #[test]

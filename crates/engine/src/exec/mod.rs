@@ -22,7 +22,7 @@ mod worker;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex, OnceLock};
 use std::thread::{Scope, ScopedJoinHandle};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 pub use client_cpu::client_cores;
 use client_cpu::CpuClock;
@@ -31,7 +31,6 @@ use opening::{Opening, OpeningProgress};
 pub use rendezvous::StepRendezvous;
 pub use share::{ShareHistograms, WorkerSlice};
 use shared::{IntervalCell, Shared, Timeline};
-pub use silence::clock_text;
 use silence::Watch;
 use worker::{NotOpened, Worker, WorkerTotals};
 
@@ -43,6 +42,7 @@ use crate::results::{
     per_sec, ClassLatency, ClientCpu, ConnectionsOpened, IntervalRecord, QueryCounts, StepResult,
 };
 use crate::stats::{self, LatencyHistogram};
+use crate::utc::now_ms;
 use crate::workload::shape::TxnShape;
 use crate::workload::{StatementClass, WorkloadOptions};
 
@@ -499,7 +499,7 @@ fn control(
     wait_until(measure_start, shared, cancel, watch, &mut stalled);
     // Nothing is in the cells yet: workers record only transactions that start at or
     // after `measure_start`, so none of the warmup's.
-    let started_unix_ms = unix_ms();
+    let started_unix_ms = now_ms();
     events.send(EngineEvent::StepStarted {
         step: step_index,
         scenario: step.scenario,
@@ -623,7 +623,7 @@ fn collect_interval(
     let record = IntervalRecord {
         elapsed_s,
         duration_s,
-        end_unix_ms: unix_ms(),
+        end_unix_ms: now_ms(),
         threads: shared.threads,
         tps: ps(txns),
         qps: ps(queries.total()),
@@ -719,7 +719,7 @@ fn finish(
         scenario: step.scenario,
         threads: step.threads,
         started_unix_ms: run.started_unix_ms,
-        ended_unix_ms: unix_ms(),
+        ended_unix_ms: now_ms(),
         warmup_s: step.settings.warmup_s as f64,
         total_time_s,
         transactions: m.transactions,
@@ -770,11 +770,4 @@ fn tpcc_result(totals: &[WorkerTotals], seconds: f64) -> Option<crate::tpcc::Tpc
         all.get_or_insert_with(Default::default).merge(t);
     }
     all.map(|a| a.result(seconds))
-}
-
-pub(crate) fn unix_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }

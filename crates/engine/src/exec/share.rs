@@ -8,11 +8,13 @@
 //! clients would draw the same rows in the same order and write into the same
 //! bulk_insert table; numbered as one machine numbers them, the split step runs the
 //! transactions the one-machine step runs.
+//!
+//! Records only, a leaf of `exec`: the shared state and the workers name them, and the
+//! workers' histograms are added up into [`ShareHistograms`] where the workers' totals
+//! live (`worker`).
 
 use serde::{Deserialize, Serialize};
 
-use super::worker::WorkerTotals;
-use crate::stats::LatencyHistogram;
 use crate::tpcc::TxnKind;
 use crate::workload::StatementClass;
 
@@ -43,37 +45,4 @@ pub struct ShareHistograms {
     pub per_class: Vec<(StatementClass, String)>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tpcc: Vec<(TxnKind, String)>,
-}
-
-impl ShareHistograms {
-    /// Every worker's histograms added up, per class and per transaction type.
-    pub(super) fn of(totals: &[WorkerTotals]) -> ShareHistograms {
-        let mut classes: Vec<Option<LatencyHistogram>> =
-            (0..StatementClass::COUNT).map(|_| None).collect();
-        let mut kinds: Vec<Option<LatencyHistogram>> = (0..TxnKind::COUNT).map(|_| None).collect();
-        for t in totals {
-            for (acc, h) in classes.iter_mut().zip(&t.per_class) {
-                if let Some(h) = h {
-                    acc.get_or_insert_with(LatencyHistogram::coarse).add(h);
-                }
-            }
-            for (acc, k) in kinds.iter_mut().zip(t.tpcc.iter().flat_map(|t| &t.kinds)) {
-                if let Some(h) = &k.latency {
-                    acc.get_or_insert_with(LatencyHistogram::new).add(h);
-                }
-            }
-        }
-        ShareHistograms {
-            per_class: StatementClass::all()
-                .into_iter()
-                .zip(classes)
-                .filter_map(|(c, h)| Some((c, h.filter(|h| h.count() > 0)?.to_base64())))
-                .collect(),
-            tpcc: TxnKind::ALL
-                .into_iter()
-                .zip(kinds)
-                .filter_map(|(k, h)| Some((k, h.filter(|h| h.count() > 0)?.to_base64())))
-                .collect(),
-        }
-    }
 }

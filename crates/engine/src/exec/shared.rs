@@ -60,7 +60,7 @@ pub struct Shared {
     /// This process's workers of the step.
     pub threads: u32,
     /// Where they sit among the step's workers on every load client.
-    pub workers: super::WorkerSlice,
+    pub workers: super::share::WorkerSlice,
     pub connect: ConnectOptions,
     pub workload: WorkloadOptions,
     pub stmt_cache: usize,

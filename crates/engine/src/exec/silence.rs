@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::EngineError;
 use crate::events::{EngineEvent, EventSink, ServerSilence, SilenceState};
+use crate::utc::clock_text;
 
 /// The shortest silence worth an event: below it, a slow statement on a single
 /// connection is more likely than a server that stopped.
@@ -194,7 +195,7 @@ impl<'a> Watch<'a> {
     /// The Unix time (ms) of a stamp.
     fn unix_ms_of(&self, at: u64) -> i64 {
         let ago = stamp(self.epoch, Instant::now()).saturating_sub(at);
-        super::unix_ms() - ago as i64
+        crate::utc::now_ms() - ago as i64
     }
 
     fn say(&self, since: u64, seconds: f64, state: SilenceState) {
@@ -211,18 +212,6 @@ impl<'a> Watch<'a> {
         }
         self.events.send(EngineEvent::ServerSilent(silence));
     }
-}
-
-/// "02:10:03.412 UTC": when a silence began, to the millisecond.
-pub fn clock_text(unix_ms: i64) -> String {
-    let ms_of_day = unix_ms.rem_euclid(86_400_000);
-    let (h, m, s, ms) = (
-        ms_of_day / 3_600_000,
-        ms_of_day / 60_000 % 60,
-        ms_of_day / 1000 % 60,
-        ms_of_day % 1000,
-    );
-    format!("{h:02}:{m:02}:{s:02}.{ms:03} UTC")
 }
 
 #[cfg(test)]
@@ -318,10 +307,5 @@ mod tests {
             ),
             "{said:?}"
         );
-    }
-
-    #[test]
-    fn a_start_is_named_to_the_millisecond() {
-        assert_eq!(clock_text(86_400_000 + 7_803_412), "02:10:03.412 UTC");
     }
 }

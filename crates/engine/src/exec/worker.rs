@@ -10,6 +10,7 @@ use mysql::prelude::Queryable;
 use mysql::Conn;
 
 use super::opening::{OpenError, Opening};
+use super::share::ShareHistograms;
 use super::shared::{sleep_until, start_lag, IntervalCell, Shared};
 use super::silence::AnswerSlot;
 use super::statements::{Draw, SliceDraw, Statements};
@@ -54,6 +55,39 @@ impl WorkerTotals {
         self.per_class[class.index()]
             .get_or_insert_with(LatencyHistogram::coarse)
             .record_us(latency.as_micros() as u64);
+    }
+}
+
+impl ShareHistograms {
+    /// Every worker's histograms added up, per class and per transaction type.
+    pub(super) fn of(totals: &[WorkerTotals]) -> ShareHistograms {
+        let mut classes: Vec<Option<LatencyHistogram>> =
+            (0..StatementClass::COUNT).map(|_| None).collect();
+        let mut kinds: Vec<Option<LatencyHistogram>> = (0..TxnKind::COUNT).map(|_| None).collect();
+        for t in totals {
+            for (acc, h) in classes.iter_mut().zip(&t.per_class) {
+                if let Some(h) = h {
+                    acc.get_or_insert_with(LatencyHistogram::coarse).add(h);
+                }
+            }
+            for (acc, k) in kinds.iter_mut().zip(t.tpcc.iter().flat_map(|t| &t.kinds)) {
+                if let Some(h) = &k.latency {
+                    acc.get_or_insert_with(LatencyHistogram::new).add(h);
+                }
+            }
+        }
+        ShareHistograms {
+            per_class: StatementClass::all()
+                .into_iter()
+                .zip(classes)
+                .filter_map(|(c, h)| Some((c, h.filter(|h| h.count() > 0)?.to_base64())))
+                .collect(),
+            tpcc: TxnKind::ALL
+                .into_iter()
+                .zip(kinds)
+                .filter_map(|(k, h)| Some((k, h.filter(|h| h.count() > 0)?.to_base64())))
+                .collect(),
+        }
     }
 }
 

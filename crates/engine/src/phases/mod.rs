@@ -7,7 +7,7 @@
 mod cleanup;
 pub(crate) mod load_data;
 pub mod mark;
-mod mode;
+pub mod mode;
 pub(crate) mod pool;
 mod prepare;
 mod prewarm;
@@ -20,12 +20,12 @@ pub use prepare::prepare;
 pub use prewarm::prewarm;
 pub use verify::{verify_oltp_tables, FoundTables, ReusedTables};
 
+use dbdyno_mysql::ConnectOptions;
 use mysql::Conn;
 use serde::{Deserialize, Serialize};
 
 use crate::cancel::CancelToken;
 use crate::error::EngineError;
-use crate::plan::ConnectOptions;
 
 /// Runs `work` once for each table 1..=tables, on up to `threads` connections that take
 /// tables from a shared queue (prewarm and index builds). Stops taking tables on cancel;

@@ -2,7 +2,7 @@
 //! statement class, TPC-C per transaction type (tpmC, NOPM), the open-loop schedule.
 //! Each merges exactly or is left out with a warning, never half-merged.
 
-use super::{decode, exact_summary, MergeError, Share};
+use super::share::{decode, exact_summary, MergeError, Share};
 use crate::open_loop::{unsustained_reason, IntervalQueue, OpenLoopResult};
 use crate::results::{per_sec, ClassLatency, IntervalRecord, LatencySummary, StepResult};
 use crate::stats::LatencyHistogram;

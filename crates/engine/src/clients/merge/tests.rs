@@ -3,8 +3,9 @@
 //! threads.
 
 use super::*;
+use crate::exec::ShareHistograms;
 use crate::open_loop::{IntervalQueue, OpenLoopResult};
-use crate::results::{ClassLatency, IntervalRecord};
+use crate::results::{ClassLatency, ClientLost, IntervalRecord};
 use crate::stats::fairness;
 use crate::tpcc::TxnKind;
 use crate::workload::StatementClass;
