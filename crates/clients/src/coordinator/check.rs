@@ -8,7 +8,8 @@ use std::time::{Duration, SystemTime};
 use dbdyno_engine::clients::{AgentConnect, Order, Report, PROTOCOL_VERSION};
 use dbdyno_engine::ConnectOptions;
 
-use super::{wire, Client, ClientsError, ANSWER};
+use super::client::{Client, ClientsError};
+use super::wire;
 use crate::agent::unix_us;
 use crate::clock::{best_offset, ClockSample};
 
@@ -21,6 +22,9 @@ pub(crate) const OFFSET_WARN_MS: f64 = 1000.0;
 pub(crate) const RTT_WARN_MS: f64 = 100.0;
 /// Clock exchanges per measurement; the fastest one counts.
 pub(crate) const CLOCK_SAMPLES: usize = 5;
+/// How long an agent gets to answer `hello`, `clock` and `ping` (an SSH start
+/// included).
+const ANSWER: Duration = Duration::from_secs(30);
 
 /// What the checks found about one client.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,6 +9,7 @@
 //! input, which ends it.
 
 mod check;
+mod client;
 mod rows;
 mod step;
 mod wire;
@@ -24,43 +25,14 @@ use dbdyno_engine::plan::PrewarmOptions;
 use dbdyno_engine::{CancelToken, EngineError, EventSink, Plan, StepResult, StepRunner};
 
 pub use check::ClientCheck;
+pub use client::ClientsError;
 
 use crate::clock::ClockOffset;
 use crate::spec::ClientSpec;
 use crate::split::split;
-use crate::transport::{Launcher, Transport, TransportError};
+use crate::transport::{Launcher, TransportError};
+use client::Client;
 use wire::Said;
-
-/// Why the clients could not all be started and checked.
-#[derive(Debug, thiserror::Error)]
-pub enum ClientsError {
-    #[error("load client {client}: {source}")]
-    Transport {
-        client: String,
-        #[source]
-        source: TransportError,
-    },
-    #[error("load client {client}: {reason}")]
-    Refused { client: String, reason: String },
-    #[error("load client {client} cannot reach the database: {reason}")]
-    Database { client: String, reason: String },
-    #[error("load client {client} did not answer {what} within {seconds}s")]
-    Silent {
-        client: String,
-        what: &'static str,
-        seconds: u64,
-    },
-}
-
-/// One load client and its agent.
-pub(crate) struct Client {
-    pub(crate) name: String,
-    pub(crate) transport: Box<dyn Transport>,
-    pub(crate) cores: u32,
-    pub(crate) offset: ClockOffset,
-    /// Why the client left the run, once it did.
-    pub(crate) lost: Option<String>,
-}
 
 /// Every load client of a run, ready for its steps.
 pub struct Coordinator {
@@ -76,10 +48,6 @@ pub struct NotConnected {
     pub error: ClientsError,
     pub checks: Vec<Check>,
 }
-
-/// How long an agent gets to answer `hello`, `clock` and `ping` (an SSH start
-/// included).
-const ANSWER: Duration = Duration::from_secs(30);
 
 impl Coordinator {
     /// Starts an agent on every client and checks it: same version, its cores against

@@ -6,7 +6,7 @@
 use dbdyno_checks::{Check, CheckStatus};
 
 use super::check::{ClientCheck, OFFSET_WARN_MS, RTT_WARN_MS, THREADS_PER_CORE_WARN};
-use super::ClientsError;
+use super::client::ClientsError;
 use crate::spec::ClientSpec;
 
 /// The checks a client goes through, in order.

@@ -16,8 +16,8 @@ use dbdyno_engine::{
 };
 
 use super::check::measure_clock;
+use super::client::Client;
 use super::wire::{self, Said};
-use super::Client;
 use crate::agent::unix_us;
 use crate::split::{split, split_by};
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use dbdyno_engine::clients::Report;
 
-use super::Client;
+use super::client::Client;
 use crate::transport::TransportError;
 
 /// What an agent said within the wait.
