@@ -54,11 +54,13 @@ pub mod summary;
 pub mod timeline;
 pub mod tpcc;
 mod tpcc_summary;
+pub mod verdict;
 pub mod warnings;
 
 pub use bottleneck::{Bottleneck, BottleneckClass, Resource};
-pub use compare::{Comparison, ComparisonTotals, DeltaRow, Verdict};
+pub use compare::ComparisonTotals;
 pub use knee::{Knee, KneeKind};
+pub use verdict::{Comparison, DeltaRow, Verdict};
 
 /// Version of the report model's JSON layout (`--json` of `dbdyno report`). 2: verdicts
 /// that know the noise (cells carry their intervals, rows their Δ intervals, scenarios

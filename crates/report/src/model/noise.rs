@@ -29,14 +29,16 @@ use dbdyno_engine::stats::StepConfidence;
 pub use dbdyno_engine::stats::{Figures, Spread, StepIntervals};
 use dbdyno_engine::{IntervalRecord, StepResult};
 use dbdyno_stats::{
-    judge, noise_floor, relative_difference, Delta, DeltaRange, Direction, Judgement, NoiseFloor,
-    Verdict as FigureVerdict,
+    judge, noise_floor, relative_difference, Delta, DeltaRange, Direction, FigureVerdict,
+    Judgement, NoiseFloor,
 };
 use serde::{Deserialize, Serialize};
 
-use super::compare::{Comparison, Verdict};
+use super::verdict::{Comparison, Verdict};
 use super::Cell;
 use crate::format;
+
+pub use super::verdict::CellJudgement;
 
 /// A step's intervals: the confidence stored with it, or (a step recorded before steps
 /// carried one) the same made from its per-second records.
@@ -50,16 +52,6 @@ pub fn of_step(r: &StepResult) -> StepIntervals {
 /// The 95% intervals of a step's figures from its per-second records.
 pub fn step_intervals(records: &[IntervalRecord], f: Figures) -> StepIntervals {
     StepConfidence::from_records(records, f).spreads
-}
-
-/// Each figure's Δ with its 95% interval and verdict, for one compared cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CellJudgement {
-    pub tps: Judgement,
-    pub qps: Judgement,
-    /// `None` when either side has no such figure.
-    pub p95: Option<Judgement>,
-    pub p99: Option<Judgement>,
 }
 
 /// What the report needs of the options.
