@@ -37,5 +37,6 @@ mod tpcc_data;
 mod tpcc_prewarm;
 mod tpcc_report;
 mod tpcc_run;
+mod tls;
 mod verdicts;
 mod workloads;

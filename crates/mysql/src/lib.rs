@@ -176,11 +176,44 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> MysqlError {
         }
         _ => "",
     };
+    // MariaDB refuses a plain connection to a server with require_secure_transport with
+    // this very error (1045), not with MySQL's 3159: say so when the connection was plain.
+    let plain_denied = code == Some(1045) && c.tls == TlsMode::Disabled;
+    let hint = if plain_denied {
+        format!("{hint}; or, if the server accepts only TLS connections (require_secure_transport; MariaDB refuses a plain one with this same error), set the profile's ssl_mode = \"required\" (--mysql-ssl-mode=required)")
+    } else {
+        hint.to_string()
+    };
     let tls_missing = matches!(
         e,
         mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)
     );
-    let message = if tls_missing {
+    // The server's own refusal of a plain connection (MySQL 3159, MariaDB 4036), and
+    // rustls' verdicts on the certificate, said as what to change.
+    let tls_only =
+        matches!(code, Some(3159) | Some(4036)) || message.contains("insecure transport");
+    let certificate = if message.contains("UnknownIssuer") {
+        Some(match &c.tls_ca {
+            Some(ca) => format!(
+                "the server's certificate is not signed by the CA in --mysql-ssl-ca ({ca}; the profile's ssl_ca): give the CA that signed it"
+            ),
+            None => "the server's certificate is not signed by a CA this machine trusts: give its CA with --mysql-ssl-ca (the profile's ssl_ca)".to_string(),
+        })
+    } else if message.contains("NotValidForName") || message.contains("not valid for name") {
+        Some(format!(
+            "the server's certificate does not name {}: connect by a name it holds (--mysql-host), or check the CA only with --mysql-ssl-mode=verify_ca",
+            c.host
+        ))
+    } else {
+        None
+    };
+    let message = if tls_only {
+        format!(
+            "{message} — the server accepts only TLS connections (require_secure_transport): set the profile's ssl_mode = \"required\" (--mysql-ssl-mode=required), or verify_ca / verify_identity with its CA (--mysql-ssl-ca)"
+        )
+    } else if let Some(why) = certificate {
+        format!("{why} ({message})")
+    } else if tls_missing {
         format!(
             "the server offers no TLS, and this connection's TLS mode ({}) does not go on without it — enable TLS on the server (ssl_cert and ssl_key in my.cnf), or, where an unencrypted connection is acceptable, set the profile's ssl_mode = \"disabled\" (--mysql-ssl-mode=disabled)",
             c.tls.name()
