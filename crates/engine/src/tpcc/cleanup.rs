@@ -52,13 +52,19 @@ fn cleanup_on(conn: &mut Conn, events: &EventSink) -> Result<Vec<String>, Engine
             sets_said.push(set);
             events.message(format!("Dropping tables '{set}'..."));
         }
-        let name = schema::table_name(table, set);
-        driver::admin_exec(
-            conn,
-            "DROP TABLE",
-            &format!("DROP TABLE IF EXISTS `{name}`"),
-        )?;
-        dropped.push(name);
+        dropped.push(drop_table(conn, table, set)?);
     }
     Ok(dropped)
+}
+
+/// `DROP TABLE IF EXISTS` of `table` of `set` (the caller turns the foreign key checks
+/// off first); its name.
+pub(super) fn drop_table(conn: &mut Conn, table: &str, set: u32) -> Result<String, EngineError> {
+    let name = schema::table_name(table, set);
+    driver::admin_exec(
+        conn,
+        "DROP TABLE",
+        &format!("DROP TABLE IF EXISTS `{name}`"),
+    )?;
+    Ok(name)
 }

@@ -247,12 +247,7 @@ fn drop_marked_sets(
             "prepare = \"always\": dropping DB Dyno's TPC-C set {set} to load it again"
         ));
         for table in DROP_ORDER {
-            let name = schema::table_name(table, set);
-            driver::admin_exec(
-                conn,
-                "DROP TABLE",
-                &format!("DROP TABLE IF EXISTS `{name}`"),
-            )?;
+            super::cleanup::drop_table(conn, table, set)?;
         }
     }
     driver::admin_exec(conn, "SET FOREIGN_KEY_CHECKS", "SET FOREIGN_KEY_CHECKS=1")?;
