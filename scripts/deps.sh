@@ -41,6 +41,8 @@ PACKAGES=(
     stress-ng
     # tooling: downloads (rustup), file type checks in tests
     curl ca-certificates file
+    # the TLS test's CA and certificates (tests/it/tls.rs, bench/tls_vs_sysbench.sh)
+    openssl
 )
 
 is_installed() {

@@ -3,6 +3,7 @@
 //! measures, seed 003's table), and whether the data directory's filesystem has room
 //! for it (see `space`, which owns the disk-fit figure the Plan screen shows too).
 
+mod found;
 mod pasted;
 mod size;
 mod space;

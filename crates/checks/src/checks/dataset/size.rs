@@ -83,6 +83,21 @@ pub(super) fn prepares_where(plan: &Plan, which: impl Fn(dbdyno_engine::Scenario
         .any(|p| matches!(p, Phase::Prepare { scenario, .. } if which(*scenario)))
 }
 
+/// The plan's prepare mode of the dataset whose scenarios `which` accepts (the OLTP
+/// tables and TPC-C's are prepared apart); if-missing when it has no such prepare.
+pub(super) fn prepare_mode_where(
+    plan: &Plan,
+    which: impl Fn(dbdyno_engine::Scenario) -> bool,
+) -> dbdyno_engine::PrepareMode {
+    plan.phases
+        .iter()
+        .find_map(|p| match p {
+            Phase::Prepare { scenario, mode, .. } if which(*scenario) => Some(*mode),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
 /// Bytes one warehouse takes on disk, measured rather than guessed: DB Dyno prepared
 /// `dbdyno tpcc --scale=1 --tables=1 prepare` (foreign keys on, the defaults) on the
 /// sandbox MariaDB 10.11 (InnoDB, 16 KiB pages), ran ANALYZE TABLE on the nine tables
@@ -104,9 +119,9 @@ pub fn plans_tpcc(plan: &Plan) -> bool {
             .any(|p| matches!(p, Phase::Prepare { scenario, .. } if scenario.is_tpcc()))
 }
 
-/// "1 set of tables", "2 sets of tables": nouns whose plural is not the last word's.
-pub(super) fn count(n: u32, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+/// "1 set of tables", "2 sets of tables".
+pub(super) fn sets_of_tables(n: u32) -> String {
+    format!("{} of tables", dbdyno_engine::wording::count(n, "set"))
 }
 
 /// Estimated bytes of a TPC-C dataset with these options.
@@ -119,7 +134,7 @@ pub fn tpcc_estimate_text(o: &TpccOptions) -> String {
     format!(
         "tpcc {} × {}, estimated at {} per warehouse and {} of items per set",
         dbdyno_engine::wording::count(o.scale, "warehouse"),
-        count(o.tables, "set of tables", "sets of tables"),
+        sets_of_tables(o.tables),
         human_bytes(BYTES_PER_WAREHOUSE),
         human_bytes(ITEM_BYTES_PER_SET)
     )

@@ -5,11 +5,11 @@
 //! Non-goals: no sizes against memory or disk (see the dataset module).
 
 use dbdyno_engine::phases::schema::{benchmark_table_number, TableShape};
-use dbdyno_engine::phases::FoundTables;
-use dbdyno_engine::{Phase, Plan, PrepareMode, Scenario};
+use dbdyno_engine::{Plan, PrepareMode, Scenario};
 
+use super::found::{judged, Dataset};
 use super::pasted::connection_args;
-use super::size::prepares_where;
+use super::size::{prepare_mode_where, prepares_where};
 use super::tpcc;
 use crate::check::{Check, CheckStatus};
 use crate::probe::{Facts, MysqlFacts};
@@ -138,68 +138,22 @@ impl<'a> Tables<'a> {
         )
     }
 
-    /// The plan's prepare mode (of its OLTP dataset).
-    fn prepare_mode(&self) -> PrepareMode {
-        self.plan
-            .phases
-            .iter()
-            .find_map(|p| match p {
-                Phase::Prepare { scenario, mode, .. } if !scenario.is_tpcc() => Some(*mode),
-                _ => None,
-            })
-            .unwrap_or_default()
-    }
-
     /// What prepare will do with the tables it finds: the engine's verifier decides
-    /// (`m.oltp_tables`), as it decides for prepare itself.
+    /// (`m.oltp_tables`), as it decides for prepare itself, worded by `found::judged`.
     fn before_prepare(&self, m: &MysqlFacts) -> Check {
         let needed = self.needed;
-        let always = self.prepare_mode() == PrepareMode::Always;
         let pass = |seen: String| Check::new(ID, TITLE, CheckStatus::Pass, seen, TABLES_WHY);
-        match &m.oltp_tables {
-            Some(FoundTables::Reusable(r)) if always => {
-                return pass(format!(
-                    "prepare = \"always\": drops sbtest1..{needed} (made by DB Dyno on {}) and loads them again",
-                    r.made
-                ))
+        if let Some(found) = &m.oltp_tables {
+            let d = Dataset {
+                ours: "DB Dyno's tables",
+                dropped: format!("sbtest1..{needed}"),
+                always: prepare_mode_where(self.plan, |s| !s.is_tpcc()) == PrepareMode::Always,
+                cleanup: self.cleanup_command(),
+            };
+            let check = |status, seen| Check::new(ID, TITLE, status, seen, TABLES_WHY);
+            if let Some(c) = judged(found, d, check) {
+                return c;
             }
-            Some(FoundTables::Reusable(r)) => {
-                return pass(format!("prepare will find DB Dyno's tables in the plan's shape: {}", r.summary()))
-            }
-            Some(FoundTables::OursOtherShape { why }) if always => {
-                return pass(format!(
-                    "prepare = \"always\": {why}; prepare drops DB Dyno's tables and loads them again"
-                ))
-            }
-            Some(FoundTables::OursOtherShape { why }) => {
-                return Check::new(
-                    ID,
-                    TITLE,
-                    CheckStatus::Fail,
-                    format!("{why}: prepare reuses DB Dyno's tables only in the plan's shape, and refuses"),
-                    TABLES_WHY,
-                )
-                .with_fix(
-                    "drop DB Dyno's tables and prepare again (prepare = \"always\", --prepare=always), or clean them up first",
-                    Some(self.cleanup_command()),
-                )
-                .with_prepare_fix(PrepareMode::Always)
-            }
-            Some(FoundTables::Foreign { why, .. }) => {
-                return Check::new(
-                    ID,
-                    TITLE,
-                    CheckStatus::Fail,
-                    format!("{why}: prepare neither reuses nor drops it, and refuses"),
-                    TABLES_WHY,
-                )
-                .with_fix(
-                    "read the tables as they are (prepare = \"never\", run without --prepare), or drop them first if nobody needs them",
-                    Some(self.cleanup_command()),
-                )
-                .with_prepare_fix(PrepareMode::Never)
-            }
-            Some(FoundTables::Absent) | None => {}
         }
         // Without the verifier's word (it could not read the tables), the list alone:
         // prepare would refuse over tables it cannot judge.
@@ -308,6 +262,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use dbdyno_engine::phases::schema::TableInfo;
+    use dbdyno_engine::phases::FoundTables;
+    use dbdyno_engine::Phase;
 
     use super::*;
     use crate::checks::dataset::checks;
