@@ -418,6 +418,15 @@ impl Plan {
         self.steps().map(|s| s.settings.stall_timeout()).min()
     }
 
+    /// The prepare mode of the plan's prepare of a scenario `which` accepts (the OLTP
+    /// tables and TPC-C's are prepared apart); None when it prepares no such dataset.
+    pub fn prepare_mode_of(&self, which: impl Fn(Scenario) -> bool) -> Option<PrepareMode> {
+        self.phases.iter().find_map(|p| match p {
+            Phase::Prepare { scenario, mode, .. } if which(*scenario) => Some(*mode),
+            _ => None,
+        })
+    }
+
     pub fn steps(&self) -> impl Iterator<Item = &StepPlan> {
         self.phases.iter().filter_map(|p| match p {
             Phase::Step(s) => Some(s),

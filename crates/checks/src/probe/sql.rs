@@ -11,7 +11,7 @@ use dbdyno_engine::driver;
 use dbdyno_engine::phases::schema::{self, TableInfo};
 use dbdyno_engine::phases::{verify_oltp_tables, FoundTables};
 use dbdyno_engine::tpcc::verify_tpcc_tables;
-use dbdyno_engine::{ConnectOptions, Phase, Plan};
+use dbdyno_engine::{ConnectOptions, Plan};
 use dbdyno_monitor::mysql_status::conn::{connect_server, measure_clock};
 use dbdyno_monitor::MysqlClock;
 use mysql::prelude::Queryable;
@@ -215,13 +215,10 @@ pub fn gather_mysql(c: &ConnectOptions) -> Result<MysqlFacts, MysqlProblem> {
 /// Leaves `oltp_tables` / `tpcc_tables` None when the plan prepares none or the verifier
 /// could not read them (the check then judges from the table list alone).
 pub fn verify_prepared_tables(c: &ConnectOptions, m: &mut MysqlFacts, plan: &Plan) {
-    let prepares = |which: fn(&dbdyno_engine::Scenario) -> bool| {
-        plan.phases
-            .iter()
-            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if which(scenario)))
-    };
-    let oltp = prepares(|s| !s.is_tpcc() && !s.uses_bulk_tables());
-    let tpcc = prepares(|s| s.is_tpcc());
+    let oltp = plan
+        .prepare_mode_of(|s| !s.is_tpcc() && !s.uses_bulk_tables())
+        .is_some();
+    let tpcc = plan.prepare_mode_of(|s| s.is_tpcc()).is_some();
     if !(oltp || tpcc) || !m.schema_exists {
         return;
     }

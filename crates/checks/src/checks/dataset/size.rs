@@ -5,7 +5,7 @@
 //! A leaf of the dataset checks: `space`, `tables` and `tpcc` use it, it uses none of them.
 
 use dbdyno_engine::tpcc::TpccOptions;
-use dbdyno_engine::{Phase, Plan, WorkloadOptions};
+use dbdyno_engine::{Plan, WorkloadOptions};
 
 use crate::text::human_bytes;
 
@@ -21,11 +21,7 @@ pub const K_INDEX_BYTES_PER_ROW: u64 = 16;
 pub(super) fn planned_rows(w: &WorkloadOptions, plan: &Plan) -> u64 {
     // tpcc has tables of its own (below), counted apart.
     let sbtest = |s: dbdyno_engine::Scenario| !s.uses_bulk_tables() && !s.is_tpcc();
-    let oltp = plan.steps().any(|s| sbtest(s.scenario))
-        || plan
-            .phases
-            .iter()
-            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if sbtest(*scenario)));
+    let oltp = plan.steps().any(|s| sbtest(s.scenario)) || prepares_where(plan, sbtest);
     let tables =
         if plan.steps().all(|s| s.scenario.single_table_only()) && plan.steps().next().is_some() {
             1
@@ -78,24 +74,16 @@ pub(super) fn prepares(plan: &Plan) -> bool {
 /// Whether the plan has a prepare of a scenario `which` accepts (the OLTP tables and
 /// TPC-C's are prepared apart).
 pub(super) fn prepares_where(plan: &Plan, which: impl Fn(dbdyno_engine::Scenario) -> bool) -> bool {
-    plan.phases
-        .iter()
-        .any(|p| matches!(p, Phase::Prepare { scenario, .. } if which(*scenario)))
+    plan.prepare_mode_of(which).is_some()
 }
 
-/// The plan's prepare mode of the dataset whose scenarios `which` accepts (the OLTP
-/// tables and TPC-C's are prepared apart); if-missing when it has no such prepare.
+/// The plan's prepare mode of the dataset whose scenarios `which` accepts;
+/// if-missing when it has no such prepare.
 pub(super) fn prepare_mode_where(
     plan: &Plan,
     which: impl Fn(dbdyno_engine::Scenario) -> bool,
 ) -> dbdyno_engine::PrepareMode {
-    plan.phases
-        .iter()
-        .find_map(|p| match p {
-            Phase::Prepare { scenario, mode, .. } if which(*scenario) => Some(*mode),
-            _ => None,
-        })
-        .unwrap_or_default()
+    plan.prepare_mode_of(which).unwrap_or_default()
 }
 
 /// Bytes one warehouse takes on disk, measured rather than guessed: DB Dyno prepared
@@ -112,11 +100,7 @@ pub const ITEM_BYTES_PER_SET: u64 = 11_026_432;
 
 /// True when the plan runs or prepares `tpcc`.
 pub fn plans_tpcc(plan: &Plan) -> bool {
-    plan.steps().any(|s| s.scenario.is_tpcc())
-        || plan
-            .phases
-            .iter()
-            .any(|p| matches!(p, Phase::Prepare { scenario, .. } if scenario.is_tpcc()))
+    plan.steps().any(|s| s.scenario.is_tpcc()) || prepares_where(plan, |s| s.is_tpcc())
 }
 
 /// "1 set of tables", "2 sets of tables".
