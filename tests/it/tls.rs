@@ -121,18 +121,31 @@ fn each_tls_mode_connects_or_says_what_to_change_against_a_tls_only_server() {
     );
     let ca = format!("--mysql-ssl-ca={}", c.ca.display());
     let other_ca = format!("--mysql-ssl-ca={}", c.other_ca.display());
-    let run = |tls: &[&str]| {
-        let mut a = vec![
-            "oltp_point_select",
-            "--tables=1",
-            "--table-size=1000",
-            "--time=1",
-            "--skip-checks",
-        ];
-        a.extend_from_slice(tls);
-        a.push("run");
-        server.dbdyno(&a)
+    // One step of oltp_point_select with these TLS options, to `host` (the private
+    // server's connection options come first, so `host` overrides theirs).
+    let run_on = |host: &str, tls: &[&str]| {
+        let mut a: Vec<String> = server.mysql_args();
+        a.push(format!("--mysql-host={host}"));
+        a.extend(
+            [
+                "--tables=1",
+                "--table-size=1000",
+                "--time=1",
+                "--skip-checks",
+            ]
+            .iter()
+            .chain(tls)
+            .map(|s| s.to_string()),
+        );
+        dbdyno_cmd()
+            .arg("oltp_point_select")
+            .args(&a)
+            .arg("run")
+            .env("MYSQL_PWD", server.sandbox().password)
+            .output()
+            .unwrap()
     };
+    let run = |tls: &[&str]| run_on("127.0.0.1", tls);
 
     // A plain connection: the server refuses it, and the message says to use TLS.
     let o = run(&[]);
@@ -170,34 +183,14 @@ fn each_tls_mode_connects_or_says_what_to_change_against_a_tls_only_server() {
     }
     // A name the certificate does not hold: it names 127.0.0.1, not localhost.
     // verify_ca does not check names, so it connects.
-    let localhost = |mode: &str| {
-        let mut a: Vec<String> = [
-            "oltp_point_select",
-            "--tables=1",
-            "--table-size=1000",
-            "--time=1",
-            "--skip-checks",
-            mode,
-            ca.as_str(),
-            "run",
-        ]
-        .map(String::from)
-        .to_vec();
-        a.extend(server.mysql_args());
-        a.push("--mysql-host=localhost".into());
-        dbdyno_cmd()
-            .args(&a)
-            .env("MYSQL_PWD", server.sandbox().password)
-            .output()
-            .unwrap()
-    };
-    let o = localhost("--mysql-ssl-mode=verify_identity");
+    let o = run_on("localhost", &["--mysql-ssl-mode=verify_identity", &ca]);
     assert!(!o.status.success(), "{}", both(&o));
     assert!(
         stderr(&o).contains("does not name localhost"),
         "{}",
         stderr(&o)
     );
+    ok(&run_on("localhost", &["--mysql-ssl-mode=verify_ca", &ca]));
 
     // The checks and a monitored ladder, over TLS with the CA checked and the name.
     let o = server.dbdyno(&[
