@@ -156,7 +156,11 @@ export function Environments() {
           <EnvironmentEditor
             key={editing.previous ?? (editing.detail ? editing.detail.form.name : "new")}
             editing={editing}
-            onChange={(form) => setEditing({ ...editing, form })}
+            onChange={(form) => {
+              // An edit makes the last "Saved" untrue until the next save.
+              setSaved(null);
+              setEditing({ ...editing, form });
+            }}
             onSave={save}
             onDuplicate={duplicate}
             onDelete={remove}
