@@ -78,7 +78,11 @@ run() {
 }
 queries() { awk '/queries:/ && /per sec/ {print $2}' "$work/out"; }
 qps() { awk '/queries:/ && /per sec/ {gsub(/\(/, "", $3); print $3}' "$work/out"; }
-spread() { sort -g | awk '{a[NR]=$1} END {m=(NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%s (%s–%s)", m, a[1], a[NR]}'; }
+# spread: the median (lib.sh's) and the range of a column of numbers, "5 (4–7)".
+spread() {
+  local v; v=$(sort -g)
+  printf '%s (%s–%s)' "$(median <<<"$v")" "$(head -1 <<<"$v")" "$(tail -1 <<<"$v")"
+}
 
 echo "Host: $(nproc) cores; $(mariadb --version | sed 's/,.*//'); $THREADS threads, $ROUNDS rounds of ${SECONDS_PER_RUN}s" >&2
 rows=()
