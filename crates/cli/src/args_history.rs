@@ -62,6 +62,10 @@ pub struct HistoryOpts {
     /// Accepted host key, as `ssh-keygen -lf` prints it (SHA256:...).
     #[arg(long)]
     pub ssh_host_key_fingerprint: Option<String>,
+    /// Jump hosts in between, as OpenSSH's ProxyJump: [user@]host[:port], comma-separated,
+    /// nearest first (profile `[ssh] jump`).
+    #[arg(long)]
+    pub ssh_jump: Option<String>,
 }
 
 /// `dbdyno runs ...`: the run history.

@@ -263,6 +263,8 @@ impl Profile {
             key_path: pick(|s| s.key_path.clone()),
             // A host key is one machine's: the server's never stands for a client's.
             host_key_fingerprint: entry.and_then(|e| e.host_key_fingerprint.clone()),
+            // A client behind the same bastion as the server, unless its entry says otherwise.
+            jump: pick(|s| s.jump.clone()),
         }
     }
 

@@ -124,6 +124,12 @@ pub const FIELDS: &[Field] = &[
         "accepted host key (SHA256:...)",
     ),
     f(
+        "ssh.jump",
+        "ssh-jump",
+        Str,
+        "jump hosts in between (ProxyJump: [user@]host[:port],...)",
+    ),
+    f(
         "plan.scenarios",
         "scenarios",
         StrList,
@@ -620,6 +626,7 @@ mod tests {
             auth: Some(SshAuth::Key),
             key_path: Some("~/.ssh/id".into()),
             host_key_fingerprint: Some("SHA256:x".into()),
+            jump: Some("x".into()),
         });
         for o in FIELDS.iter().map(|f| f.option) {
             let raw = match by_option(o).unwrap().kind {

@@ -17,6 +17,7 @@ pub mod clients;
 pub mod convert;
 mod error;
 pub mod fields;
+mod jump;
 pub mod load;
 pub mod migrate;
 pub mod model;
@@ -33,6 +34,7 @@ pub use catalog::{list_profiles, resolve_profile, ProfileEntry, ProfileOrigin};
 pub use clients::{ClientUrl, ClientUrlError, LoadClient};
 pub use convert::SingleCommand;
 pub use error::{Problem, ProfileError};
+pub use jump::{parse_jump_hosts, JumpHost};
 pub use load::{load_file, load_str, Loaded};
 pub use model::{
     ClientEntry, MysqlSection, PasswordFrom, PlanSection, Profile, SshAuth, SshSection,

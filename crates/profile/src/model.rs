@@ -129,6 +129,12 @@ pub struct SshSection {
     /// ("SHA256:..."). A different key refuses the connection.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_key_fingerprint: Option<String>,
+    /// The jump hosts in between, as OpenSSH's `ProxyJump` writes them:
+    /// `[user@]host[:port]`, comma-separated, nearest first ("none": no jump host).
+    /// Each hop logs in as this section says (user, when the hop names none, and
+    /// credentials) and its host key is checked like the server's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jump: Option<String>,
 }
 
 /// One `[[clients]]` entry: a load client machine and how to log in to it. The login

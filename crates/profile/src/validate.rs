@@ -117,6 +117,9 @@ fn check_ssh_login(ssh: &SshSection, at: &str, out: &mut Vec<Problem>) {
             );
         }
     }
+    if let Some(Err(why)) = ssh.jump.as_deref().map(crate::parse_jump_hosts) {
+        push(out, format!("{at}.jump"), why);
+    }
 }
 
 /// Each `[[clients]]` entry: a URL that parses, said once, with login options only

@@ -43,6 +43,16 @@ pub enum SshError {
         source: std::io::Error,
     },
     #[error(
+        "the jump host {via} could not open a connection to {to}: {source} (can {via} reach \
+         {to}, and does its sshd allow TCP forwarding: AllowTcpForwarding yes?)"
+    )]
+    Forward {
+        via: String,
+        to: String,
+        #[source]
+        source: ssh2::Error,
+    },
+    #[error(
         "SSH handshake with {addr} failed: {source} (is this an SSH server? is it overloaded?)"
     )]
     Handshake {

@@ -8,13 +8,17 @@
 //! A crate of its own so that every crate which reaches a host over SSH finds it in one
 //! place, and none of them has to depend on the monitor for it.
 //!
+//! Jump hosts (`ProxyJump`): [`SshTarget::jumps`], each hop a session of its own
+//! (`jump`).
+//!
 //! Non-goals: no interactive prompts here (the CLI/GUI asks, then calls again), no
-//! port forwarding, no ~/.ssh/config parsing, no writes to the user's own
+//! port forwarding for callers, no ~/.ssh/config parsing (the caller resolves aliases), no writes to the user's own
 //! ~/.ssh/known_hosts (it is only read, when asked).
 
 mod auth;
 mod clock;
 mod error;
+mod jump;
 pub mod known_hosts;
 mod shell;
 
@@ -107,6 +111,11 @@ pub struct SshTarget {
     pub connect_timeout: Duration,
     /// SSH-level keepalive interval (libssh2 keepalive@openssh.com requests).
     pub keepalive: Duration,
+    /// The jump hosts in between (OpenSSH's `ProxyJump`), nearest first: the first is
+    /// reached directly, each next one through the one before, this target through the
+    /// last. Each hop is checked and logs in by its own fields; its own `jumps` are not
+    /// followed.
+    pub jumps: Vec<SshTarget>,
 }
 
 impl SshTarget {
@@ -127,6 +136,7 @@ impl SshTarget {
             pinned_fingerprint: None,
             connect_timeout: Duration::from_secs(10),
             keepalive: Duration::from_secs(5),
+            jumps: Vec::new(),
         }
     }
 
@@ -157,6 +167,8 @@ pub struct SshConnection {
     addr: String,
     user: String,
     host_key: HostKey,
+    // The jump hosts this session runs over; declared last, so they stop after it.
+    _tunnels: jump::Tunnels,
 }
 
 impl std::fmt::Debug for SshConnection {
@@ -168,10 +180,32 @@ impl std::fmt::Debug for SshConnection {
     }
 }
 
-/// Opens, verifies and authenticates a session.
+/// Opens, verifies and authenticates a session, through the target's jump hosts if it
+/// has any.
 pub fn connect(target: &SshTarget) -> Result<SshConnection, SshError> {
+    let Some((first, rest)) = target.jumps.split_first() else {
+        return connect_over(target, tcp_connect(target)?, jump::Tunnels::default());
+    };
+    let mut tunnels = jump::Tunnels::default();
+    let mut via = connect_over(first, tcp_connect(first)?, jump::Tunnels::default())?;
+    for next in rest.iter().chain(std::iter::once(target)) {
+        let (stream, tunnel) = jump::open(via, &next.host, next.port)?;
+        tunnels.push(tunnel);
+        if std::ptr::eq(next, target) {
+            return connect_over(target, stream, tunnels);
+        }
+        via = connect_over(next, stream, jump::Tunnels::default())?;
+    }
+    unreachable!("the loop ends at the target")
+}
+
+/// A session over `tcp`: a direct connection, or the end of a jump host's tunnel.
+fn connect_over(
+    target: &SshTarget,
+    tcp: TcpStream,
+    tunnels: jump::Tunnels,
+) -> Result<SshConnection, SshError> {
     let addr = target.addr();
-    let tcp = tcp_connect(target)?;
     let socket = tcp.try_clone().map_err(|source| SshError::Io {
         addr: addr.clone(),
         doing: "cloning the socket",
@@ -204,6 +238,7 @@ pub fn connect(target: &SshTarget) -> Result<SshConnection, SshError> {
         addr,
         user: target.user.clone(),
         host_key,
+        _tunnels: tunnels,
     })
 }
 

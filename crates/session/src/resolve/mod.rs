@@ -50,6 +50,8 @@ pub enum ResolveError {
         "no SSH credentials for {user}@{host}: give --ssh-key=FILE, --ssh-agent or --ssh-password"
     )]
     NoSshCredentials { user: String, host: String },
+    #[error("[ssh] jump (--ssh-jump): {why}; give the jump hosts as [user@]host[:port], comma-separated, nearest first")]
+    BadJumpHosts { why: String },
     #[error(transparent)]
     Ssh(#[from] dbdyno_ssh::SshError),
     #[error("host key not trusted: nothing was run")]

@@ -74,8 +74,29 @@ pub fn ssh_target(
     if known.user_file_too {
         files = files.with_user_known_hosts();
     }
+    let hops = match s.jump.as_deref().map(dbdyno_profile::parse_jump_hosts) {
+        Some(Ok(hops)) => hops,
+        Some(Err(why)) => return Err(ResolveError::BadJumpHosts { why }),
+        None => Vec::new(),
+    };
     let mut t = SshTarget::new(host, s.port.unwrap_or(22), user, auth, files);
     t.accept_new_host_key = login.accept_new_host_key;
+    // Each hop logs in with the server's credentials and is checked against the same
+    // known_hosts; the pinned key is the server's alone.
+    t.jumps = hops
+        .into_iter()
+        .map(|hop| {
+            let mut j = SshTarget::new(
+                hop.host,
+                hop.port.unwrap_or(22),
+                hop.user.unwrap_or_else(|| t.user.clone()),
+                t.auth.clone(),
+                t.known_hosts.clone(),
+            );
+            j.accept_new_host_key = t.accept_new_host_key;
+            j
+        })
+        .collect();
     t.pinned_fingerprint = s.host_key_fingerprint.clone();
     Ok(Some(t))
 }
@@ -262,6 +283,41 @@ mod tests {
             file: "/tmp/kh".into(),
             user_file_too: false,
         }
+    }
+
+    #[test]
+    fn jump_hosts_log_in_as_the_server_does_unless_they_name_their_user() {
+        let p = profile(
+            "[ssh]\nhost = \"db1\"\nuser = \"dba\"\njump = \"ops@bastion:2222,inner\"\nhost_key_fingerprint = \"SHA256:pin\"\n",
+        );
+        let login = SshLogin {
+            key: Some("/k".into()),
+            accept_new_host_key: true,
+            ..Default::default()
+        };
+        let t = ssh_target(&p, &login, &known()).unwrap().unwrap();
+        let hops: Vec<_> = t
+            .jumps
+            .iter()
+            .map(|j| {
+                (
+                    j.user.as_str(),
+                    j.host.as_str(),
+                    j.port,
+                    j.accept_new_host_key,
+                )
+            })
+            .collect();
+        assert_eq!(
+            hops,
+            [("ops", "bastion", 2222, true), ("dba", "inner", 22, true)]
+        );
+        assert!(t.jumps.iter().all(|j| j.pinned_fingerprint.is_none()
+            && matches!(j.auth, Login::Key { ref path, .. } if path == Path::new("/k"))));
+        let mut bad = p.clone();
+        bad.ssh.as_mut().unwrap().jump = Some("bastion:ssh".into());
+        let e = ssh_target(&bad, &login, &known()).unwrap_err();
+        assert!(e.to_string().contains("`ssh` is not a port"), "{e}");
     }
 
     #[test]

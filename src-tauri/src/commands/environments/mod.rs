@@ -229,6 +229,8 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
         }),
         key_path: f.ssh_key_path.as_deref().and_then(non_empty),
         host_key_fingerprint: f.ssh_host_key_fingerprint.as_deref().and_then(non_empty),
+        // Not on the form yet: the profile file's jump hosts are kept, never dropped.
+        jump: p.ssh.as_ref().and_then(|s| s.jump.clone()),
     });
     p.data_disk = f.data_disk.as_deref().and_then(non_empty);
     p.clients = f.load_clients.iter().map(|c| c.entry()).collect();
