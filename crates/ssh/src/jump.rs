@@ -134,28 +134,19 @@ fn pump(via: SshConnection, mut channel: Channel, mut local: TcpStream) {
     loop {
         let mut moved = false;
         if !local_eof && to_channel.len() < PENDING_LIMIT {
-            match local.read(&mut buf) {
-                Ok(0) => {
+            match read_into(&mut local, &mut buf, &mut to_channel) {
+                Ok(Some(0)) => {
                     local_eof = true;
                     moved = true;
                 }
-                Ok(n) => {
-                    to_channel.extend_from_slice(&buf[..n]);
-                    moved = true;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                Err(_) => break,
+                Ok(Some(_)) => moved = true,
+                Ok(None) => {}
+                Err(()) => break,
             }
         }
-        if !to_channel.is_empty() {
-            match channel.write(&to_channel) {
-                Ok(n) => {
-                    to_channel.drain(..n);
-                    moved |= n > 0;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                Err(_) => break,
-            }
+        match write_from(&mut channel, &mut to_channel) {
+            Ok(n) => moved |= n > 0,
+            Err(()) => break,
         }
         if local_eof && to_channel.is_empty() && !eof_sent {
             match channel.send_eof() {
@@ -165,25 +156,17 @@ fn pump(via: SshConnection, mut channel: Channel, mut local: TcpStream) {
             }
         }
         if !channel_eof && to_local.len() < PENDING_LIMIT {
-            match channel.read(&mut buf) {
-                Ok(0) => channel_eof = channel.eof(),
-                Ok(n) => {
-                    to_local.extend_from_slice(&buf[..n]);
-                    moved = true;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                Err(_) => break,
+            match read_into(&mut channel, &mut buf, &mut to_local) {
+                // A channel's 0 is "nothing now" until libssh2 has seen its EOF.
+                Ok(Some(0)) => channel_eof = channel.eof(),
+                Ok(Some(_)) => moved = true,
+                Ok(None) => {}
+                Err(()) => break,
             }
         }
-        if !to_local.is_empty() {
-            match local.write(&to_local) {
-                Ok(n) => {
-                    to_local.drain(..n);
-                    moved |= n > 0;
-                }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {}
-                Err(_) => break,
-            }
+        match write_from(&mut local, &mut to_local) {
+            Ok(n) => moved |= n > 0,
+            Err(()) => break,
         }
         if channel_eof && to_local.is_empty() {
             let _ = local.shutdown(Shutdown::Write);
@@ -203,6 +186,38 @@ fn pump(via: SshConnection, mut channel: Channel, mut local: TcpStream) {
     via.session.set_timeout(2000);
     let _ = channel.close();
     via.close();
+}
+
+/// One non-blocking read from `from`, appended to `pending`: Some(bytes read, 0 at
+/// end of stream), None when nothing is there yet, Err when the stream broke.
+fn read_into(
+    from: &mut impl Read,
+    buf: &mut [u8],
+    pending: &mut Vec<u8>,
+) -> Result<Option<usize>, ()> {
+    match from.read(buf) {
+        Ok(n) => {
+            pending.extend_from_slice(&buf[..n]);
+            Ok(Some(n))
+        }
+        Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(None),
+        Err(_) => Err(()),
+    }
+}
+
+/// One non-blocking write of what `pending` holds; returns how much went (and left it).
+fn write_from(to: &mut impl Write, pending: &mut Vec<u8>) -> Result<usize, ()> {
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    match to.write(pending) {
+        Ok(n) => {
+            pending.drain(..n);
+            Ok(n)
+        }
+        Err(e) if e.kind() == ErrorKind::WouldBlock => Ok(0),
+        Err(_) => Err(()),
+    }
 }
 
 /// Sleeps until the hop's socket or the local one can move bytes, or a second passes

@@ -188,15 +188,14 @@ pub fn connect(target: &SshTarget) -> Result<SshConnection, SshError> {
     };
     let mut tunnels = jump::Tunnels::default();
     let mut via = connect_over(first, tcp_connect(first)?, jump::Tunnels::default())?;
-    for next in rest.iter().chain(std::iter::once(target)) {
+    for next in rest {
         let (stream, tunnel) = jump::open(via, &next.host, next.port)?;
         tunnels.push(tunnel);
-        if std::ptr::eq(next, target) {
-            return connect_over(target, stream, tunnels);
-        }
         via = connect_over(next, stream, jump::Tunnels::default())?;
     }
-    unreachable!("the loop ends at the target")
+    let (stream, tunnel) = jump::open(via, &target.host, target.port)?;
+    tunnels.push(tunnel);
+    connect_over(target, stream, tunnels)
 }
 
 /// A session over `tcp`: a direct connection, or the end of a jump host's tunnel.
