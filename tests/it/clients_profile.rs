@@ -12,14 +12,14 @@ use dbdyno_tests::{shared_server, stderr, stdout, TestSchema};
 
 use crate::sshd::{self, Sshd};
 
-fn env(name: &str) -> String {
+pub(crate) fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
         panic!("{name} is not set: `eval \"$(bash scripts/sshd-sandbox.sh env)\"` (as root, for its password user)")
     })
 }
 
 /// `SHA256:…` of an OpenSSH public key line, as `ssh-keygen -lf` prints it.
-fn fingerprint(pubkey: &str) -> String {
+pub(crate) fn fingerprint(pubkey: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("host.pub");
     std::fs::write(&file, format!("{pubkey}\n")).unwrap();

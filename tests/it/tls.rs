@@ -3,8 +3,9 @@
 //! Each TLS mode connects when it should and, when it should not, fails saying why and
 //! what to change: a plain connection (the server wants TLS), `verify_ca` with another CA
 //! (not signed by it), `verify_identity` by a name the certificate does not hold. The
-//! checks and a monitored ladder (its MySQL sampler opens its own connection) run over
-//! TLS too.
+//! checks, a monitored ladder (its MySQL sampler opens its own connection) and a ladder
+//! with an SSH load client run over TLS too. The load client logs in as another user,
+//! who cannot read the test's CA file: its agent connects with the CA the order carried.
 //!
 //! The certificates come from `openssl` (installed with the system's TLS libraries).
 
@@ -13,6 +14,8 @@ use std::process::{Command, Output};
 
 use dbdyno_tests::*;
 use serde_json::Value;
+
+use crate::clients_profile::{env, fingerprint};
 
 /// A CA, a server key and certificate signed by it for IP 127.0.0.1 only, and a
 /// second CA that signed nothing here.
@@ -108,6 +111,7 @@ fn both(o: &Output) -> String {
 
 #[test]
 fn each_tls_mode_connects_or_says_what_to_change_against_a_tls_only_server() {
+    let _sshd = crate::sshd::shared();
     let _g = shared_server();
     let c = certs();
     let server = PrivateSandbox::start(
@@ -226,5 +230,55 @@ fn each_tls_mode_connects_or_says_what_to_change_against_a_tls_only_server() {
     assert!(
         step["mysql"]["covered_s"].as_f64().unwrap_or(0.0) >= 1.5,
         "the MySQL sampler connected over TLS: {step}"
+    );
+
+    // A load client over SSH, as another user, who cannot read the CA file in the test's
+    // private directory: its agent verifies the server with the CA its orders carried.
+    let sshd = crate::sshd::Sshd::from_env();
+    let client_url = format!(
+        "ssh://{}@{}:{}",
+        env("DBDYNO_TEST_SSH_PW_USER"),
+        env("DBDYNO_TEST_SSH_HOST2"),
+        sshd.port
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("tls-clients.toml");
+    std::fs::write(
+        &profile,
+        format!(
+            "schema_version = 1\nname = \"tls-clients\"\n\n[mysql]\nhost = \"127.0.0.1\"\n\n\
+             [[clients]]\nurl = \"{client_url}\"\nauth = \"password\"\nhost_key_fingerprint = \"{}\"\n",
+            fingerprint(&sshd.host_pubkey)
+        ),
+    )
+    .unwrap();
+    let mut args: Vec<String> = vec!["ladder".to_string()];
+    args.extend(server.mysql_args());
+    args.extend(
+        [
+            &format!("--profile={}", profile.display()),
+            "--scenarios=oltp_point_select",
+            "--tables=1",
+            "--table-size=1000",
+            "--threads=2",
+            "--time=2",
+            "--no-history",
+            "--no-monitor",
+            "--mysql-ssl-mode=verify_identity",
+            &ca,
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    let o = dbdyno_cmd()
+        .args(&args)
+        .env("MYSQL_PWD", server.sandbox().password)
+        .env("DBDYNO_SSH_PASSWORD", env("DBDYNO_TEST_SSH_PASSWORD"))
+        .output()
+        .unwrap();
+    let text = ok(&o);
+    assert!(
+        text.contains(&format!("local 1, {client_url} 1")),
+        "both clients ran over TLS: {text}"
     );
 }

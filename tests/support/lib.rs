@@ -21,6 +21,7 @@ fn env(name: &str) -> String {
 }
 
 mod gate;
+pub mod netns;
 
 pub use gate::{shared_limit, Announced, Gate, MachineLock, ServerGuard};
 

@@ -401,6 +401,8 @@ export type EnvironmentForm = {
 	ssh_key_path: string | null,
 	/**  The accepted host key ("SHA256:…"), set by accepting it after "Test SSH". */
 	ssh_host_key_fingerprint: string | null,
+	/**  Jump hosts in between, as OpenSSH's ProxyJump: `[user@]host[:port]`, comma-separated. */
+	ssh_jump: string | null,
 	/**  Block device of the data directory, when the automatic resolver must be overridden. */
 	data_disk: string | null,
 	/**  Machines that can drive load besides this one (the profile's `[[clients]]`). */

@@ -66,6 +66,10 @@ pub struct HistoryOpts {
     /// nearest first (profile `[ssh] jump`).
     #[arg(long)]
     pub ssh_jump: Option<String>,
+    /// The OpenSSH client config read for the host's entry, as `ssh -F` (default
+    /// ~/.ssh/config; none: read none; profile `[ssh] config`).
+    #[arg(long, value_name = "FILE")]
+    pub ssh_config: Option<String>,
 }
 
 /// `dbdyno runs ...`: the run history.

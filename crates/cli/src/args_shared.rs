@@ -31,6 +31,13 @@ pub struct ConnArgs {
     /// CA certificate (PEM) for verify_ca / verify_identity.
     #[arg(long)]
     pub mysql_ssl_ca: Option<String>,
+    /// The server's RSA public key (PEM) for a caching_sha2_password login over plain TCP.
+    #[arg(long, value_name = "FILE")]
+    pub mysql_server_public_key_path: Option<String>,
+    /// Ask the server for its RSA public key for that login (not authenticated over plain
+    /// TCP: prefer TLS or --mysql-server-public-key-path).
+    #[arg(long, num_args = 0..=1, default_missing_value = "on", value_parser = parse_bool)]
+    pub mysql_get_server_public_key: Option<bool>,
     /// Error codes that restart a transaction instead of stopping ("all" or a list).
     #[arg(long, default_value = "1213,1020,1205")]
     pub mysql_ignore_errors: String,

@@ -210,6 +210,37 @@ mod tests {
         Ok((applied, plan))
     }
 
+    /// Every profile key has its option on `ladder` (an option missing there would be
+    /// skipped by [`apply`] without a word), and each takes the profile's value.
+    #[test]
+    fn every_profile_key_is_an_option_of_ladder() {
+        let ladder = tool_subcommand("ladder");
+        let missing: Vec<&str> = FIELDS
+            .iter()
+            .map(|f| f.option)
+            .filter(|o| {
+                !ladder.get_arguments().any(|a| {
+                    a.get_long_and_visible_aliases()
+                        .is_some_and(|names| names.contains(o))
+                })
+            })
+            .collect();
+        assert!(missing.is_empty(), "no --option on ladder for: {missing:?}");
+        let (applied, plan) = ladder_with(&[
+            "--ssh-host=db1",
+            "--ssh-config=none",
+            "--mysql-get-server-public-key",
+            "--mysql-server-public-key-path=/k.pem",
+        ])
+        .unwrap();
+        assert_eq!(applied.profile.ssh.unwrap().config.as_deref(), Some("none"));
+        assert!(plan.connect.get_server_public_key);
+        assert_eq!(
+            plan.connect.server_public_key_path.as_deref(),
+            Some("/k.pem")
+        );
+    }
+
     /// sysbench-tpcc's options go onto the profile like every workload option: the ones
     /// the command line names win, the profile's other tpcc keys hold.
     #[test]

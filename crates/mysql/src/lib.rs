@@ -15,15 +15,20 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, SslOpts};
 
+pub mod dialect;
 mod error;
+mod flavour;
 mod options;
 
+pub use dialect::{dialect, Dialect};
 pub use error::MysqlError;
+pub use flavour::{Flavour, ServerVersion};
 pub use options::{ConnectOptions, TlsMode};
 
 /// How long a TCP connect may take before it is abandoned.
@@ -54,6 +59,8 @@ pub fn opts(c: &ConnectOptions, stmt_cache: usize) -> Opts {
         // transport it was asked for.
         .prefer_socket(c.host == "localhost")
         .tcp_connect_timeout(Some(TCP_CONNECT_TIMEOUT))
+        .server_key_path(c.server_public_key_path.as_ref().map(PathBuf::from))
+        .get_server_public_key(c.get_server_public_key)
         .read_timeout(HANDSHAKE_BOUND)
         .write_timeout(HANDSHAKE_BOUND);
     match &c.socket {
@@ -76,7 +83,7 @@ pub fn opts(c: &ConnectOptions, stmt_cache: usize) -> Opts {
 fn ssl_opts(c: &ConnectOptions) -> Option<SslOpts> {
     let mut ssl = SslOpts::default();
     if let Some(ca) = &c.tls_ca {
-        ssl = ssl.with_root_cert_path(Some(std::path::PathBuf::from(ca)));
+        ssl = ssl.with_root_cert_path(Some(PathBuf::from(ca)));
     }
     match c.tls {
         TlsMode::Disabled => None,
@@ -223,6 +230,11 @@ pub fn connect_error(c: &ConnectOptions, e: &mysql::Error) -> MysqlError {
             "no MySQL handshake within {}s: the server accepted the connection but did not greet or answer the login ({message}) — is this a MySQL port? An overloaded server, or one whose accept queue (back_log) overflowed, answers late",
             HANDSHAKE_TIMEOUT.as_secs()
         )
+    } else if matches!(
+        e,
+        mysql::Error::DriverError(mysql::DriverError::ServerPublicKeyNotAllowed)
+    ) {
+        "the account logs in with caching_sha2_password (MySQL 8's default) and the server has not cached its password, so over a plain TCP connection the password must go encrypted with the server's RSA public key, and DB Dyno does not take that key from the server unasked (over plain TCP it is not authenticated) — connect over TLS (--mysql-ssl-mode=required; the profile's ssl_mode), give the key file (--mysql-server-public-key-path: the server's public_key.pem), or allow asking for it (--mysql-get-server-public-key; the profile's get_server_public_key = true)".to_string()
     } else if matches!(
         e,
         mysql::Error::DriverError(mysql::DriverError::ConnectTimeout)

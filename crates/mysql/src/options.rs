@@ -19,6 +19,13 @@ pub struct ConnectOptions {
     pub tls: TlsMode,
     /// CA certificate (PEM) for `verify_ca` / `verify_identity`.
     pub tls_ca: Option<String>,
+    /// A `caching_sha2_password` login over plain TCP that the server has not cached
+    /// needs its RSA public key: read from this file (PEM), as the MySQL client's
+    /// `--server-public-key-path`...
+    pub server_public_key_path: Option<String>,
+    /// ...or, when allowed, asked of the server (`--get-server-public-key`; off by
+    /// default, as in the MySQL client: a key sent over plain TCP is not authenticated).
+    pub get_server_public_key: bool,
 }
 
 impl Default for ConnectOptions {
@@ -32,6 +39,8 @@ impl Default for ConnectOptions {
             database: "sbtest".into(),
             tls: TlsMode::Disabled,
             tls_ca: None,
+            server_public_key_path: None,
+            get_server_public_key: false,
         }
     }
 }

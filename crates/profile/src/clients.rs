@@ -265,6 +265,8 @@ impl Profile {
             host_key_fingerprint: entry.and_then(|e| e.host_key_fingerprint.clone()),
             // A client behind the same bastion as the server, unless its entry says otherwise.
             jump: pick(|s| s.jump.clone()),
+            // The same user's OpenSSH config, unless the entry names another.
+            config: pick(|s| s.config.clone()),
         }
     }
 

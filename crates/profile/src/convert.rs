@@ -81,6 +81,8 @@ impl Profile {
             database: m.db.clone().unwrap_or(d.database),
             tls: m.ssl_mode.unwrap_or(d.tls),
             tls_ca: m.ssl_ca.clone(),
+            server_public_key_path: m.server_public_key_path.clone(),
+            get_server_public_key: m.get_server_public_key.unwrap_or(d.get_server_public_key),
         }
     }
 

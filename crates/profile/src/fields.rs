@@ -91,6 +91,18 @@ pub const FIELDS: &[Field] = &[
         "CA certificate (PEM) for verify_ca / verify_identity",
     ),
     f(
+        "mysql.server_public_key_path",
+        "mysql-server-public-key-path",
+        Str,
+        "server's RSA public key (PEM) for caching_sha2_password over plain TCP",
+    ),
+    f(
+        "mysql.get_server_public_key",
+        "mysql-get-server-public-key",
+        Bool,
+        "ask the server for its RSA key (caching_sha2_password over plain TCP)",
+    ),
+    f(
         "mysql.ignore_errors",
         "mysql-ignore-errors",
         Str,
@@ -128,6 +140,12 @@ pub const FIELDS: &[Field] = &[
         "ssh-jump",
         Str,
         "jump hosts in between (ProxyJump: [user@]host[:port],...)",
+    ),
+    f(
+        "ssh.config",
+        "ssh-config",
+        Str,
+        "OpenSSH client config read for the host (default ~/.ssh/config; none: none)",
     ),
     f(
         "plan.scenarios",
@@ -627,6 +645,7 @@ mod tests {
             key_path: Some("~/.ssh/id".into()),
             host_key_fingerprint: Some("SHA256:x".into()),
             jump: Some("x".into()),
+            config: Some("~/.ssh/config".into()),
         });
         for o in FIELDS.iter().map(|f| f.option) {
             let raw = match by_option(o).unwrap().kind {

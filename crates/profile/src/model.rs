@@ -92,6 +92,14 @@ pub struct MysqlSection {
     pub ssl_mode: Option<TlsMode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ssl_ca: Option<String>,
+    /// The server's RSA public key (PEM), for a `caching_sha2_password` login over
+    /// plain TCP (MySQL 8's default plugin) that needs a full authentication.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_public_key_path: Option<String>,
+    /// Ask the server for that key instead (`--get-server-public-key`). Off by default:
+    /// over plain TCP the key is not authenticated. TLS needs neither.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_server_public_key: Option<bool>,
     /// Error codes that restart a transaction ("1213,1020,1205", "all", "none").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignore_errors: Option<String>,
@@ -135,6 +143,11 @@ pub struct SshSection {
     /// credentials) and its host key is checked like the server's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jump: Option<String>,
+    /// The OpenSSH client config to read for this host's `Host` entry (HostName, User,
+    /// Port, IdentityFile, ProxyJump fill what this section leaves out), as `ssh -F`
+    /// names it. Default: `~/.ssh/config` when it exists; "none": read no config.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
 }
 
 /// One `[[clients]]` entry: a load client machine and how to log in to it. The login

@@ -1,173 +1,19 @@
 //! Jump hosts against real sshd: a database host that only the bastion can reach.
 //!
-//! Three network namespaces made by the test: the client's, the bastion's and the
-//! database host's, with a veth pair between client and bastion and one between bastion
-//! and database host. A new namespace does not forward (ip_forward is 0), so the client
-//! has no way to the database host but through the bastion's sshd. The connecting thread
-//! enters the client's namespace with setns(2), which moves that thread alone.
+//! Three network namespaces made by the test (`dbdyno_tests::netns`): the client's, the
+//! bastion's and the database host's; the client has no way to the database host but
+//! through the bastion's sshd. The connecting thread enters the client's namespace with
+//! setns(2), which moves that thread alone.
 //!
 //! Needs root, `ip` (iproute2) and sshd; skips without them, fails without them under CI.
 
 use std::fs;
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use dbdyno_ssh::{connect, KnownHostsConfig, SshAuth, SshError, SshTarget};
-
-const BASTION_ADDR: &str = "10.254.28.1";
-const BASTION_INNER_ADDR: &str = "10.254.29.1";
-const DB_ADDR: &str = "10.254.29.2";
-
-struct Namespaces {
-    client: String,
-    bastion: String,
-    db: String,
-}
-
-fn ip(args: &[&str]) -> Result<(), String> {
-    let out = Command::new("ip")
-        .args(args)
-        .output()
-        .map_err(|e| format!("ip: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "ip {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
-impl Namespaces {
-    fn create() -> Option<Namespaces> {
-        let id = std::process::id();
-        let ns = Namespaces {
-            client: format!("dd-jc{id}"),
-            bastion: format!("dd-jb{id}"),
-            db: format!("dd-jd{id}"),
-        };
-        let made = ip(&["netns", "add", &ns.client])
-            .and_then(|()| ip(&["netns", "add", &ns.bastion]))
-            .and_then(|()| ip(&["netns", "add", &ns.db]));
-        if let Err(why) = made {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the jump-host test (as root, with iproute2): {why}"
-            );
-            eprintln!("SKIPPED: network namespaces are not available here (root and `ip netns` needed): {why}");
-            return None;
-        }
-        let (c, b, d) = (&ns.client, &ns.bastion, &ns.db);
-        let steps: &[&[&str]] = &[
-            &[
-                "-n", c, "link", "add", "dd-c", "type", "veth", "peer", "name", "dd-bc", "netns", b,
-            ],
-            &[
-                "-n", b, "link", "add", "dd-bd", "type", "veth", "peer", "name", "dd-d", "netns", d,
-            ],
-            &["-n", c, "addr", "add", "10.254.28.2/24", "dev", "dd-c"],
-            &["-n", b, "addr", "add", "10.254.28.1/24", "dev", "dd-bc"],
-            &["-n", b, "addr", "add", "10.254.29.1/24", "dev", "dd-bd"],
-            &["-n", d, "addr", "add", "10.254.29.2/24", "dev", "dd-d"],
-            &["-n", c, "link", "set", "dd-c", "up"],
-            &["-n", b, "link", "set", "dd-bc", "up"],
-            &["-n", b, "link", "set", "dd-bd", "up"],
-            &["-n", d, "link", "set", "dd-d", "up"],
-            &["-n", c, "link", "set", "lo", "up"],
-            &["-n", b, "link", "set", "lo", "up"],
-            &["-n", d, "link", "set", "lo", "up"],
-        ];
-        for args in steps {
-            ip(args).unwrap_or_else(|why| panic!("setting up the namespaces: {why}"));
-        }
-        Some(ns)
-    }
-}
-
-impl Drop for Namespaces {
-    fn drop(&mut self) {
-        for ns in [&self.client, &self.bastion, &self.db] {
-            let _ = ip(&["netns", "del", ns]);
-        }
-    }
-}
-
-/// An sshd of the test's own inside a namespace, stopped on drop.
-struct Sshd {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Sshd {
-    fn start(dir: &Path, name: &str, netns: &str, listen: &[&str], forwarding: bool) -> Sshd {
-        let sshd = std::env::var("DBDYNO_SSHD_BIN").unwrap_or_else(|_| "/usr/sbin/sshd".into());
-        let host_key = dir.join(format!("{name}_host_key"));
-        keygen(&host_key);
-        let config = dir.join(format!("{name}_sshd_config"));
-        let listen: String = listen
-            .iter()
-            .map(|a| format!("ListenAddress {a}:22\n"))
-            .collect();
-        fs::write(
-            &config,
-            format!(
-                "{listen}HostKey {}\nPidFile none\nAuthorizedKeysFile {}\nStrictModes no\nUsePAM no\n\
-                 PermitRootLogin prohibit-password\nPasswordAuthentication no\n\
-                 KbdInteractiveAuthentication no\nAllowTcpForwarding {}\nLogLevel DEBUG1\n",
-                host_key.display(),
-                dir.join("authorized_keys").display(),
-                if forwarding { "yes" } else { "no" },
-            ),
-        )
-        .unwrap();
-        fs::create_dir_all("/run/sshd").unwrap();
-        let log = dir.join(format!("{name}_sshd.log"));
-        let child = Command::new("ip")
-            .args(["netns", "exec", netns, &sshd, "-D", "-f"])
-            .arg(&config)
-            .arg("-E")
-            .arg(&log)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("ip netns exec sshd");
-        let server = Sshd { child, log };
-        // Listening when its log says so (the namespace's ports are not ours to probe).
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !server.log().contains("Server listening on") {
-            assert!(
-                Instant::now() < deadline,
-                "{name} sshd did not start: {}",
-                server.log()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        server
-    }
-
-    fn log(&self) -> String {
-        fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn keygen(path: &Path) {
-    let ok = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-        .arg(path)
-        .status()
-        .expect("ssh-keygen (openssh-client)");
-    assert!(ok.success());
-}
+use dbdyno_tests::netns::{keygen, Namespaces, Sshd, BASTION_ADDR, BASTION_INNER_ADDR, DB_ADDR};
 
 /// Runs `f` on a thread that has entered the namespace `netns` (the rest of the test
 /// process stays where it is).

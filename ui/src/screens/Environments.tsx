@@ -179,18 +179,19 @@ export function Environments() {
   );
 }
 
-function Text({ label, value, onChange, disabled, type = "text", id }: {
+function Text({ label, value, onChange, disabled, type = "text", id, placeholder }: {
   label: string;
   value: string;
   onChange: (v: string) => void;
   disabled?: boolean;
   type?: string;
   id?: string;
+  placeholder?: string;
 }) {
   return (
     <label className="field">
       <span>{label}</span>
-      <input type={type} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} data-testid={id} />
+      <input type={type} value={value} disabled={disabled} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} data-testid={id} />
     </label>
   );
 }
@@ -297,7 +298,7 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
           <div className="fields">
             <Text label="SSH host" value={f.ssh_host} onChange={(v) => set("ssh_host", v)} id="ssh-host" />
             <Text label="SSH port" type="number" value={String(f.ssh_port)} onChange={(v) => set("ssh_port", Number(v) || 0)} id="ssh-port" />
-            <Text label="SSH user" value={f.ssh_user} onChange={(v) => set("ssh_user", v)} id="ssh-user" />
+            <Text label="SSH user" value={f.ssh_user} onChange={(v) => set("ssh_user", v)} id="ssh-user" placeholder="from ~/.ssh/config, else your login" />
             <label className="field">
               <span>Log in with</span>
               <select value={f.ssh_login} onChange={(e) => set("ssh_login", e.target.value as EnvironmentForm["ssh_login"])} data-testid="ssh-login">
@@ -307,8 +308,9 @@ function EnvironmentEditor({ editing, onChange, onSave, onDuplicate, onDelete, o
               </select>
             </label>
             {f.ssh_login === "key" && (
-              <Text label="Private key file" value={f.ssh_key_path ?? ""} onChange={(v) => set("ssh_key_path", v || null)} id="ssh-key" />
+              <Text label="Private key file" value={f.ssh_key_path ?? ""} onChange={(v) => set("ssh_key_path", v || null)} id="ssh-key" placeholder="IdentityFile from ~/.ssh/config" />
             )}
+            <Text label="Jump hosts (ProxyJump)" value={f.ssh_jump ?? ""} onChange={(v) => set("ssh_jump", v || null)} id="ssh-jump" placeholder="[user@]bastion[:port], nearest first" />
             <label className="field">
               <span>Accepted host key</span>
               <input type="text" readOnly value={f.ssh_host_key_fingerprint ?? "none yet: Test SSH"} />

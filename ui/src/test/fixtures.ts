@@ -169,6 +169,7 @@ export const envDetail = (name: string): EnvironmentDetail => ({
     ssh_login: "agent",
     ssh_key_path: null,
     ssh_host_key_fingerprint: null,
+    ssh_jump: null,
     data_disk: null,
     load_clients: [],
   },

@@ -19,8 +19,11 @@ use mysql::Conn;
 
 use crate::sql::{self, binlog_on, RoundTrip, ServerVersion};
 
-/// Variables recorded with every run and read by the checks. Names a server does not
-/// know are simply absent (MariaDB has no innodb_redo_log_capacity, MySQL 8 no tx_isolation).
+/// Variables recorded with every run and read by the checks, besides those whose
+/// defaults MySQL 8.4 changed ([`dbdyno_mysql::dialect::CHANGED_DEFAULTS_IN_8_4`]),
+/// recorded too. Names a server does not know are simply absent (MariaDB has no
+/// innodb_redo_log_capacity, MySQL 8 no tx_isolation: the flavour table's
+/// `absent_variables`).
 pub const VARIABLES: &[&str] = &[
     "innodb_buffer_pool_size",
     "innodb_buffer_pool_instances",
@@ -161,7 +164,12 @@ pub fn gather_mysql(c: &ConnectOptions) -> Result<MysqlFacts, MysqlProblem> {
         message: e.to_string(),
     })?;
     let connect_ms = t.elapsed().as_secs_f64() * 1000.0;
-    let variables = sql::variables(&mut conn, VARIABLES).map_err(|e| problem(&e))?;
+    let names: Vec<&str> = VARIABLES
+        .iter()
+        .copied()
+        .chain(dbdyno_mysql::dialect::changed_in_8_4())
+        .collect();
+    let variables = sql::variables(&mut conn, &names).map_err(|e| problem(&e))?;
     let version = ServerVersion::parse(
         variables.get("version").map(String::as_str).unwrap_or(""),
         variables

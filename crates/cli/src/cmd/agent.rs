@@ -9,7 +9,10 @@ use std::process::ExitCode;
 use dbdyno_clients::agent::{serve, AgentExit};
 
 pub fn run() -> ExitCode {
-    match serve(BufReader::new(std::io::stdin()), std::io::stdout()) {
+    let exit = serve(BufReader::new(std::io::stdin()), std::io::stdout());
+    // The CA certificate and public key the orders carried (written on first use).
+    let _ = std::fs::remove_dir_all(dbdyno_engine::clients::agent_files_dir());
+    match exit {
         AgentExit::Done => ExitCode::SUCCESS,
         AgentExit::Refused(reason) => {
             eprintln!("dbdyno agent: {reason}");

@@ -150,7 +150,7 @@ pub(crate) fn measure_clock(client: &mut Client, samples: usize) -> Result<(), C
 
 fn ping(client: &mut Client, connect: &ConnectOptions) -> Result<f64, ClientsError> {
     let order = Order::Ping {
-        connect: AgentConnect::new(connect),
+        connect: Box::new(AgentConnect::new(connect)),
     };
     client
         .transport

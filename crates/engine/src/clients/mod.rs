@@ -16,5 +16,6 @@ pub mod protocol;
 
 pub use merge::{merge, merge_second, MergeError, MergedStep, SecondPart, Share, CLIENT_BOUND_PCT};
 pub use protocol::{
-    AgentConnect, Order, PrewarmOrder, Report, StepOrder, VersionMismatch, PROTOCOL_VERSION,
+    agent_files_dir, AgentConnect, Order, PrewarmOrder, Report, StepOrder, VersionMismatch,
+    PROTOCOL_VERSION,
 };

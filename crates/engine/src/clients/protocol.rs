@@ -23,29 +23,73 @@ use crate::workload::WorkloadOptions;
 pub const PROTOCOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// How to reach the database from the agent, password included (ConnectOptions never
-/// serialises its password).
+/// serialises its password), and the files the options name by their content: an agent
+/// on another machine has none of the coordinator's paths.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentConnect {
     #[serde(flatten)]
     pub options: ConnectOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
+    /// The CA certificate of `tls_ca` (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_ca_pem: Option<String>,
+    /// The server's RSA public key of `server_public_key_path` (PEM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_public_key_pem: Option<String>,
 }
 
 impl AgentConnect {
+    /// The options and the files they name, read here. A file that cannot be read
+    /// travels as its path, and the agent's connection then names it.
     pub fn new(options: &ConnectOptions) -> AgentConnect {
+        let read =
+            |path: &Option<String>| path.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
         AgentConnect {
             password: options.password.clone(),
+            tls_ca_pem: read(&options.tls_ca),
+            server_public_key_pem: read(&options.server_public_key_path),
             options: options.clone(),
         }
     }
 
-    /// The options with the password back in place.
+    /// The options with the password back in place and the files written on this
+    /// machine ([`agent_files_dir`]), their paths in place of the coordinator's.
     pub fn to_options(&self) -> ConnectOptions {
         let mut o = self.options.clone();
         o.password = self.password.clone();
+        if let Some(path) = self
+            .tls_ca_pem
+            .as_deref()
+            .and_then(|pem| agent_file("ca.pem", pem))
+        {
+            o.tls_ca = Some(path);
+        }
+        if let Some(path) = self
+            .server_public_key_pem
+            .as_deref()
+            .and_then(|pem| agent_file("server_public_key.pem", pem))
+        {
+            o.server_public_key_path = Some(path);
+        }
         o
     }
+}
+
+/// Where an agent writes the files its orders carry: a directory of this process's own
+/// under the temporary directory, removed by the agent when it ends.
+pub fn agent_files_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("dbdyno-agent-{}", std::process::id()))
+}
+
+/// Writes `pem` as `name` in [`agent_files_dir`] (public data: a CA certificate, a
+/// public key), or None when it cannot.
+fn agent_file(name: &str, pem: &str) -> Option<String> {
+    let dir = agent_files_dir();
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join(name);
+    std::fs::write(&path, pem).ok()?;
+    Some(path.display().to_string())
 }
 
 impl std::fmt::Debug for AgentConnect {
@@ -89,7 +133,8 @@ pub enum Order {
     /// Answer with the agent's wall clock now.
     Clock,
     /// Time a `SELECT 1` from the agent's machine.
-    Ping { connect: AgentConnect },
+    /// (Boxed: the connect and the files it carries are the largest order but a step's.)
+    Ping { connect: Box<AgentConnect> },
     /// Open this share's connections, then say `ready`.
     Step(Box<StepOrder>),
     /// Start measuring at this instant of the agent's own clock (µs since the Unix epoch).
@@ -197,7 +242,7 @@ mod tests {
             ..ConnectOptions::default()
         };
         let order = Order::Ping {
-            connect: AgentConnect::new(&options),
+            connect: Box::new(AgentConnect::new(&options)),
         };
         let line = order.to_line();
         assert!(line.contains("\"password\":\"s3cret\""), "{line}");
@@ -207,6 +252,40 @@ mod tests {
             panic!("{back:?}")
         };
         assert_eq!(connect.to_options().password.as_deref(), Some("s3cret"));
+    }
+
+    #[test]
+    fn the_files_the_options_name_travel_by_content_and_land_in_the_agents_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.pem");
+        std::fs::write(&ca, "-----BEGIN CERTIFICATE-----\nca\n").unwrap();
+        let options = ConnectOptions {
+            tls_ca: Some(ca.display().to_string()),
+            server_public_key_path: Some("/nonexistent/key.pem".into()),
+            ..ConnectOptions::default()
+        };
+        let line = Order::Ping {
+            connect: Box::new(AgentConnect::new(&options)),
+        }
+        .to_line();
+        assert!(line.contains("BEGIN CERTIFICATE"), "{line}");
+        std::fs::remove_file(&ca).unwrap();
+        let Order::Ping { connect } = serde_json::from_str(&line).unwrap() else {
+            panic!("{line}")
+        };
+        let o = connect.to_options();
+        let landed = o.tls_ca.unwrap();
+        assert!(landed.starts_with(&agent_files_dir().display().to_string()));
+        assert_eq!(
+            std::fs::read_to_string(&landed).unwrap(),
+            "-----BEGIN CERTIFICATE-----\nca\n"
+        );
+        assert_eq!(
+            o.server_public_key_path.as_deref(),
+            Some("/nonexistent/key.pem"),
+            "an unreadable file travels as its path"
+        );
+        let _ = std::fs::remove_dir_all(agent_files_dir());
     }
 
     #[test]

@@ -293,7 +293,9 @@ fn server_variables(e: &mut EnvironmentFacts, env: &Value) {
     e.max_connections = e
         .max_connections
         .or_else(|| var("max_connections")?.parse().ok());
-    for k in [
+    // Then the variables whose defaults MySQL 8.4 changed: an 8.0-against-8.4
+    // comparison on defaults differs in them, and the environment table must say so.
+    let listed = [
         "innodb_io_capacity",
         "innodb_flush_method",
         "innodb_redo_log_capacity",
@@ -301,7 +303,11 @@ fn server_variables(e: &mut EnvironmentFacts, env: &Value) {
         "innodb_doublewrite",
         "binlog_format",
         "transaction_isolation",
-    ] {
+    ];
+    for k in listed
+        .into_iter()
+        .chain(dbdyno_mysql::dialect::changed_in_8_4())
+    {
         if let Some(v) = var(k) {
             e.extra.entry(k.to_string()).or_insert(v);
         }
@@ -494,6 +500,43 @@ mod tests {
             r.warnings,
             ["not measured: disk utilisation (no SSH access)"]
         );
+    }
+
+    #[test]
+    fn the_variables_whose_defaults_mysql_8_4_changed_reach_the_environment_table() {
+        // An 8.0 and an 8.4 server on their defaults (values from their manuals).
+        let env = |version: &str, vars: serde_json::Value| {
+            let doc = serde_json::json!({
+                "plan": {"workload": {"tables": 1, "table_size": 1000}},
+                "outcome": {"steps": [], "cancelled": false},
+                "monitoring": {"environment": {
+                    "server": {"version": version, "flavour": "mysql"},
+                    "variables": vars,
+                }, "steps": [], "missing": []}
+            });
+            from_results_doc(&doc, version).unwrap().environment.extra
+        };
+        let old = env(
+            "8.0.40",
+            serde_json::json!({"innodb_change_buffering": "all", "innodb_io_capacity": "200",
+                "innodb_use_fdatasync": "OFF", "temptable_use_mmap": "ON"}),
+        );
+        let new = env(
+            "8.4.3",
+            serde_json::json!({"innodb_change_buffering": "none", "innodb_io_capacity": "10000",
+                "innodb_use_fdatasync": "ON", "temptable_use_mmap": "OFF"}),
+        );
+        for k in [
+            "innodb_change_buffering",
+            "innodb_io_capacity",
+            "innodb_use_fdatasync",
+            "temptable_use_mmap",
+        ] {
+            assert!(
+                old.contains_key(k) && new.contains_key(k) && old[k] != new[k],
+                "{k}: {old:?} / {new:?}"
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 mod clients;
 mod password;
+mod ssh_config;
 mod ssh_login;
 mod trust;
 
@@ -52,6 +53,11 @@ pub enum ResolveError {
     NoSshCredentials { user: String, host: String },
     #[error("[ssh] jump (--ssh-jump): {why}; give the jump hosts as [user@]host[:port], comma-separated, nearest first")]
     BadJumpHosts { why: String },
+    #[error("reading the OpenSSH client config {}: {why}; fix it, name another with [ssh] config (--ssh-config=FILE), or read none with --ssh-config=none", path.display())]
+    SshConfig {
+        path: std::path::PathBuf,
+        why: String,
+    },
     #[error(transparent)]
     Ssh(#[from] dbdyno_ssh::SshError),
     #[error("host key not trusted: nothing was run")]

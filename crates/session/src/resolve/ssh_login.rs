@@ -3,7 +3,8 @@
 //! `--ssh-password`, `--ssh-agent`, `--accept-new-host-key`, `--known-hosts`).
 //!
 //! The credentials, first match wins: the profile's `auth` when set; else the caller's
-//! choice; else the profile's key; else a password from DBDYNO_SSH_PASSWORD or the
+//! choice; else the profile's key; else the `IdentityFile` of the host's entry in the
+//! user's OpenSSH config (`ssh_config`); else a password from DBDYNO_SSH_PASSWORD or the
 //! keyring; else a running agent; else ~/.ssh's default keys. Secrets come from the
 //! environment first, then the keyring entries of the profile; never from a file.
 
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 use dbdyno_profile::{Profile, SecretKind, SecretStore, SshAuth};
 use dbdyno_ssh::{KnownHostsConfig, SshAuth as Login, SshTarget};
 
+use super::ssh_config::UserSshConfig;
 use super::{env_value, Ask, ResolveError};
 
 /// Which known_hosts files hold the keys DB Dyno trusts.
@@ -39,14 +41,17 @@ pub struct SshLogin<'a> {
 }
 
 /// The target, or `None` when the profile has no `[ssh]` section. The SSH host is the
-/// section's, else the MySQL host. The profile's pinned host key goes with it.
+/// section's, else the MySQL host; the user's OpenSSH config fills what the section
+/// leaves out (its `Host` entry for that name: HostName, User, Port, IdentityFile,
+/// ProxyJump), and the same for each jump host. The profile's pinned host key goes
+/// with it.
 pub fn ssh_target(
     p: &Profile,
     login: &SshLogin,
     known: &KnownHosts,
 ) -> Result<Option<SshTarget>, ResolveError> {
     let Some(s) = &p.ssh else { return Ok(None) };
-    let Some(host) = s
+    let Some(name) = s
         .host
         .clone()
         .or_else(|| p.mysql.host.clone())
@@ -54,9 +59,13 @@ pub fn ssh_target(
     else {
         return Ok(None);
     };
+    let config = UserSshConfig::load(s.config.as_deref())?;
+    let entry = config.host(&name);
+    let host = entry.host_name.clone().unwrap_or(name);
     let user = s
         .user
         .clone()
+        .or_else(|| entry.user.clone())
         .or_else(|| std::env::var("USER").ok())
         .unwrap_or_else(|| "root".into());
     let secrets = Secrets {
@@ -66,6 +75,7 @@ pub fn ssh_target(
         p,
         login,
         secrets: &secrets,
+        config_key: entry.identity_file.clone(),
         user: &user,
         host: &host,
     }
@@ -74,23 +84,33 @@ pub fn ssh_target(
     if known.user_file_too {
         files = files.with_user_known_hosts();
     }
-    let hops = match s.jump.as_deref().map(dbdyno_profile::parse_jump_hosts) {
+    let jump = s.jump.as_deref().or(entry.proxy_jump.as_deref());
+    let hops = match jump.map(dbdyno_profile::parse_jump_hosts) {
         Some(Ok(hops)) => hops,
         Some(Err(why)) => return Err(ResolveError::BadJumpHosts { why }),
         None => Vec::new(),
     };
-    let mut t = SshTarget::new(host, s.port.unwrap_or(22), user, auth, files);
+    let mut t = SshTarget::new(host, s.port.or(entry.port).unwrap_or(22), user, auth, files);
     t.accept_new_host_key = login.accept_new_host_key;
-    // Each hop logs in with the server's credentials and is checked against the same
-    // known_hosts; the pinned key is the server's alone.
+    // Each hop logs in with the server's credentials (or the key its config entry
+    // names) and is checked against the same known_hosts; the pinned key is the
+    // server's alone.
     t.jumps = hops
         .into_iter()
         .map(|hop| {
+            let entry = config.host(&hop.host);
+            let auth = match entry.identity_file {
+                Some(path) => Login::Key {
+                    path,
+                    passphrase: None,
+                },
+                None => t.auth.clone(),
+            };
             let mut j = SshTarget::new(
-                hop.host,
-                hop.port.unwrap_or(22),
-                hop.user.unwrap_or_else(|| t.user.clone()),
-                t.auth.clone(),
+                entry.host_name.unwrap_or(hop.host),
+                hop.port.or(entry.port).unwrap_or(22),
+                hop.user.or(entry.user).unwrap_or_else(|| t.user.clone()),
+                auth,
                 t.known_hosts.clone(),
             );
             j.accept_new_host_key = t.accept_new_host_key;
@@ -122,6 +142,8 @@ struct Credentials<'a> {
     p: &'a Profile,
     login: &'a SshLogin<'a>,
     secrets: &'a Secrets<'a>,
+    /// The `IdentityFile` of the host's OpenSSH config entry.
+    config_key: Option<PathBuf>,
     user: &'a str,
     host: &'a str,
 }
@@ -129,7 +151,12 @@ struct Credentials<'a> {
 impl Credentials<'_> {
     fn choose(&self) -> Result<Login, ResolveError> {
         let profile_key = self.p.ssh.as_ref().and_then(|s| s.key_path.as_deref());
-        let key = self.login.key.clone().or(profile_key.map(expand_home));
+        let key = self
+            .login
+            .key
+            .clone()
+            .or(profile_key.map(expand_home))
+            .or(self.config_key.clone());
         let password = || {
             self.login
                 .password
@@ -203,7 +230,7 @@ impl Credentials<'_> {
     }
 }
 
-fn expand_home(p: &str) -> PathBuf {
+pub(super) fn expand_home(p: &str) -> PathBuf {
     match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => Path::new(&home).join(rest),
         _ => PathBuf::from(p),
@@ -318,6 +345,80 @@ mod tests {
         bad.ssh.as_mut().unwrap().jump = Some("bastion:ssh".into());
         let e = ssh_target(&bad, &login, &known()).unwrap_err();
         assert!(e.to_string().contains("`ssh` is not a port"), "{e}");
+    }
+
+    #[test]
+    fn the_users_ssh_config_fills_what_the_profile_leaves_out_and_never_overrides_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("id_db");
+        let hop_key = dir.path().join("id_ops");
+        std::fs::write(&key, "k").unwrap();
+        std::fs::write(&hop_key, "k").unwrap();
+        let config = dir.path().join("config");
+        std::fs::write(
+            &config,
+            format!(
+                "Host db1\n  HostName 10.0.0.50\n  User dba\n  Port 2222\n  IdentityFile {}\n  ProxyJump bastion\n\
+                 Host bastion\n  HostName 192.0.2.7\n  User ops\n  IdentityFile {}\n",
+                key.display(),
+                hop_key.display()
+            ),
+        )
+        .unwrap();
+        let section = |extra: &str| {
+            profile(&format!(
+                "[ssh]\nhost = \"db1\"\nconfig = \"{}\"\n{extra}",
+                config.display()
+            ))
+        };
+        let t = ssh_target(&section(""), &SshLogin::default(), &known())
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.user.as_str()),
+            ("10.0.0.50", 2222, "dba")
+        );
+        assert!(
+            matches!(t.auth, Login::Key { ref path, .. } if path == &key),
+            "{:?}",
+            t.auth
+        );
+        let hop = &t.jumps[..];
+        assert_eq!(hop.len(), 1);
+        assert_eq!(
+            (hop[0].host.as_str(), hop[0].port, hop[0].user.as_str()),
+            ("192.0.2.7", 22, "ops"),
+            "a hop's own entry is read too"
+        );
+        assert!(matches!(hop[0].auth, Login::Key { ref path, .. } if path == &hop_key));
+
+        // The profile's fields win, as ssh's options win over its config.
+        let t = ssh_target(
+            &section("user = \"root\"\nport = 22\njump = \"none\"\n"),
+            &SshLogin {
+                key: Some("/k".into()),
+                ..Default::default()
+            },
+            &known(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.user.as_str()),
+            ("10.0.0.50", 22, "root")
+        );
+        assert!(t.jumps.is_empty(), "jump = none: no bastion");
+        assert!(matches!(t.auth, Login::Key { ref path, .. } if path == Path::new("/k")));
+
+        // config = "none": the alias is the address.
+        let mut off = section("");
+        off.ssh.as_mut().unwrap().config = Some("none".into());
+        let login = SshLogin {
+            key: Some("/k".into()),
+            ..Default::default()
+        };
+        let t = ssh_target(&off, &login, &known()).unwrap().unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("db1", 22));
     }
 
     #[test]

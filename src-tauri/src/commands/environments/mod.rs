@@ -79,6 +79,8 @@ pub struct EnvironmentForm {
     pub ssh_key_path: Option<String>,
     /// The accepted host key ("SHA256:…"), set by accepting it after "Test SSH".
     pub ssh_host_key_fingerprint: Option<String>,
+    /// Jump hosts in between, as OpenSSH's ProxyJump: `[user@]host[:port]`, comma-separated.
+    pub ssh_jump: Option<String>,
     /// Block device of the data directory, when the automatic resolver must be overridden.
     pub data_disk: Option<String>,
     /// Machines that can drive load besides this one (the profile's `[[clients]]`).
@@ -183,7 +185,8 @@ fn form_of(p: &Profile) -> EnvironmentForm {
         ssh_enabled: p.ssh.is_some(),
         ssh_host: ssh.host.unwrap_or_default(),
         ssh_port: ssh.port.unwrap_or(22),
-        ssh_user: ssh.user.unwrap_or_else(|| "root".into()),
+        // Empty: the user's ~/.ssh/config entry for the host says, else the login name.
+        ssh_user: ssh.user.unwrap_or_default(),
         ssh_login: match (ssh.auth, &ssh.key_path) {
             (Some(SshAuth::Password), _) => SshLogin::Password,
             (Some(SshAuth::Key), _) | (None, Some(_)) => SshLogin::Key,
@@ -191,6 +194,7 @@ fn form_of(p: &Profile) -> EnvironmentForm {
         },
         ssh_key_path: ssh.key_path,
         ssh_host_key_fingerprint: ssh.host_key_fingerprint,
+        ssh_jump: ssh.jump,
         data_disk: p.data_disk.clone(),
         load_clients: clients::forms_of(p),
     }
@@ -220,7 +224,9 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
     });
     p.ssh = f.ssh_enabled.then(|| SshSection {
         host: non_empty(&f.ssh_host),
-        port: Some(f.ssh_port),
+        // 22, the form's default, is left to the user's ~/.ssh/config entry (whose
+        // Port then applies) and else is 22 all the same.
+        port: (f.ssh_port != 22).then_some(f.ssh_port),
         user: non_empty(&f.ssh_user),
         auth: Some(match f.ssh_login {
             SshLogin::Agent => SshAuth::Agent,
@@ -229,8 +235,9 @@ fn apply_form(mut p: Profile, f: &EnvironmentForm) -> Profile {
         }),
         key_path: f.ssh_key_path.as_deref().and_then(non_empty),
         host_key_fingerprint: f.ssh_host_key_fingerprint.as_deref().and_then(non_empty),
-        // Not on the form yet: the profile file's jump hosts are kept, never dropped.
-        jump: p.ssh.as_ref().and_then(|s| s.jump.clone()),
+        jump: f.ssh_jump.as_deref().and_then(non_empty),
+        // Not on the form: a profile file's choice of OpenSSH config is kept.
+        config: p.ssh.as_ref().and_then(|s| s.config.clone()),
     });
     p.data_disk = f.data_disk.as_deref().and_then(non_empty);
     p.clients = f.load_clients.iter().map(|c| c.entry()).collect();
@@ -355,4 +362,30 @@ pub async fn set_secret(name: String, slot: SecretSlot, value: String) -> AppRes
         Ok(())
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The form edits the jump hosts and leaves to the user's ~/.ssh/config what it
+    /// leaves empty (the user) or at its default (port 22); a profile file's choice of
+    /// config file survives a save.
+    #[test]
+    fn the_ssh_fields_leave_what_is_unset_to_the_users_ssh_config() {
+        let text = "schema_version = 1\nname = \"behind\"\n[mysql]\nhost = \"10.0.0.5\"\n\
+                    [ssh]\nhost = \"db1\"\nconfig = \"none\"\njump = \"ops@bastion\"\n";
+        let p = dbdyno_profile::load_str(text, "test", "behind")
+            .unwrap()
+            .profile;
+        let mut f = form_of(&p);
+        assert_eq!(f.ssh_jump.as_deref(), Some("ops@bastion"));
+        assert_eq!((f.ssh_user.as_str(), f.ssh_port), ("", 22));
+        f.ssh_jump = Some(" ops@bastion:2222,inner ".into());
+        let saved = apply_form(p, &f);
+        let ssh = saved.ssh.unwrap();
+        assert_eq!(ssh.jump.as_deref(), Some("ops@bastion:2222,inner"));
+        assert_eq!((ssh.user, ssh.port), (None, None));
+        assert_eq!(ssh.config.as_deref(), Some("none"));
+    }
 }

@@ -60,8 +60,8 @@ use crate::{
     ChangeUserOpts,
     DriverError::{
         CleartextPluginDisabled, MismatchedStmtParams, OldMysqlPasswordDisabled, Protocol41NotSet,
-        ReadOnlyTransNotSupported, SetupError, UnexpectedPacket, UnknownAuthPlugin,
-        UnsupportedProtocol,
+        ReadOnlyTransNotSupported, ServerPublicKeyNotAllowed, SetupError, UnexpectedPacket,
+        UnknownAuthPlugin, UnsupportedProtocol,
     },
     Error::{self, DriverError, MySqlError},
     LocalInfileHandler, Opts, OptsBuilder, Params, QueryResult, Result, Transaction,
@@ -969,6 +969,9 @@ impl Conn {
                         let server_payload;
                         let key = if let Some(key) = configured_key.as_deref() {
                             key
+                        } else if !self.0.opts.get_get_server_public_key() {
+                            // DB DYNO PATCH: refuse before the password leaves.
+                            return Err(DriverError(ServerPublicKeyNotAllowed));
                         } else {
                             self.write_packet(&mut &[0x02][..])?;
                             server_payload = self.read_packet()?;

@@ -222,6 +222,8 @@ pub enum DriverError {
     UnknownAuthPlugin(String),
     OldMysqlPasswordDisabled,
     CleartextPluginDisabled,
+    // DB DYNO PATCH: see `OptsBuilder::get_server_public_key`.
+    ServerPublicKeyNotAllowed,
     BulkExecute(BulkExecuteRequestError),
     InvalidParsecSalt,
 }
@@ -306,6 +308,10 @@ impl fmt::Display for DriverError {
             DriverError::CleartextPluginDisabled => {
                 write!(f, "mysql_clear_password must be enabled on the client side")
             }
+            DriverError::ServerPublicKeyNotAllowed => write!(
+                f,
+                "caching_sha2_password full authentication over an insecure connection needs the server's RSA public key, and requesting it from the server is not allowed"
+            ),
             DriverError::BulkExecute(e) => {
                 write!(f, "Bulk execute error: {e}")
             }

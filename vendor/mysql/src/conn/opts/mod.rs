@@ -221,6 +221,11 @@ pub(crate) struct InnerOpts {
     /// Client-side copy of the server RSA public key for caching_sha2_password.
     server_key_path: Option<PathBuf>,
 
+    // DB DYNO PATCH: whether full caching_sha2_password authentication over plain TCP
+    // may ask the server for its RSA public key (the MySQL client's
+    // --get-server-public-key). Upstream always asks; `true` keeps that.
+    get_server_public_key: bool,
+
     /// Connection pool options (defaults to [`PoolOpts::default`]).
     pool_opts: PoolOpts,
 
@@ -318,6 +323,7 @@ impl Default for InnerOpts {
             init: vec![],
             ssl_opts: None,
             server_key_path: None,
+            get_server_public_key: true,
             pool_opts: PoolOpts::default(),
             tcp_keepalive_time: None,
             #[cfg(any(target_os = "linux", target_os = "macos",))]
@@ -441,6 +447,12 @@ impl Opts {
     /// Returns the configured server RSA public-key path (defaults to `None`).
     pub fn get_server_key_path(&self) -> Option<&Path> {
         self.0.server_key_path.as_deref()
+    }
+
+    // DB DYNO PATCH
+    /// Whether the server may be asked for its RSA public key (defaults to `true`).
+    pub fn get_get_server_public_key(&self) -> bool {
+        self.0.get_server_public_key
     }
 
     /// Connection pool options (defaults to [`Default::default`]).
@@ -1176,6 +1188,18 @@ impl OptsBuilder {
     /// ```
     pub fn server_key_path(mut self, server_key_path: Option<PathBuf>) -> Self {
         self.opts.0.server_key_path = server_key_path;
+        self
+    }
+
+    // DB DYNO PATCH
+    /// Whether full `caching_sha2_password` authentication over non-TLS TCP may ask the
+    /// server for its RSA public key when no [`Self::server_key_path`] is set (the MySQL
+    /// client's `--get-server-public-key`). A key sent by the server is not
+    /// authenticated, so a man-in-the-middle could substitute its own. When `false`
+    /// such a login fails with [`crate::DriverError::ServerPublicKeyNotAllowed`]
+    /// before the password leaves the client. Defaults to `true` (upstream's behaviour).
+    pub fn get_server_public_key(mut self, allowed: bool) -> Self {
+        self.opts.0.get_server_public_key = allowed;
         self
     }
 

@@ -1,0 +1,173 @@
+//! Network namespaces and sshd of a test's own, for the tests of hosts behind a bastion
+//! (the SSH crate's jump-host test and the command line's `~/.ssh/config` test).
+//!
+//! Three namespaces: the client's, the bastion's and the database host's, with a veth
+//! pair between client and bastion and one between bastion and database host. A new
+//! namespace does not forward (ip_forward is 0), so the client has no way to the
+//! database host but through the bastion's sshd.
+//!
+//! Needs root, `ip` (iproute2) and sshd: [`Namespaces::create`] returns None (the test
+//! skips) without them, and fails under CI.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BASTION_ADDR: &str = "10.254.28.1";
+pub const BASTION_INNER_ADDR: &str = "10.254.29.1";
+pub const DB_ADDR: &str = "10.254.29.2";
+
+pub struct Namespaces {
+    pub client: String,
+    pub bastion: String,
+    pub db: String,
+}
+
+fn ip(args: &[&str]) -> Result<(), String> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+impl Namespaces {
+    /// The three namespaces, or None when this machine cannot make them (not under CI).
+    pub fn create() -> Option<Namespaces> {
+        let id = std::process::id();
+        let ns = Namespaces {
+            client: format!("dd-jc{id}"),
+            bastion: format!("dd-jb{id}"),
+            db: format!("dd-jd{id}"),
+        };
+        let made = ip(&["netns", "add", &ns.client])
+            .and_then(|()| ip(&["netns", "add", &ns.bastion]))
+            .and_then(|()| ip(&["netns", "add", &ns.db]));
+        if let Err(why) = made {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the jump-host test (as root, with iproute2): {why}"
+            );
+            eprintln!("SKIPPED: network namespaces are not available here (root and `ip netns` needed): {why}");
+            return None;
+        }
+        let (c, b, d) = (&ns.client, &ns.bastion, &ns.db);
+        let steps: &[&[&str]] = &[
+            &[
+                "-n", c, "link", "add", "dd-c", "type", "veth", "peer", "name", "dd-bc", "netns", b,
+            ],
+            &[
+                "-n", b, "link", "add", "dd-bd", "type", "veth", "peer", "name", "dd-d", "netns", d,
+            ],
+            &["-n", c, "addr", "add", "10.254.28.2/24", "dev", "dd-c"],
+            &["-n", b, "addr", "add", "10.254.28.1/24", "dev", "dd-bc"],
+            &["-n", b, "addr", "add", "10.254.29.1/24", "dev", "dd-bd"],
+            &["-n", d, "addr", "add", "10.254.29.2/24", "dev", "dd-d"],
+            &["-n", c, "link", "set", "dd-c", "up"],
+            &["-n", b, "link", "set", "dd-bc", "up"],
+            &["-n", b, "link", "set", "dd-bd", "up"],
+            &["-n", d, "link", "set", "dd-d", "up"],
+            &["-n", c, "link", "set", "lo", "up"],
+            &["-n", b, "link", "set", "lo", "up"],
+            &["-n", d, "link", "set", "lo", "up"],
+        ];
+        for args in steps {
+            ip(args).unwrap_or_else(|why| panic!("setting up the namespaces: {why}"));
+        }
+        Some(ns)
+    }
+}
+
+impl Drop for Namespaces {
+    fn drop(&mut self) {
+        for ns in [&self.client, &self.bastion, &self.db] {
+            let _ = ip(&["netns", "del", ns]);
+        }
+    }
+}
+
+/// An sshd of the test's own inside a namespace, stopped on drop.
+pub struct Sshd {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Sshd {
+    /// An sshd listening on `listen` (port 22) inside `netns`, logging in by the keys in
+    /// `dir/authorized_keys`, forwarding TCP or not.
+    pub fn start(dir: &Path, name: &str, netns: &str, listen: &[&str], forwarding: bool) -> Sshd {
+        let sshd = std::env::var("DBDYNO_SSHD_BIN").unwrap_or_else(|_| "/usr/sbin/sshd".into());
+        let host_key = dir.join(format!("{name}_host_key"));
+        keygen(&host_key);
+        let config = dir.join(format!("{name}_sshd_config"));
+        let listen: String = listen
+            .iter()
+            .map(|a| format!("ListenAddress {a}:22\n"))
+            .collect();
+        fs::write(
+            &config,
+            format!(
+                "{listen}HostKey {}\nPidFile none\nAuthorizedKeysFile {}\nStrictModes no\nUsePAM no\n\
+                 PermitRootLogin prohibit-password\nPasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\nAllowTcpForwarding {}\nLogLevel DEBUG1\n",
+                host_key.display(),
+                dir.join("authorized_keys").display(),
+                if forwarding { "yes" } else { "no" },
+            ),
+        )
+        .unwrap();
+        fs::create_dir_all("/run/sshd").unwrap();
+        let log = dir.join(format!("{name}_sshd.log"));
+        let child = Command::new("ip")
+            .args(["netns", "exec", netns, &sshd, "-D", "-f"])
+            .arg(&config)
+            .arg("-E")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("ip netns exec sshd");
+        let server = Sshd { child, log };
+        // Listening when its log says so (the namespace's ports are not ours to probe).
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !server.log().contains("Server listening on") {
+            assert!(
+                Instant::now() < deadline,
+                "{name} sshd did not start: {}",
+                server.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// Its log so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A passphrase-less ed25519 key pair at `path` and `path.pub`.
+pub fn keygen(path: &Path) {
+    let ok = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(path)
+        .status()
+        .expect("ssh-keygen (openssh-client)");
+    assert!(ok.success());
+}
