@@ -6,11 +6,9 @@
 //!
 //! Needs root, iproute2 and sshd: skips without them, fails without them under CI.
 
-use std::fs;
-use std::process::Command;
-
-use dbdyno_tests::netns::{keygen, Namespaces, Sshd, BASTION_ADDR, DB_ADDR};
+use dbdyno_tests::netns::{dbdyno_in, keygen, Namespaces, Sshd, BASTION_ADDR, DB_ADDR};
 use dbdyno_tests::*;
+use std::fs;
 
 #[test]
 fn monitor_reaches_a_host_behind_a_bastion_by_its_ssh_config_alias() {
@@ -37,22 +35,13 @@ fn monitor_reaches_a_host_behind_a_bastion_by_its_ssh_config_alias() {
     )
     .unwrap();
 
-    let base = dbdyno_cmd();
-    let mut cmd = Command::new("ip");
-    cmd.args(["netns", "exec", &ns.client])
-        .arg(base.get_program())
-        .args(["monitor", "--ssh-host=db-behind", "--duration=2", "--json"])
+    let mut cmd = dbdyno_in(&ns.client);
+    cmd.args(["monitor", "--ssh-host=db-behind", "--duration=2", "--json"])
         .arg(format!("--ssh-config={}", config.display()))
         .arg(format!("--known-hosts={}", d.join("known_hosts").display()))
         .args(["--accept-new-host-key", "--datadir=/"])
         .env("HOME", d)
         .env_remove("SSH_AUTH_SOCK");
-    for (k, v) in base.get_envs() {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
-    }
     let out = cmd.output().unwrap();
     let text = ok(&out);
     assert!(

@@ -276,15 +276,7 @@ impl Netns {
     }
 
     fn ip(&self, args: &[&str]) -> Result<(), String> {
-        let out = Command::new("ip")
-            .args(args)
-            .output()
-            .map_err(|e| format!("ip: {e}"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!("ip {}: {}", args.join(" "), stderr(&out).trim()))
-        }
+        dbdyno_tests::netns::ip(args)
     }
 
     fn link(&self, state: &str) {
@@ -294,24 +286,14 @@ impl Netns {
 
     /// `dbdyno` inside the client's namespace, connected to the server's address.
     fn dbdyno(&self, server: &PrivateSandbox, args: &[&str]) -> Command {
-        let mut c = dbdyno_cmd();
-        let program = c.get_program().to_owned();
-        let envs: Vec<_> = c
-            .get_envs()
-            .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))
-            .collect();
-        c = Command::new("ip");
-        c.args(["netns", "exec", &self.client])
-            .arg(program)
-            .args(args)
+        let mut c = dbdyno_tests::netns::dbdyno_in(&self.client);
+        c.args(args)
             .args([
                 format!("--mysql-host={SERVER_ADDR}"),
                 format!("--mysql-port={}", server.port),
                 "--mysql-user=sbtest".to_string(),
                 "--mysql-db=sbtest".to_string(),
             ])
-            .envs(envs)
-            .env_remove("MYSQL_PWD")
             .env("MYSQL_PWD", "sbtest");
         c
     }

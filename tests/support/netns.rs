@@ -24,7 +24,8 @@ pub struct Namespaces {
     pub db: String,
 }
 
-fn ip(args: &[&str]) -> Result<(), String> {
+/// `ip ARGS`, its error output as the error.
+pub fn ip(args: &[&str]) -> Result<(), String> {
     let out = Command::new("ip")
         .args(args)
         .output()
@@ -170,4 +171,19 @@ pub fn keygen(path: &Path) {
         .status()
         .expect("ssh-keygen (openssh-client)");
     assert!(ok.success());
+}
+
+/// The `dbdyno` of [`crate::dbdyno_cmd`] (its private directories), run inside the
+/// namespace `netns` by `ip netns exec`.
+pub fn dbdyno_in(netns: &str) -> Command {
+    let base = crate::dbdyno_cmd();
+    let mut c = Command::new("ip");
+    c.args(["netns", "exec", netns]).arg(base.get_program());
+    for (k, v) in base.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    c
 }

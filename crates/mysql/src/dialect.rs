@@ -64,6 +64,24 @@ pub struct ReplicaColumns {
     pub last_sql_error: &'static str,
 }
 
+impl ReplicaColumns {
+    /// Every column named, for a check that the server returns them all.
+    pub fn all(&self) -> [&'static str; 10] {
+        [
+            self.source_host,
+            self.io_running,
+            self.sql_running,
+            self.seconds_behind,
+            self.source_log_file,
+            self.read_source_log_pos,
+            self.relay_source_log_file,
+            self.exec_source_log_pos,
+            self.last_io_error,
+            self.last_sql_error,
+        ]
+    }
+}
+
 const MASTER_SLAVE_COLUMNS: ReplicaColumns = ReplicaColumns {
     source_host: "Master_Host",
     io_running: "Slave_IO_Running",
@@ -324,21 +342,6 @@ mod tests {
         SQL_Remaining_Delay Slave_SQL_Running_State Slave_DDL_Groups Slave_Non_Transactional_Groups \
         Slave_Transactional_Groups";
 
-    fn columns_of(r: &ReplicaColumns) -> [&'static str; 10] {
-        [
-            r.source_host,
-            r.io_running,
-            r.sql_running,
-            r.seconds_behind,
-            r.source_log_file,
-            r.read_source_log_pos,
-            r.relay_source_log_file,
-            r.exec_source_log_pos,
-            r.last_io_error,
-            r.last_sql_error,
-        ]
-    }
-
     #[test]
     fn each_server_gets_the_statements_its_manual_documents() {
         let cases = [
@@ -455,7 +458,7 @@ mod tests {
             (row("11.4.4-MariaDB", ""), MARIADB_10_6_REPLICA),
         ] {
             let names: Vec<&str> = documented.split_whitespace().collect();
-            for c in columns_of(&d.replica) {
+            for c in d.replica.all() {
                 assert!(
                     names.contains(&c),
                     "{}: {c} is not a documented column",
