@@ -40,5 +40,6 @@ mod tpcc_data;
 mod tpcc_prewarm;
 mod tpcc_report;
 mod tpcc_run;
+mod trend;
 mod verdicts;
 mod workloads;

@@ -16,6 +16,7 @@ use dbdyno_tests::*;
 use serde_json::Value;
 
 use crate::clients_profile::{env, fingerprint};
+use crate::sshd::Sshd;
 
 /// A CA, a server key and certificate signed by it for IP 127.0.0.1 only, and a
 /// second CA that signed nothing here.
@@ -234,7 +235,7 @@ fn each_tls_mode_connects_or_says_what_to_change_against_a_tls_only_server() {
 
     // A load client over SSH, as another user, who cannot read the CA file in the test's
     // private directory: its agent verifies the server with the CA its orders carried.
-    let sshd = crate::sshd::Sshd::from_env();
+    let sshd = Sshd::from_env();
     let client_url = format!(
         "ssh://{}@{}:{}",
         env("DBDYNO_TEST_SSH_PW_USER"),

@@ -112,6 +112,11 @@ pub enum ToolCommand {
     Monitor(MonitorArgs),
     /// Reports of one run or several environments: HTML, PDF, Markdown, CSV, JSON.
     Report(crate::args_report::ReportArgs),
+    /// Each cell's TPS and p95 over the history, and where they changed level (change points).
+    Trend(crate::args_trend::TrendArgs),
+    /// Is the newest run of an environment a regression against its history? Exit code 4
+    /// if so; --junit for CI.
+    Gate(crate::args_trend::GateArgs),
     /// The database host's disk, CPU and memory measured over SSH (fileio, cpu, memory),
     /// in a directory on the data disk that you confirm; every file removed afterwards.
     // Boxed: the connection and SSH options (clippy::large_enum_variant).
@@ -546,6 +551,8 @@ mod tests {
             ToolCommand::Check(c) => c.history.data_dir,
             ToolCommand::Monitor(m) => m.history.data_dir,
             ToolCommand::Report(r) => r.data_dir,
+            ToolCommand::Trend(t) => t.series.data_dir,
+            ToolCommand::Gate(g) => g.series.data_dir,
             ToolCommand::Import(i) => match i.command {
                 ImportCommand::Sysbench { data_dir, .. } => data_dir,
                 ImportCommand::Results { data_dir, .. } => data_dir,
@@ -567,6 +574,8 @@ mod tests {
             &["check"],
             &["monitor"],
             &["report", "--runs=1"],
+            &["trend"],
+            &["gate", "--env=e"],
             &["import", "sysbench", "f.txt", "--env=e"],
             &["import", "results", "f.json"],
         ] {

@@ -9,6 +9,7 @@ mod args_history;
 mod args_hwtest;
 mod args_report;
 mod args_shared;
+mod args_trend;
 mod clients;
 mod cmd;
 mod exit;
@@ -26,8 +27,8 @@ use clap::{CommandFactory, FromArgMatches, Parser};
 use args::{ToolCli, ToolCommand, WorkloadCli};
 
 /// First words that name a DB Dyno command rather than a sysbench workload.
-const TOOL_WORDS: [&str; 8] = [
-    "ladder", "runs", "import", "profile", "check", "monitor", "report", "hwtest",
+const TOOL_WORDS: [&str; 10] = [
+    "ladder", "runs", "import", "profile", "check", "monitor", "report", "hwtest", "trend", "gate",
 ];
 
 /// Runs the command line `argv` (as the process got it).
@@ -82,6 +83,8 @@ pub fn run(argv: impl IntoIterator<Item = String>) -> ExitCode {
                 ToolCommand::Check(a) => cmd::check::run(&a, &m),
                 ToolCommand::Monitor(a) => cmd::monitor::run(&a, &m),
                 ToolCommand::Report(a) => cmd::report::run(&a),
+                ToolCommand::Trend(a) => cmd::trend::run_trend(&a),
+                ToolCommand::Gate(a) => cmd::trend::run_gate(&a),
                 ToolCommand::Hwtest(a) => cmd::hwtest_remote::run(&a, &m),
             }
         }

@@ -27,6 +27,10 @@
 //! ([`CONFIDENCE`]) with Student's t quantiles ([`t_quantile`]). docs/reports.md, "How the
 //! intervals are made", explains the same for a reader of reports.
 //!
+//! 6. **Change points** ([`change_points`]): over a series of runs of one cell (the
+//!    history, night after night), where the figure moved to another level and stayed,
+//!    by E-divisive means with a t-test, as MongoDB's Hunter does.
+//!
 //! [`wording`] words the counts in DB Dyno's own sentences ("1 value", "3 cells"); it
 //! lives here, the lowest crate that words one, and the engine re-exports it.
 //!
@@ -35,6 +39,7 @@
 //! to explain on a report than a t interval).
 
 mod batch;
+mod changepoint;
 mod delta;
 mod describe;
 mod estimate;
@@ -48,10 +53,11 @@ pub mod wording;
 mod testutil;
 
 pub use batch::{batch_means_interval, percentile_interval, MAX_LAG1, MIN_VALUES};
+pub use changepoint::{change_points, last_segment, ChangePoint, ChangePointOptions};
 pub use delta::{relative_difference, Delta, DeltaRange};
 pub use describe::{coefficient_of_variation_pct, median};
 pub use estimate::{Estimate, Interval, Method};
 pub use repeats::{interleaved_order, repeats_interval, Slot, MIN_REPEATS};
 pub use steady::{steady_state, Steadiness, SteadyState, Window};
-pub use tdist::{t_critical, t_quantile, CONFIDENCE};
+pub use tdist::{t_critical, t_quantile, t_two_sided_p, CONFIDENCE};
 pub use verdict::{judge, noise_floor, Direction, FigureVerdict, Judgement, NoiseFloor};

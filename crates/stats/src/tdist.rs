@@ -41,9 +41,30 @@ pub fn t_critical(confidence: f64, df: f64) -> Option<f64> {
     t_quantile(0.5 + confidence / 2.0, df)
 }
 
+/// The two-sided p-value of a t statistic with `df` degrees of freedom: how often a t
+/// variable lies at least as far from 0. `None` when `t` is not finite or `df` is not a
+/// positive number.
+pub fn t_two_sided_p(t: f64, df: f64) -> Option<f64> {
+    if !t.is_finite() || df.is_nan() || df <= 0.0 {
+        return None;
+    }
+    let dist = StudentsT::new(0.0, 1.0, df.min(MAX_DF)).ok()?;
+    Some((2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_sided_p_values_match_the_tables() {
+        // The 95% and 99% critical values give p = 0.05 and 0.01.
+        assert!((t_two_sided_p(2.2622, 9.0).unwrap() - 0.05).abs() < 1e-4);
+        assert!((t_two_sided_p(-3.2498, 9.0).unwrap() - 0.01).abs() < 1e-4);
+        assert_eq!(t_two_sided_p(0.0, 4.0), Some(1.0));
+        assert_eq!(t_two_sided_p(f64::NAN, 4.0), None);
+        assert_eq!(t_two_sided_p(1.0, 0.0), None);
+    }
 
     /// Two-sided 95% critical values from printed t tables (4 decimals).
     const TABLE_975: [(f64, f64); 12] = [

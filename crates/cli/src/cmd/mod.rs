@@ -14,4 +14,5 @@ pub mod report;
 pub mod runs;
 pub mod tpcc;
 pub mod tpcc_check;
+pub mod trend;
 pub mod workload;

@@ -54,6 +54,7 @@ pub mod summary;
 pub mod timeline;
 pub mod tpcc;
 mod tpcc_summary;
+pub mod trend;
 pub mod verdict;
 pub mod warnings;
 
@@ -155,6 +156,10 @@ pub struct Report {
     #[serde(default)]
     pub claims: Vec<claims::Claim>,
     pub cold_starts: Vec<coldstart::ColdStart>,
+    /// Cells that ran at least [`trend::MIN_RUNS`] times among the runs: their series
+    /// over time and change points (a report of a nightly job's runs).
+    #[serde(default)]
+    pub trends: Vec<trend::Trend>,
     pub warnings: Vec<Warning>,
     /// The chosen step, once per environment that ran it.
     pub timeline: Vec<timeline::Timeline>,
@@ -426,6 +431,11 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         claims.extend(capacity::claims(c));
     }
     let cold_starts = coldstart::find(&runs);
+    let trends = trend::trends(
+        &runs,
+        trend::MIN_RUNS,
+        &trend::ChangePointOptions::default(),
+    );
     let mut warnings = warnings::collect(&runs, &scenarios, &cold_starts);
     let headlines = summary::headlines(&envs, &scenarios, &claims);
     let (timeline, latency_distribution, timeline_warnings) =
@@ -453,6 +463,7 @@ pub fn build(runs: &[ReportRun], opts: &ReportOptions) -> Result<Report, ReportE
         headlines,
         claims,
         cold_starts,
+        trends,
         warnings,
         timeline,
         latency_distribution,

@@ -283,6 +283,17 @@ fn analysis(o: &mut String, r: &Report) {
         }
         o.push_str("</ul>\n");
     }
+    if !r.trends.is_empty() {
+        o.push_str("<h3>Trends over time</h3>\n<ul class=\"trends\">\n");
+        for t in &r.trends {
+            let _ = write!(o, "<li>{}<ul>", esc(&t.summary));
+            for c in &t.changes {
+                let _ = write!(o, "<li>{}</li>", esc(c));
+            }
+            o.push_str("</ul></li>\n");
+        }
+        o.push_str("</ul>\n");
+    }
     o.push_str("</section>\n");
 }
 

@@ -360,6 +360,16 @@ fn analysis(o: &mut String, r: &Report) {
         }
         o.push('\n');
     }
+    if !r.trends.is_empty() {
+        let _ = writeln!(o, "### Trends over time\n");
+        for t in &r.trends {
+            let _ = writeln!(o, "- {}", esc(&t.summary));
+            for c in &t.changes {
+                let _ = writeln!(o, "  - {}", esc(c));
+            }
+        }
+        o.push('\n');
+    }
     recommendations(o, r);
 }
 

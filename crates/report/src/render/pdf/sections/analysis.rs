@@ -109,6 +109,15 @@ pub(super) fn analysis(l: &mut Layout, r: &Report) {
             l.bullet(&c.sentence, BODY, INK, "#E69F00");
         }
     }
+    if !r.trends.is_empty() {
+        l.heading("Trends over time", 2, 30.0);
+        for t in &r.trends {
+            l.bullet(&t.summary, BODY, INK, "#0072B2");
+            for c in &t.changes {
+                l.bullet(&format!("    {c}"), BODY, INK, "#FFFFFF");
+            }
+        }
+    }
 }
 
 pub(super) fn warnings(l: &mut Layout, r: &Report) {
