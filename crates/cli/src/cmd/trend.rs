@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use dbdyno_report::input::from_history::report_run;
 use dbdyno_report::input::ReportRun;
-use dbdyno_report::model::trend::{gate, trends, ChangePointOptions, GateVerdict, Judged, Trend};
+use dbdyno_report::model::trend::{gate, trends, ChangePointOptions, GateVerdict, Trend};
 
 use crate::args_trend::{GateArgs, SeriesArgs, TrendArgs};
 use crate::exit::{EXIT_FAILED, EXIT_REGRESSED, EXIT_USAGE};
@@ -43,7 +43,7 @@ pub fn run_gate(a: &GateArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let verdicts = gate(&found, a.threshold, a.series.min_runs);
+    let verdicts = gate(&found, a.threshold);
     if let Some(file) = &a.junit {
         if let Err(e) = std::fs::write(file, junit(&a.env, &verdicts, a.threshold)) {
             eprintln!("FATAL: writing {}: {e}", file.display());
@@ -61,14 +61,12 @@ pub fn run_gate(a: &GateArgs) -> ExitCode {
             a.env, a.series.min_runs
         );
     }
-    let mut regressed = false;
-    for v in &verdicts {
-        regressed |= v.tps.regressed || v.p95.as_ref().is_some_and(|p| p.regressed);
-        if !a.json {
+    if !a.json {
+        for v in &verdicts {
             print_verdict(v, a.threshold);
         }
     }
-    if regressed {
+    if verdicts.iter().any(GateVerdict::regressed) {
         ExitCode::from(EXIT_REGRESSED)
     } else {
         ExitCode::SUCCESS
@@ -130,28 +128,16 @@ fn print_trend(t: &Trend) {
 }
 
 fn print_verdict(v: &GateVerdict, threshold: f64) {
-    let line =
-        |figure: &str, j: &Judged| {
-            println!(
-            "{} {} {} @ {} threads, run {}: {figure} {:.1} against {:.1} over the last {} runs: {}",
+    for (figure, j) in v.figures() {
+        println!(
+            "{} {} {} @ {} threads, run {}: {figure} {}",
             if j.regressed { "REGRESSED" } else { "OK" },
             v.env,
             v.scenario,
             v.threads,
             v.run_id,
-            j.newest,
-            j.level.mean,
-            v.baseline_runs,
-            if j.regressed {
-                format!("{:.1}% beyond its 95% interval (threshold {threshold}%)", j.beyond_pct)
-            } else {
-                "within its interval and the threshold".to_string()
-            }
-        )
-        };
-    line("TPS", &v.tps);
-    if let Some(p) = &v.p95 {
-        line("p95 ms", p);
+            j.reading(threshold)
+        );
     }
 }
 
@@ -161,8 +147,7 @@ fn junit(env: &str, verdicts: &[GateVerdict], threshold: f64) -> String {
     let mut tests = 0;
     let mut failures = 0;
     for v in verdicts {
-        let figures = std::iter::once(("TPS", &v.tps)).chain(v.p95.as_ref().map(|p| ("p95", p)));
-        for (figure, j) in figures {
+        for (figure, j) in v.figures() {
             tests += 1;
             let name = format!("{}@{} {figure}", v.scenario, v.threads);
             cases.push_str(&format!(
@@ -172,10 +157,7 @@ fn junit(env: &str, verdicts: &[GateVerdict], threshold: f64) -> String {
             ));
             if j.regressed {
                 failures += 1;
-                let message = format!(
-                    "run {}: {:.1} against a level of {:.1}, {:.1}% beyond its 95% interval (threshold {threshold}%)",
-                    v.run_id, j.newest, j.level.mean, j.beyond_pct
-                );
+                let message = format!("run {}: {}", v.run_id, j.reading(threshold));
                 cases.push_str(&format!("<failure message=\"{}\"/>", xml(&message)));
             }
             cases.push_str("</testcase>\n");

@@ -55,7 +55,10 @@ pub const MIN_RUNS: usize = 5;
 /// thread count.
 pub fn trends(runs: &[&ReportRun], min_runs: usize, options: &ChangePointOptions) -> Vec<Trend> {
     let mut ordered: Vec<&ReportRun> = runs.to_vec();
-    ordered.sort_by_key(|r| (r.started_at.unwrap_or(i64::MAX), r.id.clone()));
+    ordered.sort_by(|a, b| {
+        let at = |r: &ReportRun| r.started_at.unwrap_or(i64::MAX);
+        at(a).cmp(&at(b)).then_with(|| a.id.cmp(&b.id))
+    });
     let mut series: BTreeMap<(String, Scenario, u32), Vec<TrendRun>> = BTreeMap::new();
     for run in ordered {
         for grid in cells::grid(&[run]) {
@@ -119,11 +122,19 @@ pub struct GateVerdict {
     pub scenario: Scenario,
     pub threads: u32,
     pub run_id: String,
-    /// The level the newest run is judged against: the runs since the last change point
-    /// before it, the newest left out.
-    pub baseline_runs: usize,
     pub tps: Judged,
     pub p95: Option<Judged>,
+}
+
+impl GateVerdict {
+    /// Each figure judged, with its name: TPS, then p95 when known.
+    pub fn figures(&self) -> impl Iterator<Item = (&'static str, &Judged)> {
+        std::iter::once(("TPS", &self.tps)).chain(self.p95.as_ref().map(|p| ("p95", p)))
+    }
+
+    pub fn regressed(&self) -> bool {
+        self.figures().any(|(_, j)| j.regressed)
+    }
 }
 
 /// One figure of the newest run against its level.
@@ -137,28 +148,45 @@ pub struct Judged {
     pub regressed: bool,
 }
 
-/// The verdict on each cell's newest run (cells of fewer than `min_runs` runs are left
-/// out: there is no level to judge against).
-pub fn gate(trends: &[Trend], threshold_pct: f64, min_runs: usize) -> Vec<GateVerdict> {
+impl Judged {
+    /// "2243.0 against 2556.2 over the last 3 runs: 12.3% beyond its 95% interval
+    /// (threshold 5%)". The level's run count is `level.values`: the runs since the
+    /// last change point before the newest.
+    pub fn reading(&self, threshold_pct: f64) -> String {
+        let verdict = if self.regressed {
+            format!(
+                "{:.1}% beyond its 95% interval (threshold {threshold_pct}%)",
+                self.beyond_pct
+            )
+        } else {
+            "within its interval and the threshold".to_string()
+        };
+        format!(
+            "{:.1} against {:.1} over the last {} runs: {verdict}",
+            self.newest, self.level.mean, self.level.values
+        )
+    }
+}
+
+/// The verdict on each cell's newest run ([`trends`] left out the cells too short for
+/// one; a cell needs a run before the newest to have a level at all).
+pub fn gate(trends: &[Trend], threshold_pct: f64) -> Vec<GateVerdict> {
     trends
         .iter()
-        .filter(|t| t.runs.len() >= min_runs)
-        .map(|t| {
-            let (newest, history) = t.runs.split_last().expect("at least min_runs runs");
+        .filter_map(|t| {
+            let (newest, history) = t.runs.split_last().filter(|(_, h)| !h.is_empty())?;
             let tps: Vec<f64> = history.iter().map(|r| r.tps).collect();
             let p95: Option<Vec<f64>> = history.iter().map(|r| r.p95_ms).collect();
-            let tps = judge(&tps, newest.tps, false, threshold_pct);
-            GateVerdict {
+            Some(GateVerdict {
                 env: t.env.clone(),
                 scenario: t.scenario,
                 threads: t.threads,
                 run_id: newest.run_id.clone(),
-                baseline_runs: tps.level.values,
-                tps,
+                tps: judge(&tps, newest.tps, false, threshold_pct),
                 p95: p95
                     .zip(newest.p95_ms)
                     .map(|(values, value)| judge(&values, value, true, threshold_pct)),
-            }
+            })
         })
         .collect()
 }
