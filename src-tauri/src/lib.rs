@@ -60,6 +60,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             history::list_runs,
             history::get_run,
             history::delete_run,
+            commands::trends::history_trends,
             commands::import::import_sysbench_logs,
             compare::compare_runs,
             export::export_report,

@@ -6,7 +6,8 @@
 // SSH (accepting the host key), run the checks and apply two fixes, plan and run a
 // short ladder (rows drawn zipfian, a knob once the command line's alone) while the live
 // charts fill, cancel a second run midway and see its finished steps kept, open both in
-// the history (the zipfian choice in the stored plan), compare them against a baseline and
+// the history (the zipfian choice in the stored plan), see a nightly series the command
+// line recorded as a trend in the History's "Trends over time", compare them against a baseline and
 // export the comparison as a PDF through the real save dialog, plan and run a tpcc step
 // (one warehouse prepared and prewarmed) whose tpmC the Run, History and Compare screens
 // show as Rust computed it, close the window during
@@ -36,6 +37,7 @@ import {
 
 const OUT = env("E2E_OUT");
 const SEED_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/seed/benchmark_config.conf");
+const SANDBOX_SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), "../../scripts/sandbox.sh");
 const ENV_NAME = `e2e-${process.pid}`;
 
 /** @type {WebdriverIO.Browser} */
@@ -255,11 +257,58 @@ test("history: both runs are there, the cancelled one keeps its steps", async ()
 });
 
 
+test("history: a nightly series recorded by the command line shows as a trend of its runs", async () => {
+  // Five short runs of one plan, as a nightly job records them: the fewest a trend needs
+  // (and too few to place a change point: it needs 3 runs each side).
+  // In a schema of its own: the tables the app's runs left in E2E_SCHEMA are of another size.
+  const nightly = `${ENV_NAME}-nightly`;
+  const schema = `${env("E2E_SCHEMA")}_nightly`;
+  const sandboxSql = (sql) => execFileSync("bash", [SANDBOX_SCRIPT, "sql", "-e", sql], { stdio: "pipe" });
+  sandboxSql(`DROP DATABASE IF EXISTS ${schema}; CREATE DATABASE ${schema}`);
+  for (let i = 0; i < 5; i++) {
+    execFileSync(
+      env("DBDYNO_CLI_BIN"),
+      [
+        "ladder",
+        `--mysql-host=${env("DBDYNO_TEST_MYSQL_HOST")}`,
+        `--mysql-port=${env("DBDYNO_TEST_MYSQL_PORT")}`,
+        `--mysql-user=${env("DBDYNO_TEST_MYSQL_ADMIN_USER")}`,
+        `--mysql-db=${schema}`,
+        "--scenarios=oltp_point_select",
+        "--threads=1",
+        "--time=1",
+        "--tables=1",
+        "--table-size=1000",
+        "--prepare=if-missing",
+        "--no-monitor",
+        `--env=${nightly}`,
+      ],
+      { stdio: "pipe", env: { ...process.env, MYSQL_PWD: env("DBDYNO_TEST_MYSQL_ADMIN_PASSWORD") } },
+    );
+  }
+  sandboxSql(`DROP DATABASE ${schema}`);
+  // Away and back: History reads the environments it filters by when it opens.
+  await click("nav-run");
+  await click("nav-history");
+  await until("the nightly environment listed", async () =>
+    b.execute((n) => [...document.querySelectorAll('[data-testid="filter-env"] option')].some((o) => o.value === n), nightly),
+  );
+  await (await tid("filter-env")).selectByAttribute("value", nightly);
+  await (await b.$('[data-testid="trends"] summary')).click();
+  const cell = await b.$('[data-testid="trend"]');
+  await cell.waitForExist({ timeout: 30000 });
+  assert.equal(await cell.getAttribute("data-cell"), `${nightly}/oltp_point_select@1`);
+  assert.equal(await points("trend-tps"), 5);
+  assert.equal(await (await tid("trend-tps")).getAttribute("data-markers"), null, "no change point in five runs");
+  assert.equal(await textOf("trend-changes"), "No change point.");
+  await shotOf("history-trends", "trends");
+});
+
 test("compare: both runs against a baseline, curves and matrix, PDF export through the save dialog", async () => {
   await click("nav-compare");
   await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
   const runs = await until("both runs listed", async () => {
-    const r = await listedRuns();
+    const r = await listedRuns(ENV_NAME);
     return r.length >= 2 && r;
   });
   const complete = runs.find(([, s]) => s === "complete")[0];
@@ -367,7 +416,7 @@ test("repeats and a latency target: repeat 2/2 on the Run screen, the capacity l
   await click("nav-compare");
   await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
   const runs = await until("the two new runs listed", async () => {
-    const r = await listedRuns();
+    const r = await listedRuns(ENV_NAME);
     return r.length >= 4 && r;
   });
   const newest = runs.map(([id]) => id).sort((x, y) => y - x).slice(0, 2);
@@ -405,7 +454,7 @@ test("tpcc: one warehouse prepared and prewarmed, a 2-thread step, its tpmC on t
   await click("nav-history");
   await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
   const runs = await until("the tpcc run listed", async () => {
-    const r = await listedRuns();
+    const r = await listedRuns(ENV_NAME);
     return r.length >= 5 && r;
   });
   const newest = Math.max(...runs.map(([id]) => id));
@@ -425,7 +474,7 @@ test("tpcc: one warehouse prepared and prewarmed, a 2-thread step, its tpmC on t
   await click("nav-compare");
   await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
   const listed = await until("the runs listed", async () => {
-    const r = await listedRuns();
+    const r = await listedRuns(ENV_NAME);
     return r.length >= 5 && r;
   });
   const other = Math.max(...listed.filter(([id, s]) => id !== newest && s === "complete").map(([id]) => id));
@@ -479,7 +528,7 @@ test("closing the window mid-run asks first, then cancels cleanly", async () => 
   await click("nav-history");
   await (await tid("filter-env")).selectByAttribute("value", ENV_NAME);
   const runs = await until("three runs", async () => {
-    const r = await listedRuns();
+    const r = await listedRuns(ENV_NAME);
     return r.length >= 3 && r;
   });
   const [newest, state] = runs.reduce((a, r) => (r[0] > a[0] ? r : a));

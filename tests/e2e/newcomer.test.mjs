@@ -193,7 +193,7 @@ async function threeRunsOn(nav) {
   await click(nav);
   await (await tid("filter-env")).selectByAttribute("value", NAME);
   return until(`three runs on ${nav}`, async () => {
-    const r = await listedRuns();
+    const r = await listedRuns(NAME);
     return r.length === 3 && r;
   });
 }

@@ -74,6 +74,8 @@ eval "$(bash scripts/sshd-sandbox.sh env)"
 TMP="$(mktemp -d -t dbdyno-e2e.XXXXXX)"
 export DBDYNO_DATA_DIR="$TMP/data" DBDYNO_CONFIG_DIR="$TMP/config"
 export E2E_OUT="$OUT" E2E_SCHEMA="$SCHEMA" DBDYNO_APP_BIN="$APP_BIN" TAURI_DRIVER_PORT="$PORT"
+# The command line beside the app: flow.test.mjs records a nightly series with it.
+export DBDYNO_CLI_BIN="$TARGET_DIR/debug/dbdyno"
 # Closes the window the way a window manager would (tests/e2e/wm-close.c; libX11 comes
 # with the GTK development packages).
 cc -O2 -o "$TMP/wm-close" tests/e2e/wm-close.c -lX11 || die "cannot build tests/e2e/wm-close.c"

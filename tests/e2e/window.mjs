@@ -131,13 +131,15 @@ export async function runStatus() {
   return b.execute(() => document.querySelector("main h1 + .badge")?.textContent ?? "");
 }
 
-/** The runs the Compare (or History) table lists: [id, state] pairs. */
-export const listedRuns = () =>
-  b.execute(() =>
-    [...document.querySelectorAll('[data-testid="runs-table"] tbody tr[data-state]')].map((r) => [
-      Number(r.getAttribute("data-testid").replace("run-", "")),
-      r.getAttribute("data-state"),
-    ]),
+/** The runs of environment `env` the Compare (or History) table lists: [id, state]
+ * pairs. Only that environment's: until the filter applies, the table lists them all. */
+export const listedRuns = (env) =>
+  b.execute(
+    (env) =>
+      [...document.querySelectorAll('[data-testid="runs-table"] tbody tr[data-state]')]
+        .filter((r) => r.getAttribute("data-env") === env)
+        .map((r) => [Number(r.getAttribute("data-testid").replace("run-", "")), r.getAttribute("data-state")]),
+    env,
   );
 
 /** Empties the Plan screen's thread ladder. Clicked again if the ladder is still there:

@@ -196,134 +196,13 @@ fn ended_at_the_stall_timeout(out: &Output, took: Duration, text: &str, what: &s
     );
 }
 
-/// Names and addresses of one test's two namespaces. Private addresses, only inside
-/// them: the host's namespace gets no address and no route.
-struct Netns {
-    client: String,
-    server: String,
-}
-
-const SERVER_ADDR: &str = "10.254.27.1";
-const CLIENT_ADDR: &str = "10.254.27.2";
-/// The server's end of the veth pair (inside its namespace).
-const SERVER_LINK: &str = "dd-srv";
-
-impl Netns {
-    /// Two namespaces with a veth pair between them, or None (with the reason printed)
-    /// where namespaces cannot be made: not root, no `ip`, a sandbox that forbids them.
-    /// Under CI=true that is a failure instead.
-    fn create(tag: &str) -> Option<Netns> {
-        let id = std::process::id();
-        let ns = Netns {
-            client: format!("dd-{tag}-c{id}"),
-            server: format!("dd-{tag}-s{id}"),
-        };
-        let made = ns
-            .ip(&["netns", "add", &ns.client])
-            .and_then(|()| ns.ip(&["netns", "add", &ns.server]));
-        if let Err(why) = made {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the network-namespace tests (as root): {why}"
-            );
-            eprintln!("SKIPPED: network namespaces are not available here (root and `ip netns` needed): {why}");
-            return None;
-        }
-        let setup = [
-            vec![
-                "-n",
-                &ns.client,
-                "link",
-                "add",
-                "dd-cli",
-                "type",
-                "veth",
-                "peer",
-                "name",
-                SERVER_LINK,
-                "netns",
-                &ns.server,
-            ],
-            vec![
-                "-n",
-                &ns.client,
-                "addr",
-                "add",
-                "10.254.27.2/24",
-                "dev",
-                "dd-cli",
-            ],
-            vec![
-                "-n",
-                &ns.server,
-                "addr",
-                "add",
-                "10.254.27.1/24",
-                "dev",
-                SERVER_LINK,
-            ],
-            vec!["-n", &ns.client, "link", "set", "dd-cli", "up"],
-            vec!["-n", &ns.server, "link", "set", SERVER_LINK, "up"],
-            vec!["-n", &ns.client, "link", "set", "lo", "up"],
-            vec!["-n", &ns.server, "link", "set", "lo", "up"],
-        ];
-        for args in setup {
-            if let Err(why) = ns.ip(&args) {
-                panic!("setting up the namespaces: {why}");
-            }
-        }
-        Some(ns)
-    }
-
-    fn ip(&self, args: &[&str]) -> Result<(), String> {
-        dbdyno_tests::netns::ip(args)
-    }
-
-    fn link(&self, state: &str) {
-        self.ip(&["-n", &self.server, "link", "set", SERVER_LINK, state])
-            .unwrap();
-    }
-
-    /// `dbdyno` inside the client's namespace, connected to the server's address.
-    fn dbdyno(&self, server: &PrivateSandbox, args: &[&str]) -> Command {
-        let mut c = dbdyno_tests::netns::dbdyno_in(&self.client);
-        c.args(args)
-            .args([
-                format!("--mysql-host={SERVER_ADDR}"),
-                format!("--mysql-port={}", server.port),
-                "--mysql-user=sbtest".to_string(),
-                "--mysql-db=sbtest".to_string(),
-            ])
-            .env("MYSQL_PWD", "sbtest");
-        c
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        // Deleting a namespace deletes the veth pair in it (both ends).
-        let _ = self.ip(&["netns", "del", &self.client]);
-        let _ = self.ip(&["netns", "del", &self.server]);
-    }
-}
-
 #[test]
 fn a_cut_network_is_a_recorded_gap_and_a_link_left_down_ends_the_run_at_the_stall_timeout() {
     let _g = shared_server();
-    let Some(ns) = Netns::create("cut") else {
+    let Some(ns) = netns::Pair::create("cut") else {
         return;
     };
-    let server = PrivateSandbox::start_in(
-        "cut",
-        &format!("bind-address = {SERVER_ADDR}"),
-        Some(&ns.server),
-    );
-    // The sandbox's accounts are for loopback; the client comes from its namespace.
-    server.sql(&format!(
-        "CREATE USER 'sbtest'@'{CLIENT_ADDR}' IDENTIFIED BY 'sbtest'; \
-         GRANT ALL ON sbtest.* TO 'sbtest'@'{CLIENT_ADDR}'; \
-         GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'sbtest'@'{CLIENT_ADDR}'"
-    ));
+    let server = ns.start_server("cut", "");
     ok(&ns
         .dbdyno(
             &server,
@@ -355,9 +234,9 @@ fn a_cut_network_is_a_recorded_gap_and_a_link_left_down_ends_the_run_at_the_stal
     let rx = lines_of(&mut child);
     let mut seen = Vec::new();
     wait_for(&rx, &mut seen, "[ 2s ]");
-    ns.link("down");
+    ns.server_link("down");
     std::thread::sleep(Duration::from_secs(2));
-    ns.link("up");
+    ns.server_link("up");
     let (out, text) = finish(child, rx, seen);
     assert_eq!(out.status.code(), Some(0), "the run finished: {text}");
     let tps = interval_tps(&text);
@@ -384,11 +263,11 @@ fn a_cut_network_is_a_recorded_gap_and_a_link_left_down_ends_the_run_at_the_stal
     let rx = lines_of(&mut child);
     let mut seen = Vec::new();
     wait_for(&rx, &mut seen, "[ 2s ]");
-    ns.link("down");
+    ns.server_link("down");
     let since = Instant::now();
     let (out, text) = finish(child, rx, seen);
     let took = since.elapsed();
-    ns.link("up");
+    ns.server_link("up");
     ended_at_the_stall_timeout(&out, took, &text, "the link went down");
     let run = recorded(data.path(), &text);
     assert_eq!(run["state"], "failed", "{run}");

@@ -1,5 +1,6 @@
-//! Network namespaces and sshd of a test's own, for the tests of hosts behind a bastion
-//! (the SSH crate's jump-host test and the command line's `~/.ssh/config` test).
+//! Network namespaces and sshd of a test's own: for the tests of hosts behind a bastion
+//! (the SSH crate's jump-host test and the command line's `~/.ssh/config` test), and a
+//! client/server [`Pair`] for the tests that cut or slow the server's link.
 //!
 //! Three namespaces: the client's, the bastion's and the database host's, with a veth
 //! pair between client and bastion and one between bastion and database host. A new
@@ -41,6 +42,26 @@ pub fn ip(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// `ip netns add` each of `names`: false (the test skips, saying why) where this machine
+/// cannot (not root, no iproute2, a sandbox that forbids namespaces); under CI=true
+/// that is a failure instead.
+fn add_namespaces(names: &[&str]) -> bool {
+    let made = names
+        .iter()
+        .try_for_each(|name| ip(&["netns", "add", name]));
+    match made {
+        Ok(()) => true,
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the network-namespace tests (as root, with iproute2): {why}"
+            );
+            eprintln!("SKIPPED: network namespaces are not available here (root and `ip netns` needed): {why}");
+            false
+        }
+    }
+}
+
 impl Namespaces {
     /// The three namespaces, or None when this machine cannot make them (not under CI).
     pub fn create() -> Option<Namespaces> {
@@ -50,15 +71,7 @@ impl Namespaces {
             bastion: format!("dd-jb{id}"),
             db: format!("dd-jd{id}"),
         };
-        let made = ip(&["netns", "add", &ns.client])
-            .and_then(|()| ip(&["netns", "add", &ns.bastion]))
-            .and_then(|()| ip(&["netns", "add", &ns.db]));
-        if let Err(why) = made {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI must run the jump-host test (as root, with iproute2): {why}"
-            );
-            eprintln!("SKIPPED: network namespaces are not available here (root and `ip netns` needed): {why}");
+        if !add_namespaces(&[&ns.client, &ns.bastion, &ns.db]) {
             return None;
         }
         let (c, b, d) = (&ns.client, &ns.bastion, &ns.db);
@@ -93,6 +106,128 @@ impl Drop for Namespaces {
         for ns in [&self.client, &self.bastion, &self.db] {
             let _ = ip(&["netns", "del", ns]);
         }
+    }
+}
+
+/// Two namespaces, a client's and a database server's, with one veth pair between them:
+/// for the tests that cut the server's link or slow it down. Private addresses, only
+/// inside them: the host's namespace gets no address and no route.
+pub struct Pair {
+    pub client: String,
+    pub server: String,
+}
+
+pub const PAIR_SERVER_ADDR: &str = "10.254.27.1";
+pub const PAIR_CLIENT_ADDR: &str = "10.254.27.2";
+/// The server's end of the veth pair (inside its namespace).
+pub const PAIR_SERVER_LINK: &str = "dd-srv";
+
+impl Pair {
+    /// The two namespaces, or None (with the reason printed) where namespaces cannot be
+    /// made: not root, no `ip`, a sandbox that forbids them. Under CI=true that is a
+    /// failure instead.
+    pub fn create(tag: &str) -> Option<Pair> {
+        let id = std::process::id();
+        let ns = Pair {
+            client: format!("dd-{tag}-c{id}"),
+            server: format!("dd-{tag}-s{id}"),
+        };
+        if !add_namespaces(&[&ns.client, &ns.server]) {
+            return None;
+        }
+        let (c, s) = (&ns.client, &ns.server);
+        let steps: &[&[&str]] = &[
+            &[
+                "-n",
+                c,
+                "link",
+                "add",
+                "dd-cli",
+                "type",
+                "veth",
+                "peer",
+                "name",
+                PAIR_SERVER_LINK,
+                "netns",
+                s,
+            ],
+            &["-n", c, "addr", "add", "10.254.27.2/24", "dev", "dd-cli"],
+            &[
+                "-n",
+                s,
+                "addr",
+                "add",
+                "10.254.27.1/24",
+                "dev",
+                PAIR_SERVER_LINK,
+            ],
+            &["-n", c, "link", "set", "dd-cli", "up"],
+            &["-n", s, "link", "set", PAIR_SERVER_LINK, "up"],
+            &["-n", c, "link", "set", "lo", "up"],
+            &["-n", s, "link", "set", "lo", "up"],
+        ];
+        for args in steps {
+            ip(args).unwrap_or_else(|why| panic!("setting up the namespaces: {why}"));
+        }
+        Some(ns)
+    }
+
+    /// A private sandbox listening on the server's address in its namespace, its
+    /// `sbtest` account open to the client's address (the sandbox's are for loopback).
+    pub fn start_server(&self, tag: &str, extra_cnf: &str) -> crate::PrivateSandbox {
+        let server = crate::PrivateSandbox::start_in(
+            tag,
+            &format!("bind-address = {PAIR_SERVER_ADDR}\n{extra_cnf}"),
+            Some(&self.server),
+        );
+        server.sql(&format!(
+            "CREATE USER 'sbtest'@'{PAIR_CLIENT_ADDR}' IDENTIFIED BY 'sbtest'; \
+             GRANT ALL ON sbtest.* TO 'sbtest'@'{PAIR_CLIENT_ADDR}'; \
+             GRANT PROCESS, REPLICATION CLIENT ON *.* TO 'sbtest'@'{PAIR_CLIENT_ADDR}'"
+        ));
+        server
+    }
+
+    /// The server's end of the link "up" or "down".
+    pub fn server_link(&self, state: &str) {
+        ip(&["-n", &self.server, "link", "set", PAIR_SERVER_LINK, state]).unwrap();
+    }
+
+    /// `tc ARGS` inside the server's namespace (a qdisc on its end of the link).
+    pub fn server_tc(&self, args: &[&str]) {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &self.server, "tc"])
+            .args(args)
+            .output()
+            .expect("tc runs (iproute2)");
+        assert!(
+            out.status.success(),
+            "tc {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+
+    /// `dbdyno ARGS` inside the client's namespace, connected to the server's address.
+    pub fn dbdyno(&self, server: &crate::PrivateSandbox, args: &[&str]) -> Command {
+        let mut c = dbdyno_in(&self.client);
+        c.args(args)
+            .args([
+                format!("--mysql-host={PAIR_SERVER_ADDR}"),
+                format!("--mysql-port={}", server.port),
+                "--mysql-user=sbtest".to_string(),
+                "--mysql-db=sbtest".to_string(),
+            ])
+            .env("MYSQL_PWD", "sbtest");
+        c
+    }
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        // Deleting a namespace deletes the veth pair in it (both ends).
+        let _ = ip(&["netns", "del", &self.client]);
+        let _ = ip(&["netns", "del", &self.server]);
     }
 }
 

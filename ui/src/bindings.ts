@@ -81,6 +81,7 @@ export const commands = {
 	listRuns: (filter: RunFilter) => typedError<RunRow[], AppError>(__TAURI_INVOKE("list_runs", { filter })),
 	getRun: (id: number) => typedError<RunDetail, AppError>(__TAURI_INVOKE("get_run", { id })),
 	deleteRun: (id: number) => typedError<null, AppError>(__TAURI_INVOKE("delete_run", { id })),
+	historyTrends: (filter: RunFilter) => typedError<TrendView[], AppError>(__TAURI_INVOKE("history_trends", { filter })),
 	/**  Asks for sysbench logs in a file dialog and files each as a run. */
 	importSysbenchLogs: (request: SysbenchImportRequest) => typedError<SysbenchImportResult, AppError>(__TAURI_INVOKE("import_sysbench_logs", { request })),
 	compareRuns: (request: CompareRequest) => typedError<CompareView, AppError>(__TAURI_INVOKE("compare_runs", { request })),
@@ -979,6 +980,33 @@ export type TpccKnobs = {
 	storage_engine: string,
 	/**  `--mysql_table_options`: appended to every CREATE TABLE. */
 	table_options: string,
+};
+
+export type TrendPointView = {
+	/**  The history id (what History opens). */
+	run_id: number,
+	/**  "2026-12-01" (UTC), when known. */
+	day: string | null,
+	tps: number | null,
+	p95_ms: number | null,
+};
+
+/**  One cell's series, ready to draw: x is the run's place in the series (1 = oldest). */
+export type TrendView = {
+	env: string,
+	scenario: string,
+	threads: number,
+	/**  "idc oltp_write_only @ 4 threads: 10 runs, 2026-11-20 … 2026-12-01". */
+	summary: string,
+	/**  One sentence per change point, TPS first; "No change point." when none. */
+	changes: string[],
+	runs: TrendPointView[],
+	/**  The run numbers (1-based, as x) where a new TPS level starts, and p95's. */
+	tps_change_at: number[],
+	p95_change_at: number[],
+	/**  Each run's level: the mean of its segment between change points (a step line). */
+	tps_level: (number | null)[],
+	p95_level: (number | null)[],
 };
 
 export type VerdictName = "regressed" | "improved" | "within_noise" | "not_judged" | "missing";

@@ -10,26 +10,10 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use dbdyno_report::format;
 use dbdyno_report::render::pdf::{self, PageSize, PdfOptions};
-use support::report;
-
-fn tool(name: &str, args: &[&str]) -> (String, String) {
-    let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
-        panic!("{name} could not run ({e}): install poppler-utils (bash scripts/deps.sh)")
-    });
-    assert!(
-        out.status.success(),
-        "{name} {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use support::{report, tool};
 
 /// Share of pixels darker than near-white in a binary PGM (P5) image.
 fn ink_share(pgm: &[u8]) -> f64 {

@@ -168,6 +168,23 @@ pub fn last_segment(points: &[ChangePoint]) -> usize {
     points.last().map_or(0, |p| p.index)
 }
 
+/// Each value's level: the mean of the finite values of its segment between change
+/// points (`None` for a segment with none), for a step line drawn over the series.
+pub fn segment_levels(values: &[f64], points: &[ChangePoint]) -> Vec<Option<f64>> {
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(points.iter().map(|p| p.index.min(values.len())))
+        .chain(std::iter::once(values.len()))
+        .collect();
+    let mut levels = Vec::with_capacity(values.len());
+    for edge in bounds.windows(2) {
+        let segment = &values[edge[0]..edge[1].max(edge[0])];
+        let finite: Vec<f64> = segment.iter().copied().filter(|v| v.is_finite()).collect();
+        let mean = (!finite.is_empty()).then(|| finite.iter().sum::<f64>() / finite.len() as f64);
+        levels.extend(std::iter::repeat_n(mean, segment.len()));
+    }
+    levels
+}
+
 /// The split of `x` with the largest E-statistic, leaving `min` values on each side.
 fn best_split(x: &[f64], min: usize) -> Option<usize> {
     let n = x.len();
@@ -278,6 +295,34 @@ mod tests {
         // The segments are the ones between the points, not the halves of the search.
         assert_eq!(points[0].after.values, 8);
         assert_eq!(points[1].before.values, 8);
+    }
+
+    #[test]
+    fn each_value_gets_its_segments_mean_and_a_gap_none() {
+        let values = [1.0, 3.0, 10.0, f64::NAN, 14.0, f64::NAN];
+        // Only the indices matter here.
+        let level = repeats_interval(&[1.0, 2.0]);
+        let at = |index| ChangePoint {
+            index,
+            p_value: 0.0,
+            before: level.clone(),
+            after: level.clone(),
+            delta: relative_difference(&level, &level),
+        };
+        let levels = segment_levels(&values, &[at(2), at(5)]);
+        assert_eq!(
+            levels,
+            [
+                Some(2.0),
+                Some(2.0),
+                Some(12.0),
+                Some(12.0),
+                Some(12.0),
+                None
+            ]
+        );
+        assert_eq!(segment_levels(&values[..2], &[]), [Some(2.0), Some(2.0)]);
+        assert!(segment_levels(&[], &[]).is_empty());
     }
 
     #[test]

@@ -53,7 +53,9 @@ pub mod wording;
 mod testutil;
 
 pub use batch::{batch_means_interval, percentile_interval, MAX_LAG1, MIN_VALUES};
-pub use changepoint::{change_points, last_segment, ChangePoint, ChangePointOptions};
+pub use changepoint::{
+    change_points, last_segment, segment_levels, ChangePoint, ChangePointOptions,
+};
 pub use delta::{relative_difference, Delta, DeltaRange};
 pub use describe::{coefficient_of_variation_pct, median};
 pub use estimate::{Estimate, Interval, Method};

@@ -177,7 +177,7 @@ pub(crate) fn detail(run: &StoredRun) -> RunDetail {
     }
 }
 
-fn keep(r: &dbdyno_history::RunSummary, f: &RunFilter) -> bool {
+pub(crate) fn keep(r: &dbdyno_history::RunSummary, f: &RunFilter) -> bool {
     let day = &r.started_at.get(..10).unwrap_or("");
     f.state.is_none_or(|s| RunStateName::from(r.state) == s)
         && f.from_day

@@ -14,6 +14,7 @@ pub mod load_form;
 pub mod plan;
 pub mod plan_clients;
 pub mod run;
+pub mod trends;
 pub mod workload_form;
 
 use serde::Serialize;

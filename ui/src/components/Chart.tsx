@@ -23,12 +23,47 @@ interface Props {
   testId?: string;
   /** Spans the whole row of a chart grid. */
   wide?: boolean;
+  /** x values marked with a dashed vertical line (a trend's change points). */
+  markers?: number[];
+  /** Ticks on whole x values only (run numbers). */
+  wholeX?: boolean;
 }
 
-export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wide }: Props) {
+/** Tick steps of a whole-numbered x axis. */
+const WHOLE_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+/** A dashed vertical line across the plot at each of `markers`' x values. */
+function markerLines(markers: number[]): uPlot.Plugin {
+  return {
+    hooks: {
+      draw: [
+        (u: uPlot) => {
+          if (markers.length === 0) return;
+          const ctx = u.ctx;
+          const { top, height } = u.bbox;
+          ctx.save();
+          ctx.strokeStyle = cssVar("--warn");
+          ctx.lineWidth = 1.5 * devicePixelRatio;
+          ctx.setLineDash([5 * devicePixelRatio, 4 * devicePixelRatio]);
+          ctx.beginPath();
+          for (const m of markers) {
+            const px = u.valToPos(m, "x", true);
+            ctx.moveTo(px, top);
+            ctx.lineTo(px, top + height);
+          }
+          ctx.stroke();
+          ctx.restore();
+        },
+      ],
+    },
+  };
+}
+
+export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wide, markers = [], wholeX = false }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = lines.map((l) => l.label).join("|");
+  const marked = markers.join(",");
   const theme = useThemeVersion();
 
   useEffect(() => {
@@ -41,7 +76,8 @@ export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wid
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false } },
-      axes: [{ ...axis, label: xLabel, labelSize: 16 }, { ...axis, size: fitLabels }],
+      plugins: [markerLines(markers)],
+      axes: [{ ...axis, label: xLabel, labelSize: 16, ...(wholeX ? { incrs: WHOLE_STEPS } : {}) }, { ...axis, size: fitLabels }],
       series: [
         { label: xLabel },
         ...lines.map((l) => ({
@@ -65,14 +101,14 @@ export function Chart({ title, x, lines, height = 190, xLabel = "s", testId, wid
     };
     // Rebuilt only when the set of lines or the theme changes; data go through setData.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [shape, height, xLabel, theme]);
+  }, [shape, height, xLabel, theme, marked, wholeX]);
 
   useEffect(() => {
     plot.current?.setData([x, ...lines.map((l) => l.values)] as uPlot.AlignedData);
   }, [x, lines]);
 
   return (
-    <figure className={wide ? "chart panel wide" : "chart panel"} aria-label={title} data-testid={testId} data-points={x.length} style={{ margin: 0 }}>
+    <figure className={wide ? "chart panel wide" : "chart panel"} aria-label={title} data-testid={testId} data-points={x.length} data-markers={marked || undefined} style={{ margin: 0 }}>
       <figcaption className="title">{title}</figcaption>
       <div ref={box} />
     </figure>

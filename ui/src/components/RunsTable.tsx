@@ -77,6 +77,7 @@ export function RunsTable({ rows, openId, onOpen, picked, onPick }: TableProps) 
               onKeyDown={picking ? undefined : (e) => (e.key === "Enter" || e.key === " ") && act()}
               data-testid={`run-${r.id}`}
               data-state={r.state}
+              data-env={r.env}
             >
               {picking && (
                 <td onClick={(e) => e.stopPropagation()}>

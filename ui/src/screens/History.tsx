@@ -1,6 +1,6 @@
 // History: every run, filtered by environment, state and date; open one to see its
 // steps and charts, its report (summary, dyno curves, analysis) and export it; import
-// sysbench logs as runs.
+// sysbench logs as runs; the trends of the runs listed, with their change points.
 import { useEffect, useMemo, useState } from "react";
 import { commands, type CompareRequest, type CompareView, type RunDetail } from "../bindings";
 import { call, message } from "../api";
@@ -10,6 +10,7 @@ import { ExportBar } from "../components/ExportBar";
 import { ImportLogs } from "../components/ImportLogs";
 import { ReportView } from "../components/ReportView";
 import { RunFilters, RunsTable } from "../components/RunsTable";
+import { TrendPanel } from "../components/TrendPanel";
 import { useRunList } from "../state/runs";
 import { useApp } from "../state/app";
 import { count } from "../state/format";
@@ -55,6 +56,7 @@ export function History() {
       <section className="panel">
         <RunsTable rows={rows} openId={open?.row.id ?? null} onOpen={show} />
       </section>
+      <TrendPanel filter={filter} rows={rows} />
       {open && <RunPanel key={open.row.id} run={open} onDelete={() => remove(open.row.id)} />}
     </div>
   );

@@ -1,7 +1,7 @@
 //! The charts of a report: per scenario the dyno curves (QPS and TPS against threads, and
 //! tpmC for tpcc), p95 against threads and efficiency (QPS per server CPU %); the
 //! per-second timeline of the chosen step (QPS with server CPU and disk); its latency
-//! distribution.
+//! distribution; each trend's TPS run after run with its levels between change points.
 
 use dbdyno_engine::Scenario;
 
@@ -9,6 +9,7 @@ use super::line::{LineChart, Series, Side, XAxis};
 use super::{env_colour, Chart};
 use crate::format;
 use crate::model::timeline::Timeline;
+use crate::model::trend::{segment_levels, Trend};
 use crate::model::{Cell, Report, ScenarioReport};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +30,8 @@ pub struct ReportCharts {
     /// One per environment that ran the chosen step.
     pub timelines: Vec<Chart>,
     pub latency: Option<Chart>,
+    /// One per trend of the report ([`Report::trends`]), in its order.
+    pub trends: Vec<Chart>,
 }
 
 /// Chart sizes in SVG user units (1 unit = 1 px in HTML, 1 pt before scaling in PDF).
@@ -68,7 +71,63 @@ pub fn build(r: &Report, sizes: Sizes) -> ReportCharts {
             .collect(),
         timelines: timelines(r, sizes),
         latency: latency(r, sizes),
+        trends: r.trends.iter().map(|t| trend_chart(t, sizes)).collect(),
     }
+}
+
+/// A trend's TPS run after run (x: the run's place in the series, 1 = oldest), and the
+/// level of each segment between change points as a dashed step line: its vertical steps,
+/// half-way between two runs, are the change points.
+fn trend_chart(t: &Trend, sizes: Sizes) -> Chart {
+    let tps: Vec<f64> = t.runs.iter().map(|r| r.tps).collect();
+    let levels = segment_levels(&tps, &t.tps_changes);
+    let mut level_line = Vec::with_capacity(levels.len() + 2 * t.tps_changes.len());
+    for (i, level) in levels.iter().enumerate() {
+        let level = level.unwrap_or(f64::NAN);
+        let x = i as f64 + 1.0;
+        if i > 0 && t.tps_changes.iter().any(|p| p.index == i) {
+            let before = levels[i - 1].unwrap_or(f64::NAN);
+            level_line.push((x - 0.5, before));
+            level_line.push((x - 0.5, level));
+        }
+        level_line.push((x, level));
+    }
+    LineChart {
+        title: format!("{}: TPS run after run", t.summary),
+        x: XAxis::Linear {
+            min: 1.0,
+            max: (t.runs.len() as f64).max(2.0),
+        },
+        x_title: "run (1 = oldest)".into(),
+        y_title: "TPS".into(),
+        y_right_title: None,
+        y_max: None,
+        series: vec![
+            Series {
+                name: "TPS".into(),
+                colour: env_colour(0),
+                points: tps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (i as f64 + 1.0, v))
+                    .collect(),
+                dashed: false,
+                markers: true,
+                side: Side::Left,
+            },
+            Series {
+                name: "level between change points".into(),
+                colour: env_colour(5),
+                points: level_line,
+                dashed: true,
+                markers: false,
+                side: Side::Left,
+            },
+        ],
+        width: sizes.wide.0,
+        height: sizes.wide.1,
+    }
+    .render()
 }
 
 /// The name an environment goes by in a legend.

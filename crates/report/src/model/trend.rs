@@ -13,8 +13,10 @@
 use std::collections::BTreeMap;
 
 use dbdyno_engine::Scenario;
-use dbdyno_stats::{change_points, last_segment, repeats_interval, Estimate};
-pub use dbdyno_stats::{ChangePoint, ChangePointOptions, DeltaRange};
+pub use dbdyno_stats::{
+    change_points, segment_levels, ChangePoint, ChangePointOptions, DeltaRange,
+};
+use dbdyno_stats::{last_segment, repeats_interval, Estimate};
 use serde::{Deserialize, Serialize};
 
 use super::cells;

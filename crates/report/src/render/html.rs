@@ -34,7 +34,7 @@ pub fn render(r: &Report) -> String {
     capacity_html(&mut o, r);
     environments(&mut o, r);
     hardware(&mut o, r);
-    analysis(&mut o, r);
+    analysis(&mut o, r, &charts.trends);
     for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
         scenario(&mut o, r, s, c);
     }
@@ -244,7 +244,7 @@ fn class_tag(c: BottleneckClass) -> String {
     format!("<span class=\"class {k}\">{}</span>", c.label())
 }
 
-fn analysis(o: &mut String, r: &Report) {
+fn analysis(o: &mut String, r: &Report, trend_charts: &[Chart]) {
     o.push_str("<section id=\"analysis\">\n<h2>Analysis</h2>\n");
     if !r.headlines.is_empty() {
         o.push_str("<h3>Headlines</h3>\n<ul>\n");
@@ -285,12 +285,16 @@ fn analysis(o: &mut String, r: &Report) {
     }
     if !r.trends.is_empty() {
         o.push_str("<h3>Trends over time</h3>\n<ul class=\"trends\">\n");
-        for t in &r.trends {
+        for (t, chart) in r.trends.iter().zip(trend_charts) {
             let _ = write!(o, "<li>{}<ul>", esc(&t.summary));
             for c in &t.changes {
                 let _ = write!(o, "<li>{}</li>", esc(c));
             }
-            o.push_str("</ul></li>\n");
+            let _ = writeln!(
+                o,
+                "</ul><figure class=\"wide\">{}</figure></li>",
+                chart.to_inline_svg()
+            );
         }
         o.push_str("</ul>\n");
     }

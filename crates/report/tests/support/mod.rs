@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::process::Command;
 
 use dbdyno_report::input::results_doc::runs_from_json;
 use dbdyno_report::{build, Report, ReportOptions, ReportRun};
@@ -31,4 +32,20 @@ pub fn opts(baseline: Option<&str>) -> ReportOptions {
 
 pub fn report(name: &str, baseline: Option<&str>) -> Report {
     build(&runs(name), &opts(baseline)).expect("report model")
+}
+
+/// Runs a poppler tool (`pdftotext`, `pdfinfo`, ...): its stdout and stderr.
+pub fn tool(name: &str, args: &[&str]) -> (String, String) {
+    let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
+        panic!("{name} could not run ({e}): install poppler-utils (bash scripts/deps.sh)")
+    });
+    assert!(
+        out.status.success(),
+        "{name} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

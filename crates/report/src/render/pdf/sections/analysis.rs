@@ -4,8 +4,13 @@
 //! Non-goals: judging anything (the model classifies and words it); per-scenario detail
 //! (the scenario pages).
 
+use printpdf::PdfDocument;
+
 use super::{BAD, BODY};
+use crate::charts::Chart;
+use crate::error::ReportError;
 use crate::model::{BottleneckClass, Report, Severity};
+use crate::render::pdf::chart;
 use crate::render::pdf::font::Style;
 use crate::render::pdf::layout::{Align, Layout, ACCENT, INK, MUTED};
 use crate::render::pdf::table::{self, CellText, Column, Row};
@@ -62,7 +67,13 @@ fn class_colour(c: BottleneckClass) -> &'static str {
     }
 }
 
-pub(super) fn analysis(l: &mut Layout, r: &Report) {
+pub(super) fn analysis(
+    l: &mut Layout,
+    doc: &mut PdfDocument,
+    r: &Report,
+    trend_charts: &[Chart],
+    forms: &chart::Forms,
+) -> Result<(), ReportError> {
     l.heading("Analysis", 1, 80.0);
     if !r.headlines.is_empty() {
         l.heading("Headlines", 2, 30.0);
@@ -111,13 +122,15 @@ pub(super) fn analysis(l: &mut Layout, r: &Report) {
     }
     if !r.trends.is_empty() {
         l.heading("Trends over time", 2, 30.0);
-        for t in &r.trends {
+        for (t, c) in r.trends.iter().zip(trend_charts) {
             l.bullet(&t.summary, BODY, INK, "#0072B2");
             for c in &t.changes {
                 l.bullet(&format!("    {c}"), BODY, INK, "#FFFFFF");
             }
+            super::place_wide(l, doc, c, forms)?;
         }
     }
+    Ok(())
 }
 
 pub(super) fn warnings(l: &mut Layout, r: &Report) {

@@ -52,7 +52,27 @@ fn placement_order(c: &ReportCharts) -> Vec<&Chart> {
     }
     v.extend(c.timelines.iter());
     v.extend(c.latency.iter());
+    v.extend(c.trends.iter());
     v
+}
+
+/// A chart across the content width at the current position, on a new page if it does
+/// not fit.
+fn place_wide(
+    l: &mut Layout,
+    doc: &mut PdfDocument,
+    c: &Chart,
+    forms: &chart::Forms,
+) -> Result<(), ReportError> {
+    let w = l.geom.content_width();
+    let h = c.height as f32 * w / c.width as f32;
+    l.need(h + 10.0);
+    let y = l.y;
+    let form = forms.get(c)?;
+    let x = l.geom.margin_x;
+    chart::place(l, doc, c, form, x, y, w);
+    l.y = y + h + 10.0;
+    Ok(())
 }
 
 pub fn render_all(
@@ -66,7 +86,7 @@ pub fn render_all(
     l.new_page();
     analysis::environments(l, r);
     hardware::hardware(l, r);
-    analysis::analysis(l, r);
+    analysis::analysis(l, doc, r, &charts.trends, &forms)?;
     for (s, c) in r.scenarios.iter().zip(&charts.scenarios) {
         l.new_page();
         scenario::scenario(l, doc, r, s, c, &forms)?;

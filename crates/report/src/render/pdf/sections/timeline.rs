@@ -38,15 +38,8 @@ pub(super) fn timeline(
             6.0,
         );
     }
-    let w = l.geom.content_width();
-    for chart in charts.timelines.iter().chain(charts.latency.iter()) {
-        let h = chart.height as f32 * w / chart.width as f32;
-        l.need(h + 10.0);
-        let y = l.y;
-        let form = forms.get(chart)?;
-        let x = l.geom.margin_x;
-        chart::place(l, doc, chart, form, x, y, w);
-        l.y = y + h + 10.0;
+    for c in charts.timelines.iter().chain(charts.latency.iter()) {
+        super::place_wide(l, doc, c, forms)?;
     }
     percentiles(l, r);
     Ok(())
