@@ -43,6 +43,12 @@ PACKAGES=(
     curl ca-certificates file
     # the TLS test's CA and certificates (tests/it/tls.rs, bench/tls_vs_sysbench.sh)
     openssl
+    # a real Prometheus scrapes --metrics-addr (tests/it/metrics.rs); its service is
+    # never started (the policy-rc.d note above), the test runs its own
+    prometheus
+    # the HTML report opened in real browsers (tests/browser): Debian's headless-capable
+    # builds, driven by puppeteer-core (no browser download of its own)
+    chromium firefox-esr
 )
 
 is_installed() {

@@ -17,6 +17,7 @@ mod hwtest;
 mod hwtest_remote;
 mod import;
 mod ladder;
+mod metrics;
 mod monitoring;
 mod open_loop;
 mod prewarm;

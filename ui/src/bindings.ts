@@ -620,6 +620,11 @@ export type PlanForm = {
 	 *  threads are handed out.
 	 */
 	clients: string[],
+	/**
+	 *  Serve the run's live figures to Prometheus at this loopback HOST:PORT
+	 *  (`--metrics-addr`); None or empty: not served.
+	 */
+	metrics_addr: string | null,
 };
 
 export type PlanPreview = {

@@ -7,6 +7,7 @@ use std::io::{IsTerminal, Write};
 use anyhow::{Context, Result};
 use dbdyno_engine::Plan;
 use dbdyno_monitor::HostAccess;
+use dbdyno_session::metrics::{MetricsAddr, MetricsRequest};
 use dbdyno_session::resolve::{self, Ask, KnownHosts, PasswordRequest, ResolveError, SshLogin};
 use dbdyno_session::RunRequest;
 use dbdyno_ssh::{SshConnection, SshTarget};
@@ -187,11 +188,19 @@ pub fn access(
         Some(t) => Some(connect_trusted(t)?),
         None => None,
     };
+    let metrics = match &toggle.metrics_addr {
+        Some(a) => Some(MetricsRequest {
+            addr: MetricsAddr::parse(a, toggle.metrics_allow_remote)?,
+            env: dbdyno_session::run::environment_name(&applied.profile, &plan),
+        }),
+        None => None,
+    };
     Ok(RunRequest {
         access: HostAccess::decide(&plan.connect, target, toggle.no_monitor),
         devices: devices(applied, ssh),
         ssh: conn,
         monitor,
+        metrics,
         ..RunRequest::new(plan)
     })
 }

@@ -83,6 +83,13 @@ pub struct MonitorToggle {
     /// `run` does when --ssh-host is given).
     #[arg(long)]
     pub monitor: bool,
+    /// Serve the run's live figures to Prometheus at http://HOST:PORT/metrics
+    /// (OpenMetrics) while it runs; a loopback address unless --metrics-allow-remote.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metrics_addr: Option<String>,
+    /// Let --metrics-addr listen on an address other than loopback.
+    #[arg(long, requires = "metrics_addr")]
+    pub metrics_allow_remote: bool,
 }
 
 /// sysbench's boolean spellings.

@@ -90,6 +90,9 @@ pub fn not_started(e: NotStarted) -> anyhow::Error {
             ),
             e => e.into(),
         },
+        e @ NotStarted::Metrics(_) => anyhow::anyhow!(
+            "{e}; nothing was run. Choose another port, or leave --metrics-addr out"
+        ),
     }
 }
 

@@ -11,6 +11,7 @@
 //!   every per-second sample, and the final state;
 //! - [`run`]: one whole run, the same in both shells: checks, samplers, history record
 //!   and the engine on its thread, every event handed to the shell's consumer;
+//! - [`metrics`]: the run's figures served to Prometheus while it is on;
 //! - [`live`]: the app's Run screen folded from those events; [`describe`]: the lines
 //!   both shells show about the environment; [`results`]: the `--json` document.
 //!
@@ -21,6 +22,7 @@ mod client_cpu;
 pub mod describe;
 mod fold;
 pub mod live;
+pub mod metrics;
 pub mod preflight;
 pub mod record;
 pub mod resolve;

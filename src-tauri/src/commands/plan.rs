@@ -51,6 +51,9 @@ pub struct PlanForm {
     /// The load clients that take part (`local`, `ssh://` URLs), in the order the
     /// threads are handed out.
     pub clients: Vec<String>,
+    /// Serve the run's live figures to Prometheus at this loopback HOST:PORT
+    /// (`--metrics-addr`); None or empty: not served.
+    pub metrics_addr: Option<String>,
 }
 
 /// The plan's prepare mode as the form holds it ([`PrepareMode`]'s values).
@@ -169,6 +172,7 @@ impl PlanForm {
             workload: WorkloadKnobs::of(&w),
             load: LoadKnobs::of(p, &spec),
             clients: plan_clients::taking_part(p),
+            metrics_addr: None,
         })
     }
 }

@@ -4,6 +4,7 @@
 
 use dbdyno_engine::CancelToken;
 use dbdyno_session::live::RunSnapshot;
+use dbdyno_session::metrics::{MetricsAddr, MetricsError, MetricsRequest};
 use dbdyno_session::run_monitor::StartError;
 use dbdyno_session::{Checks, HistoryTarget, NotStarted, Run, RunRequest};
 use serde::Serialize;
@@ -125,9 +126,29 @@ fn run_request(
     // whose checks fail (too few prepared statements or connections, a
     // missing schema...) is refused before anything is recorded. Then the
     // same samplers as the CLI's, on the facts the checks gathered.
+    // The app serves metrics on loopback only: the command line's
+    // --metrics-allow-remote is the explicit way to offer them to the network.
+    let metrics = match form.metrics_addr.as_deref().map(str::trim) {
+        Some(a) if !a.is_empty() => Some(MetricsRequest {
+            addr: MetricsAddr::parse(a, false).map_err(|e| {
+                let why = match e {
+                    MetricsError::NotLoopback(a) => format!(
+                        "live metrics: {a} is not a loopback address; the app serves them on \
+                         127.0.0.1 or [::1] only (the command line's --metrics-allow-remote \
+                         offers them to the network)"
+                    ),
+                    e => e.to_string(),
+                };
+                AppError::new(ErrorCode::Invalid, why)
+            })?,
+            env: dbdyno_session::run::environment_name(profile, &plan),
+        }),
+        _ => None,
+    };
     let history =
         HistoryTarget::of_profile(profile, true, &plan, "ladder (app)".into(), Some(data_dir));
     Ok(RunRequest {
+        metrics,
         access,
         devices,
         checks: Checks::Enforce,
@@ -156,6 +177,10 @@ fn not_started(e: NotStarted) -> AppError {
             e @ StartError::Device(_) => AppError::new(ErrorCode::Invalid, e.to_string()),
             StartError::Monitor(m) => AppError::new(ErrorCode::Ssh, m.to_string()),
         },
+        e @ NotStarted::Metrics(_) => AppError::new(
+            ErrorCode::Invalid,
+            format!("{e}. Choose another port for the live metrics, or turn them off on the Plan screen"),
+        ),
     }
 }
 
@@ -210,6 +235,10 @@ key_path = "/nonexistent/id_ed25519"
 "#;
 
     fn request_of(profile: &dbdyno_profile::Profile, form: &PlanForm) -> RunRequest {
+        try_request_of(profile, form).unwrap()
+    }
+
+    fn try_request_of(profile: &dbdyno_profile::Profile, form: &PlanForm) -> AppResult<RunRequest> {
         // The agent binary the launcher will copy: any file stands in for `dbdyno`.
         std::env::set_var(
             dbdyno_remote::AGENT_BINARY_VAR,
@@ -225,7 +254,6 @@ key_path = "/nonexistent/id_ed25519"
             Path::new("/nonexistent/known_hosts"),
             None,
         )
-        .unwrap()
     }
 
     fn names(request: &RunRequest) -> Option<Vec<String>> {
@@ -259,6 +287,36 @@ key_path = "/nonexistent/id_ed25519"
         assert_eq!(
             names(&request_of(&profile, &remote_only)),
             Some(vec!["ssh://bench@127.0.0.2:2222".to_string()])
+        );
+    }
+
+    /// The Plan screen's "Live metrics" reaches the run with the environment's name, on
+    /// loopback only: the app has no way to ask for more.
+    #[test]
+    fn live_metrics_are_served_on_loopback_only() {
+        let profile = dbdyno_profile::load_str(WITH_CLIENTS, "test", "metrics-app")
+            .unwrap()
+            .profile;
+        let form = PlanForm {
+            clients: vec!["local".into()],
+            ..PlanForm::from_profile(&profile).unwrap()
+        };
+        assert!(request_of(&profile, &form).metrics.is_none());
+        let on = |addr: &str| PlanForm {
+            metrics_addr: Some(addr.into()),
+            ..form.clone()
+        };
+        let m = request_of(&profile, &on(" 127.0.0.1:9187 "))
+            .metrics
+            .unwrap();
+        assert_eq!(m.addr.0.to_string(), "127.0.0.1:9187");
+        assert_eq!(m.env, profile.name);
+        assert!(request_of(&profile, &on("")).metrics.is_none());
+        let e = try_request_of(&profile, &on("0.0.0.0:9187")).err().unwrap();
+        assert!(
+            e.message.contains("127.0.0.1 or [::1] only"),
+            "{}",
+            e.message
         );
     }
 }

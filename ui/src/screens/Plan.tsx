@@ -146,6 +146,19 @@ export function Plan() {
             </div>
           </fieldset>
           <fieldset className="panel">
+            <legend>Live metrics</legend>
+            <label className="field" title="While the run is on, Prometheus can scrape http://HOST:PORT/metrics (OpenMetrics); docs/monitoring.md has a Grafana dashboard">
+              <span>Serve to Prometheus at (loopback HOST:PORT; empty: off)</span>
+              <input
+                type="text"
+                placeholder="127.0.0.1:9187"
+                value={form.metrics_addr ?? ""}
+                onChange={(e) => set("metrics_addr", e.target.value.trim() === "" ? null : e.target.value)}
+                data-testid="metrics-addr"
+              />
+            </label>
+          </fieldset>
+          <fieldset className="panel">
             <legend>Data</legend>
             <div className="fields">
               {numberField(dataFields.tables_and_rows ? "Tables" : "Sets of tables", "tables", "tables")}

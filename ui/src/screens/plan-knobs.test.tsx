@@ -55,6 +55,20 @@ describe("Plan: prepare", () => {
   });
 });
 
+describe("Plan: live metrics", () => {
+  it("sends the address typed, and none when the field is emptied", async () => {
+    const user = userEvent.setup();
+    mount(<Plan />);
+    const field = await screen.findByTestId("metrics-addr");
+    expect(field).toHaveValue("");
+    expect(field).toHaveAccessibleName(/Serve to Prometheus/);
+    await user.type(field, "127.0.0.1:9187");
+    await waitFor(() => expect(lastForm()?.metrics_addr).toBe("127.0.0.1:9187"));
+    await user.clear(field);
+    await waitFor(() => expect(lastForm()?.metrics_addr).toBeNull());
+  });
+});
+
 describe("Plan: row distribution", () => {
   it("shows the parameters of the chosen distribution only, and sends the choice", async () => {
     const user = userEvent.setup();

@@ -101,6 +101,7 @@ export const form: PlanForm = {
   },
   load: { sla: "", sla_search: 0, rates: [], rate_dist: "fixed" },
   clients: ["local"],
+  metrics_addr: null,
 };
 
 /** The distributions as `plan_defaults` lists them. */

@@ -449,10 +449,15 @@ fn side_table(o: &mut String, t: &side::SideTable) {
                 side::Tone::Improved => ("pass", true),
                 side::Tone::Noise => ("noise", true),
             };
-            let note = [f.range.as_deref().map(|r| format!("({r})")), f.note.clone()]
+            // The interval may break after its "…" (<wbr>): three environments side by
+            // side make 14 columns, which fit an A4 page only so.
+            let range = f
+                .range
+                .as_deref()
+                .map(|r| format!(" <small>({})</small>", esc(r).replace('…', "…<wbr>")));
+            let note = range
                 .into_iter()
-                .flatten()
-                .map(|n| format!(" <small>{}</small>", esc(&n)))
+                .chain(f.note.iter().map(|n| format!(" <small>{}</small>", esc(n))))
                 .collect::<String>();
             if badge {
                 let _ = write!(

@@ -64,11 +64,7 @@ impl HistoryTarget {
     ) -> HistoryTarget {
         HistoryTarget {
             data_dir,
-            environment: if profile.name.is_empty() {
-                plan.connect.endpoint()
-            } else {
-                profile.name.clone()
-            },
+            environment: environment_name(profile, plan),
             command_line,
             labels: profile.labels.clone(),
             profile: from_file
@@ -76,6 +72,16 @@ impl HistoryTarget {
                 .flatten(),
             forget_unreached: false,
         }
+    }
+}
+
+/// The name a run goes by (in the history, the metrics' labels): the profile's, else
+/// the server's endpoint.
+pub fn environment_name(profile: &dbdyno_profile::Profile, plan: &dbdyno_engine::Plan) -> String {
+    if profile.name.is_empty() {
+        plan.connect.endpoint()
+    } else {
+        profile.name.clone()
     }
 }
 

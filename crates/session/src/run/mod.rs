@@ -33,12 +33,14 @@ use dbdyno_monitor::{HostAccess, StepServerFigures};
 use dbdyno_ssh::SshConnection;
 
 use crate::client_cpu::ClientCpu;
+use crate::metrics::{MetricsError, MetricsRequest, MetricsServer};
 use crate::preflight::Preflight;
 use crate::results::Samples;
 use crate::run_monitor::{MonitoringReport, RunMonitor, StartError, Update};
 use history::Recording;
 pub use history::{
-    history_dir_row, HistoryFaults, HistoryNote, HistoryTarget, OnHistoryError, Recorded, Spilled,
+    environment_name, history_dir_row, HistoryFaults, HistoryNote, HistoryTarget, OnHistoryError,
+    Recorded, Spilled,
 };
 pub use host_lock::CHECK_ID as HARDWARE_TEST_RUNNING;
 
@@ -86,6 +88,8 @@ pub struct RunRequest {
     /// Several load clients (`--clients`): every measured step and the prewarm run
     /// across them. None: this machine alone.
     pub clients: Option<ClientsPlan>,
+    /// Serve the run's figures to Prometheus while it is on (`--metrics-addr`).
+    pub metrics: Option<MetricsRequest>,
 }
 
 impl RunRequest {
@@ -106,6 +110,7 @@ impl RunRequest {
             settle: Duration::ZERO,
             keep_samples: false,
             clients: None,
+            metrics: None,
         }
     }
 }
@@ -125,6 +130,10 @@ pub enum NotStarted {
         source: Box<StartError>,
         problems: Vec<Check>,
     },
+    /// The metrics endpoint could not listen (the port taken, an address this machine
+    /// does not have).
+    #[error("{0}")]
+    Metrics(#[from] MetricsError),
 }
 
 impl NotStarted {
@@ -132,6 +141,7 @@ impl NotStarted {
     pub fn problems(&self) -> &[Check] {
         match self {
             NotStarted::Refused { problems } | NotStarted::Monitor { problems, .. } => problems,
+            NotStarted::Metrics(_) => &[],
         }
     }
 }
@@ -217,6 +227,8 @@ struct Side {
     samples: Option<Samples>,
     /// Held until the run ends (host_lock.rs).
     _host_lock: Option<dbdyno_history::host_lock::HostLock>,
+    /// The `/metrics` endpoint, fed every event; it stops with the run.
+    metrics: Option<MetricsServer>,
 }
 
 impl Run {
@@ -235,7 +247,10 @@ impl Run {
             settle,
             keep_samples,
             clients,
+            metrics,
         } = req;
+        // First: a port that is taken refuses the run before the checks reach the server.
+        let metrics = metrics.as_ref().map(MetricsServer::start).transpose()?;
         let monitor = monitor && plan.steps().next().is_some();
         let enforce = checks == Checks::Enforce;
         let pre = (enforce || monitor || history.is_some())
@@ -313,6 +328,7 @@ impl Run {
                 settle,
                 samples: keep_samples.then(Samples::default),
                 _host_lock: host_lock,
+                metrics,
             },
         })
     }
@@ -348,6 +364,14 @@ impl Run {
             ..
         } = self;
         let keep_samples = side.samples.is_some();
+        // Prometheus sees every event before the shell does.
+        let metrics = side.metrics.take();
+        let mut on = |e: RunEvent<'_>| {
+            if let Some(m) = &metrics {
+                m.observe(&e);
+            }
+            on(e)
+        };
         if let Some(note) = side.history.opening_note() {
             on(RunEvent::History(note));
         }
