@@ -22,7 +22,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
-import { useWindow, env, test, tid, shot, shotOf, click, type, textOf, until, stepStatuses, runStatus, listedRuns, clearLadder } from "./window.mjs";
+import { useWindow, env, test, tid, shot, shotOf, click, type, textOf, until, stepStatuses, runStatus, listedRuns, clearLadder, sandboxSql } from "./window.mjs";
 import {
   cancel,
   openFile,
@@ -37,7 +37,6 @@ import {
 
 const OUT = env("E2E_OUT");
 const SEED_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/seed/benchmark_config.conf");
-const SANDBOX_SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), "../../scripts/sandbox.sh");
 const ENV_NAME = `e2e-${process.pid}`;
 
 /** @type {WebdriverIO.Browser} */
@@ -263,7 +262,6 @@ test("history: a nightly series recorded by the command line shows as a trend of
   // In a schema of its own: the tables the app's runs left in E2E_SCHEMA are of another size.
   const nightly = `${ENV_NAME}-nightly`;
   const schema = `${env("E2E_SCHEMA")}_nightly`;
-  const sandboxSql = (sql) => execFileSync("bash", [SANDBOX_SCRIPT, "sql", "-e", sql], { stdio: "pipe" });
   sandboxSql(`DROP DATABASE IF EXISTS ${schema}; CREATE DATABASE ${schema}`);
   for (let i = 0; i < 5; i++) {
     execFileSync(

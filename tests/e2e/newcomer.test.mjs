@@ -16,16 +16,13 @@
 // Screenshots: $E2E_OUT/newcomer-*.png.
 import { after, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { remote } from "webdriverio";
-import { useWindow, env, test, tid, shot, shotOf, click, type, until, stepStatuses, runStatus, listedRuns, clearLadder } from "./window.mjs";
+import { useWindow, env, test, tid, shot, shotOf, click, type, until, stepStatuses, runStatus, listedRuns, clearLadder, sandboxSql } from "./window.mjs";
 
 const OUT = env("E2E_OUT");
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const EXAMPLE = "local-sandbox";
 const NAME = `${EXAMPLE}-here`;
 // The example's own data set (profiles/local-sandbox.toml): 4 tables of 10,000 rows in sbtest.
@@ -38,8 +35,6 @@ let tmp;
 
 const textOfSel = (sel) => b.execute((s) => document.querySelector(s)?.textContent ?? null, sel);
 const runLog = () => b.execute(() => [...document.querySelectorAll('main [role="log"] div')].map((d) => d.textContent));
-/** SQL on the sandbox the suite runs against, as its admin (scripts/sandbox.sh sql). */
-const sandboxSql = (sql) => execFileSync("bash", [join(ROOT, "scripts/sandbox.sh"), "sql", "-e", sql], { stdio: "pipe" });
 const dropTables = () =>
   sandboxSql(Array.from({ length: TABLES }, (_, i) => `DROP TABLE IF EXISTS ${SCHEMA}.sbtest${i + 1};`).join(" "));
 

@@ -4,8 +4,15 @@
 // node:test runs each file in its own process, so the browser and the screenshot count
 // set here are that file's own.
 import { test as nodeTest } from "node:test";
+import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const SANDBOX_SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), "../../scripts/sandbox.sh");
+
+/** SQL on the sandbox the suite runs against, as its admin (scripts/sandbox.sh sql). */
+export const sandboxSql = (sql) => execFileSync("bash", [SANDBOX_SCRIPT, "sql", "-e", sql], { stdio: "pipe" });
 
 /** A variable run.sh sets; a spec started any other way says how to start it. */
 export const env = (k) => {

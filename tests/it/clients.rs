@@ -21,7 +21,7 @@ use dbdyno_engine::stats::LatencyHistogram;
 use dbdyno_engine::{run_plan_with, CancelToken, EventSink, StepResult};
 use dbdyno_remote::RemoteHost;
 use dbdyno_ssh::{KnownHostsConfig, SshAuth, SshTarget};
-use dbdyno_tests::{dbdyno_path, lines_of, shared_server, stderr, stdout, TestSchema};
+use dbdyno_tests::{dbdyno_path, free_port, lines_of, shared_server, stderr, stdout, TestSchema};
 
 use crate::sshd::{PrivateSshd, Sshd};
 
@@ -661,12 +661,7 @@ fn an_unreachable_client_fails_its_check_row_before_any_step() {
     let schema = TestSchema::new("clients_unreachable");
     let dir = tempfile::tempdir().unwrap();
     let clients = Clients::new(dir.path());
-    // A loopback port nothing listens on: taken, then given back.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let url = format!("ssh://{}@127.0.0.1:{port}", clients.sshd.user);
     let mut args = vec![
         "ladder".to_string(),

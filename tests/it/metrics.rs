@@ -14,13 +14,6 @@ use std::time::{Duration, Instant};
 use dbdyno_tests::*;
 use serde_json::Value;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
-}
-
 /// `GET path` on 127.0.0.1:port: the status line's code and the body.
 fn get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port))?;

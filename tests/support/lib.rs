@@ -366,6 +366,14 @@ pub fn sandbox_script() -> PathBuf {
     PathBuf::from(env("DBDYNO_SANDBOX_SCRIPT"))
 }
 
+/// A loopback port nothing listens on now: bound, then given back.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
 /// A MariaDB of a test's own, with settings the shared sandbox must not have (a tiny
 /// accept queue, more connections): `scripts/sandbox.sh` in a private directory on a
 /// free port, with `extra_cnf` appended to its config. Stopped and deleted on drop.
@@ -389,10 +397,7 @@ impl PrivateSandbox {
     pub fn start_in(tag: &str, extra_cnf: &str, netns: Option<&str>) -> PrivateSandbox {
         // A short path: the server's unix socket lives in it (108 bytes at most).
         let dir = std::env::temp_dir().join(format!("dbdyno-{tag}-{}", std::process::id()));
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free loopback port")
-            .port();
+        let port = free_port();
         let sandbox = PrivateSandbox {
             dir,
             port,

@@ -4,7 +4,7 @@
 //! `dbdyno trend` prints); this file reads the runs the History filter shows and turns
 //! the result into what the chart draws.
 
-use dbdyno_report::input::from_history::report_run;
+use dbdyno_report::input::from_history::report_runs;
 use dbdyno_report::model::trend::{
     segment_levels, trends, ChangePoint, ChangePointOptions, Trend, MIN_RUNS,
 };
@@ -50,10 +50,8 @@ pub async fn history_trends(app: tauri::AppHandle, filter: RunFilter) -> AppResu
     blocking(move || {
         let h = open(&app.state::<AppState>())?;
         let env = filter.env.as_deref().filter(|e| !e.is_empty());
-        let mut runs = Vec::new();
-        for summary in h.list_runs(env)?.iter().filter(|r| keep(r, &filter)) {
-            runs.push(report_run(&h.load_run(summary.id)?));
-        }
+        let listed = h.list_runs(env)?;
+        let runs = report_runs(&h, listed.iter().filter(|r| keep(r, &filter)))?;
         let found = trends(
             &runs.iter().collect::<Vec<_>>(),
             MIN_RUNS,

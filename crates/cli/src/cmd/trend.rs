@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use dbdyno_report::input::from_history::report_run;
+use dbdyno_report::input::from_history::report_runs;
 use dbdyno_report::input::ReportRun;
 use dbdyno_report::model::trend::{gate, trends, ChangePointOptions, GateVerdict, Trend};
 
@@ -110,14 +110,7 @@ fn read_runs(data_dir: Option<&Path>, envs: &[String]) -> Result<Vec<ReportRun>,
         }
         summaries.extend(of_env);
     }
-    summaries
-        .iter()
-        .map(|s| {
-            h.load_run(s.id)
-                .map(|r| report_run(&r))
-                .map_err(|e| failed(&e))
-        })
-        .collect()
+    report_runs(&h, &summaries).map_err(|e| failed(&e))
 }
 
 fn print_trend(t: &Trend) {

@@ -3,11 +3,23 @@
 //! keeps: the run's id, environment name, labels, state, and the per-second server
 //! samples (the server CPU and disk of each second of each step).
 
-use dbdyno_history::{RunSource, RunState, StoredRun};
+use dbdyno_history::{BlockingHistory, HistoryError, RunSource, RunState, RunSummary, StoredRun};
 use serde_json::Value;
 
 use super::results_doc::{assemble, per_second_from_samples};
 use super::ReportRun;
+
+/// The listed runs, each loaded from the history as a report reads it (what `dbdyno
+/// trend` and the History screen's trends analyse).
+pub fn report_runs<'a>(
+    h: &BlockingHistory,
+    summaries: impl IntoIterator<Item = &'a RunSummary>,
+) -> Result<Vec<ReportRun>, HistoryError> {
+    summaries
+        .into_iter()
+        .map(|s| h.load_run(s.id).map(|r| report_run(&r)))
+        .collect()
+}
 
 /// The run as a report reads it. Its id is the history id (what `--baseline` names).
 pub fn report_run(run: &StoredRun) -> ReportRun {
