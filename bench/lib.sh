@@ -67,6 +67,8 @@ bench_exit() {
   if [ -n "${work:-}" ]; then rm -rf "$work"; fi
 }
 trap bench_exit EXIT
+# Ctrl-C or a kill still runs the cleanups (bash skips the EXIT trap on a signal it does not handle).
+trap 'exit 130' INT TERM
 
 # Sets work to a new temporary directory, removed at exit.
 bench_workdir() { work=$(mktemp -d); }
@@ -99,3 +101,39 @@ bench_sysbench_tpcc() {
 # The median of the numbers on stdin, one a line (the mean of the middle two for an
 # even count).
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# spread: the median and the range of a column of numbers on stdin, "5 (4–7)".
+spread() {
+  local v; v=$(sort -g)
+  printf '%s (%s–%s)' "$(median <<<"$v")" "$(head -1 <<<"$v")" "$(tail -1 <<<"$v")"
+}
+
+# The "queries:" count of a sysbench-style summary in file $1.
+bench_queries() { awk '/queries:/ && /per sec/ {print $2}' "$1"; }
+
+# bench_syscalls_per_query DIR COMMAND...: runs COMMAND (a run of a fixed number of
+# events) under `strace -f -c` in DIR; prints system calls per query. System calls do
+# not depend on how busy the cores are.
+bench_syscalls_per_query() {
+  local dir=$1; shift
+  (cd "$dir" && strace -f -c -o "$dir/strace" "$@" >"$dir/out" 2>&1)
+  local calls; calls=$(awk '$NF == "total" {print $4}' "$dir/strace")
+  echo "$calls $(bench_queries "$dir/out")" | awk '{printf "%.2f", $1 / $2}'
+}
+
+# bench_instructions_per_query DIR SHORT LONG COMMAND...: user-space instructions per
+# query under callgrind (this VM's perf cannot count them): COMMAND (ending in its
+# command word, `run`) run with --events=SHORT and then --events=LONG before that word,
+# the difference in instructions over the difference in queries, so that start-up (and
+# sysbench's LuaJIT warm-up) drop out.
+bench_instructions_per_query() {
+  local dir=$1 short=$2 long=$3; shift 3
+  local word=${*: -1}; set -- "${@:1:$#-1}"
+  local ir=() events
+  for events in "$short" "$long"; do
+    (cd "$dir" && valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" --events="$events" "$word" >"$dir/out" 2>"$dir/vg")
+    ir+=("$(awk '/Collected :/ {print $NF}' "$dir/vg") $(bench_queries "$dir/out")")
+  done
+  echo "${ir[0]} ${ir[1]}" | awk '{printf "%.0f", ($3 - $1) / ($4 - $2)}'
+}
+

@@ -76,13 +76,8 @@ run() {
   local extra=(); [ "$tool" = sysbench ] && extra=(--mysql-password="$MYSQL_PWD")
   (cd "$work" && /usr/bin/time -f '%U %S %e %w %c' -o "$work/time" "${cmd[@]}" "$@" "${extra[@]}" >"$work/out" 2>&1)
 }
-queries() { awk '/queries:/ && /per sec/ {print $2}' "$work/out"; }
+queries() { bench_queries "$work/out"; }
 qps() { awk '/queries:/ && /per sec/ {gsub(/\(/, "", $3); print $3}' "$work/out"; }
-# spread: the median (lib.sh's) and the range of a column of numbers, "5 (4–7)".
-spread() {
-  local v; v=$(sort -g)
-  printf '%s (%s–%s)' "$(median <<<"$v")" "$(head -1 <<<"$v")" "$(tail -1 <<<"$v")"
-}
 
 echo "Host: $(nproc) cores; $(mariadb --version | sed 's/,.*//'); $THREADS threads, $ROUNDS rounds of ${SECONDS_PER_RUN}s" >&2
 rows=()
@@ -103,19 +98,9 @@ for w in $WORKLOADS; do
   done
   for tool in sysbench dbdyno; do
     cmd=("$DBDYNO"); [ "$tool" = sysbench ] && cmd=(sysbench --mysql-password="$MYSQL_PWD")
-    (cd "$work" && strace -f -c -o "$work/strace" "${cmd[@]}" "$w" "${CONN[@]}" "${DATA[@]}" --threads="$THREADS" --time=0 --events="$STRACE_EVENTS" run >"$work/out" 2>&1)
-    calls=$(awk '$NF == "total" {print $4}' "$work/strace")
-    sc=$(echo "$calls $(queries)" | awk '{printf "%.2f", $1 / $2}')
-    # User-space instructions per query: callgrind over two runs of different lengths,
-    # the difference over the difference in queries (start-up and sysbench's LuaJIT
-    # warm-up drop out), as docs/benchmarks.md counts them without TLS.
-    ir=()
-    for events in "$CALLGRIND_EVENTS_SHORT" "$CALLGRIND_EVENTS_LONG"; do
-      (cd "$work" && valgrind --tool=callgrind --callgrind-out-file=/dev/null "${cmd[@]}" "$w" "${CONN[@]}" "${DATA[@]}" \
-        --threads="$THREADS" --time=0 --events="$events" run >"$work/out" 2>"$work/vg")
-      ir+=("$(awk '/Collected :/ {print $NF}' "$work/vg") $(queries)")
-    done
-    ipq=$(echo "${ir[0]} ${ir[1]}" | awk '{printf "%.0f", ($3 - $1) / ($4 - $2)}')
+    sc=$(bench_syscalls_per_query "$work" "${cmd[@]}" "$w" "${CONN[@]}" "${DATA[@]}" --threads="$THREADS" --time=0 --events="$STRACE_EVENTS" run)
+    ipq=$(bench_instructions_per_query "$work" "$CALLGRIND_EVENTS_SHORT" "$CALLGRIND_EVENTS_LONG" \
+      "${cmd[@]}" "$w" "${CONN[@]}" "${DATA[@]}" --threads="$THREADS" --time=0 run)
     rows+=("| $w | $tool | $(spread <"$work/qps_${tool}_$w") | $(spread <"$work/cpu_${tool}_$w") | $ipq | $(spread <"$work/csw_${tool}_$w") | $sc | $(cat "$work/tls_$tool") |")
   done
 done

@@ -25,6 +25,7 @@ mod profiles;
 mod remote;
 mod report_history;
 mod restart;
+mod resume;
 mod reuse;
 mod safety;
 mod secret_leaks;

@@ -673,11 +673,22 @@ export type PrepareChoice =
 /**  Drop DB Dyno's own tables and load them again. */
 "always" | 
 /**  No prepare: read the tables as they are. */
-"never";
+"never" | 
+/**  Continue a prepare that was cut short: keep the complete tables, load the rest. */
+"resume";
 
 export type PrepareProgress = {
 	rows_done: number | null,
 	rows_total: number | null,
+	/**  rows_done of rows_total, in percent. */
+	pct: number | null,
+	/**  Rows a second since the load began. */
+	rows_per_s: number | null,
+	/**
+	 *  Seconds until the last row at that rate; None before the first row is in.
+	 *  The indexes built after the last row are not in it.
+	 */
+	eta_s: number | null,
 };
 
 /**  One choice of the distribution list, with the parameters the form shows for it. */

@@ -51,6 +51,10 @@ pub struct WorkloadCli {
     /// With prepare/cleanup: allow a schema that also holds non-benchmark tables.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "on", default_value = "off", value_parser = parse_bool)]
     pub force: bool,
+    /// With prepare: continue a prepare that was cut short. The tables that are
+    /// complete and verified are kept, the others loaded again (prepare = "resume").
+    #[arg(long)]
+    pub resume: bool,
     /// sysbench's verbosity: 0 only critical messages ... 5 debug. Below 3 the header,
     /// interval lines and notes are left out (docs/cli.md).
     #[arg(long, default_value_t = VERBOSITY_NOTICE, value_parser = clap::value_parser!(u8).range(0..=5))]
@@ -149,7 +153,8 @@ pub struct LadderArgs {
     pub repeat: u32,
     /// Load the tables before the first step: if-missing (what --prepare alone means:
     /// reuse the tables DB Dyno made in the plan's shape, load them when absent), always
-    /// (drop DB Dyno's own tables and load again; never anyone else's) or never.
+    /// (drop DB Dyno's own tables and load again; never anyone else's), resume (keep
+    /// the tables a cut-short prepare completed, load the rest) or never.
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "if-missing", value_name = "MODE", value_parser = parse_prepare_mode)]
     pub prepare: Option<dbdyno_engine::PrepareMode>,
     /// Read the tables into the buffer pool before the first step.

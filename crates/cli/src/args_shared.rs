@@ -107,7 +107,7 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-/// `--prepare=MODE`: always, if-missing, never, or the older on/off.
+/// `--prepare=MODE`: always, if-missing, never, resume, or the older on/off.
 pub fn parse_prepare_mode(s: &str) -> Result<dbdyno_engine::PrepareMode, String> {
     s.parse()
 }

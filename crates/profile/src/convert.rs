@@ -301,12 +301,13 @@ impl Profile {
         let (workload, mut all) = self.workload_options_all();
         let phase = match command {
             // The command says "prepare": load, or reuse DB Dyno's own tables in the
-            // plan's shape; "always" in the profile loads them again.
+            // plan's shape; "always" in the profile loads them again, "resume" keeps
+            // the complete ones and loads the rest.
             SingleCommand::Prepare => Phase::Prepare {
                 scenario,
                 threads,
                 mode: match self.plan.prepare {
-                    Some(PrepareMode::Always) => PrepareMode::Always,
+                    Some(m @ (PrepareMode::Always | PrepareMode::Resume)) => m,
                     _ => PrepareMode::IfMissing,
                 },
             },

@@ -66,6 +66,8 @@ pub enum PrepareChoice {
     Always,
     /// No prepare: read the tables as they are.
     Never,
+    /// Continue a prepare that was cut short: keep the complete tables, load the rest.
+    Resume,
 }
 
 impl From<PrepareMode> for PrepareChoice {
@@ -74,6 +76,7 @@ impl From<PrepareMode> for PrepareChoice {
             PrepareMode::IfMissing => PrepareChoice::IfMissing,
             PrepareMode::Always => PrepareChoice::Always,
             PrepareMode::Never => PrepareChoice::Never,
+            PrepareMode::Resume => PrepareChoice::Resume,
         }
     }
 }
@@ -84,6 +87,7 @@ impl From<PrepareChoice> for PrepareMode {
             PrepareChoice::IfMissing => PrepareMode::IfMissing,
             PrepareChoice::Always => PrepareMode::Always,
             PrepareChoice::Never => PrepareMode::Never,
+            PrepareChoice::Resume => PrepareMode::Resume,
         }
     }
 }

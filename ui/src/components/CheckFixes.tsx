@@ -9,6 +9,7 @@ export const PREPARE_FIX: Record<PrepareChoice, string> = {
   always: "Drop DB Dyno's tables and prepare again",
   never: "Read the tables as they are (no prepare)",
   "if-missing": "Reuse the tables (prepare only if missing)",
+  resume: "Continue the prepare (keep the complete tables, load the rest)",
 };
 
 export function CheckFixes({

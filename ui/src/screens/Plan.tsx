@@ -206,6 +206,7 @@ function PrepareMode({ form, set }: { form: PlanForm; set: (k: "prepare", v: Pla
       <select value={form.prepare} onChange={(e) => set("prepare", e.target.value as PlanForm["prepare"])} data-testid="prepare-mode">
         <option value="if-missing">Reuse them when they are in this plan's shape (load only if missing)</option>
         <option value="always">Drop them and load again</option>
+        <option value="resume">Continue a prepare that was cut short (keep the complete tables, load the rest)</option>
       </select>
     </label>
   );

@@ -105,7 +105,12 @@ export function Run() {
             Phase {s.phase_number}/{s.phase_count}: {s.phase_label}
           </strong>
           {s.cooldown_left_s !== null && <span className="badge cooling_down">cool-down {duration(s.cooldown_left_s)} left</span>}
-          {s.prepare && <span className="sub">loading rows {num(s.prepare.rows_done, 0)} / {num(s.prepare.rows_total, 0)}</span>}
+          {s.prepare && (
+            <span className="sub" data-testid="run-prepare">
+              loading rows {num(s.prepare.rows_done, 0)} / {num(s.prepare.rows_total, 0)}, {num(s.prepare.rows_per_s, 0)} rows/s
+              {s.prepare.eta_s !== null ? `, ${duration(s.prepare.eta_s)} to go` : ""}
+            </span>
+          )}
           {s.connecting && (
             <span className="sub" data-testid="run-connecting">
               opening connections {num(s.connecting.opened, 0)} / {num(s.connecting.threads, 0)} ({duration(s.connecting.elapsed_s)}
@@ -113,6 +118,11 @@ export function Run() {
             </span>
           )}
         </div>
+        {s.prepare && (
+          <div className="progress" role="progressbar" aria-label="Rows loaded" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(s.prepare.pct ?? 0)}>
+            <div style={{ width: `${s.prepare.pct ?? 0}%` }} />
+          </div>
+        )}
         <div className="progress" role="progressbar" aria-label="Progress of the whole plan" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(s.progress_pct ?? 0)}>
           <div style={{ width: `${s.progress_pct ?? 0}%` }} />
         </div>

@@ -1,6 +1,7 @@
 //! Can the server hold the plan's largest step: enough prepared statements
 //! (`max_prepared_stmt_count`) and connections (`max_connections`) for the peak, on
-//! top of what other sessions already use.
+//! top of what other sessions already use, and the files and memory that many
+//! connections take (`open_files_limit`, `thread_stack` × connections).
 
 use dbdyno_engine::wording::{count, plural};
 use dbdyno_engine::workload::shape::prepared_statements_per_connection;
@@ -16,13 +17,27 @@ const PS_WHY: &str = "every connection prepares each statement of its workload f
                       and the step fails";
 const CONN_WHY: &str = "each thread is one connection, plus DB Dyno's control and status connections; past the \
                         limit new connections get error 1040 \"Too many connections\" and the step fails";
+const RESOURCES_WHY: &str = "every connection is a thread of the server with its own stack (thread_stack) and a \
+                             file descriptor, next to the tables it keeps open: raising max_connections at run \
+                             time raises neither open_files_limit (fixed at start) nor the memory, so thousands of \
+                             connections can fail with \"Too many open files\" (errno 24) or push the host into swap";
+/// Descriptors MariaDB keeps for itself besides connections and tables (its own
+/// formula at start: 10 + max_connections + 2 × table_open_cache).
+const SERVER_OWN_FILES: u64 = 10;
+/// Share of the host's memory that the buffer pool and the connections' stacks may
+/// take before the check warns.
+const MEMORY_SHARE: f64 = 0.9;
 
 /// The largest value any server accepts for max_prepared_stmt_count (MySQL 5.7's cap).
 const PS_CAP: u64 = 1_048_576;
 
 pub fn checks(f: &Facts, plan: &Plan) -> Vec<Check> {
     match &f.mysql {
-        Ok(m) => vec![prepared_statements(m, plan), connections(m, plan)],
+        Ok(m) => vec![
+            prepared_statements(m, plan),
+            connections(m, plan),
+            connection_resources(m, f.host.os.as_ref().and_then(|o| o.mem_total_mb), plan),
+        ],
         Err(_) => vec![
             unreachable(
                 "mysql.max_prepared_stmt_count",
@@ -30,6 +45,11 @@ pub fn checks(f: &Facts, plan: &Plan) -> Vec<Check> {
                 PS_WHY,
             ),
             unreachable("mysql.max_connections", "Connection limit", CONN_WHY),
+            unreachable(
+                "mysql.connection_resources",
+                "Files and memory for the connections",
+                RESOURCES_WHY,
+            ),
         ],
     }
 }
@@ -205,10 +225,152 @@ fn connections(m: &MysqlFacts, plan: &Plan) -> Check {
     .with_action(action)
 }
 
+/// Open files and memory for the peak connections: the server's `open_files_limit`
+/// against one descriptor per connection and its table cache, and `thread_stack` ×
+/// connections plus the buffer pool against the host's memory (when SSH or this
+/// machine tells it).
+fn connection_resources(m: &MysqlFacts, host_mem_mb: Option<f64>, plan: &Plan) -> Check {
+    const ID: &str = "mysql.connection_resources";
+    const TITLE: &str = "Files and memory for the connections";
+    let peak = plan.peak_connections() as u64 + 1;
+    let others = m.status("Threads_connected").unwrap_or(1).saturating_sub(1);
+    let connections = peak + others;
+    let mut problems = Vec::new();
+    let mut fixes = Vec::new();
+    let mut seen = Vec::new();
+    if let Some(limit) = m.var_u64("open_files_limit") {
+        let tables = m.var_u64("table_open_cache").unwrap_or(0);
+        let need = SERVER_OWN_FILES + connections + tables;
+        seen.push(format!(
+            "open_files_limit = {limit}, {need} needed ({connections} connections + table_open_cache {tables} + {SERVER_OWN_FILES})"
+        ));
+        if limit < need {
+            let suggested = round_up(SERVER_OWN_FILES + connections + 2 * tables, 1024);
+            problems.push(format!(
+                "open_files_limit = {limit} is below the {need} descriptors {connections} connections and the table cache need: connections past it fail with \"Too many open files\""
+            ));
+            fixes.push(format!(
+                "in my.cnf under [mysqld]: open_files_limit = {suggested} (and LimitNOFILE={suggested} in the server's systemd unit); it takes a restart"
+            ));
+        }
+    }
+    let stack = m.var_u64("thread_stack");
+    let pool = m.var_u64("innodb_buffer_pool_size").unwrap_or(0);
+    if let Some(stack) = stack {
+        let stacks_mb = (stack * connections) as f64 / 1_048_576.0;
+        let pool_mb = pool as f64 / 1_048_576.0;
+        match host_mem_mb {
+            Some(mem) => {
+                seen.push(format!(
+                    "thread_stack {} KiB × {connections} = {stacks_mb:.0} MiB, with the buffer pool {pool_mb:.0} MiB, of the host's {mem:.0} MiB",
+                    stack / 1024
+                ));
+                if stacks_mb + pool_mb > MEMORY_SHARE * mem {
+                    problems.push(format!(
+                        "the connections' stacks ({stacks_mb:.0} MiB) and the buffer pool ({pool_mb:.0} MiB) come to more than {:.0}% of the host's {mem:.0} MiB: the host may swap or the server be killed",
+                        MEMORY_SHARE * 100.0
+                    ));
+                    fixes.push(
+                        "run fewer threads, or make the buffer pool smaller for this plan (innodb_buffer_pool_size, SET GLOBAL on MariaDB 10.2+ and MySQL 5.7+)".to_string(),
+                    );
+                }
+            }
+            None => seen.push(format!(
+                "thread_stack {} KiB × {connections} = {stacks_mb:.0} MiB (the host's memory is unknown without OS access)",
+                stack / 1024
+            )),
+        }
+    }
+    if seen.is_empty() {
+        return Check::skipped(
+            ID,
+            TITLE,
+            "the server reports neither open_files_limit nor thread_stack",
+            RESOURCES_WHY,
+        );
+    }
+    let seen = seen.join("; ");
+    if problems.is_empty() {
+        return Check::new(ID, TITLE, CheckStatus::Pass, seen, RESOURCES_WHY);
+    }
+    Check::new(
+        ID,
+        TITLE,
+        CheckStatus::Warn,
+        format!("{seen}. {}", problems.join("; ")),
+        RESOURCES_WHY,
+    )
+    .with_fix(fixes.join("; "), None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::checks::testing::{facts, find, mysql, plan, set_var};
+
+    #[test]
+    fn thousands_of_connections_need_files_and_memory_said_in_advance() {
+        let resources =
+            |f: &Facts, p: &Plan| find(&checks(f, p), "mysql.connection_resources").clone();
+        let mut f = facts();
+        set_var(&mut f, "open_files_limit", "32184");
+        set_var(&mut f, "table_open_cache", "2000");
+        set_var(&mut f, "thread_stack", "299008");
+        // 64 threads: room for everything.
+        let small = plan(&[Scenario::OltpPointSelect], &[64], 1, 1000, false);
+        let c = resources(&f, &small);
+        assert_eq!(c.status, CheckStatus::Pass, "{}", c.seen);
+        assert!(
+            c.seen.contains("open_files_limit = 32184, 2076 needed"),
+            "{}",
+            c.seen
+        );
+
+        // 4,096 threads on a server started with the default limit (MariaDB's start
+        // formula for 151 connections) and 64 GB: the files are short, the memory fits.
+        set_var(&mut f, "open_files_limit", "4161");
+        let big = plan(&[Scenario::OltpPointSelect], &[4096], 1, 1000, false);
+        let c = resources(&f, &big);
+        assert_eq!(c.status, CheckStatus::Warn, "{}", c.seen);
+        assert!(
+            c.seen
+                .contains("open_files_limit = 4161 is below the 6108 descriptors"),
+            "{}",
+            c.seen
+        );
+        assert!(
+            c.seen.contains("thread_stack 292 KiB × 4098 = 1169 MiB"),
+            "{}",
+            c.seen
+        );
+        let fix = c.fix.as_ref().unwrap().text.clone();
+        assert!(
+            fix.contains("open_files_limit = 8192") && fix.contains("LimitNOFILE"),
+            "{fix}"
+        );
+        assert!(!fix.contains("buffer pool"), "{fix}");
+
+        // On a 2 GB host with a 1 GiB buffer pool the stacks do not fit.
+        set_var(&mut f, "open_files_limit", "100000");
+        set_var(&mut f, "innodb_buffer_pool_size", "1073741824");
+        f.host.os.as_mut().unwrap().mem_total_mb = Some(2048.0);
+        let c = resources(&f, &big);
+        assert_eq!(c.status, CheckStatus::Warn, "{}", c.seen);
+        assert!(
+            c.seen.contains("more than 90% of the host's 2048 MiB"),
+            "{}",
+            c.seen
+        );
+        // Without OS access the memory part says what it cannot know.
+        f.host.os = None;
+        let c = resources(&f, &big);
+        assert_eq!(c.status, CheckStatus::Pass, "{}", c.seen);
+        assert!(
+            c.seen.contains("the host's memory is unknown"),
+            "{}",
+            c.seen
+        );
+    }
 
     #[test]
     fn read_write_needs_nine_per_table_plus_two_per_connection() {

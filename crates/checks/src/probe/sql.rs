@@ -54,6 +54,8 @@ pub const VARIABLES: &[&str] = &[
     "thread_handling",
     "thread_pool_size",
     "table_open_cache",
+    "open_files_limit",
+    "thread_stack",
     "thread_cache_size",
     "performance_schema",
     "query_cache_type",

@@ -37,6 +37,19 @@ pub fn run(cli: &WorkloadCli, m: &clap::ArgMatches) -> ExitCode {
         Ok(p) => p,
         Err(e) => return usage_error(e),
     };
+    if cli.resume {
+        if cli.command != WorkloadCommand::Prepare {
+            return usage_error(anyhow::anyhow!(
+                "--resume continues a prepare: dbdyno {} … --resume prepare",
+                cli.workload
+            ));
+        }
+        for phase in &mut plan.phases {
+            if let dbdyno_engine::Phase::Prepare { mode, .. } = phase {
+                *mode = dbdyno_engine::PrepareMode::Resume;
+            }
+        }
+    }
     if cli.command == WorkloadCommand::Check {
         return crate::cmd::tpcc_check::run(plan, cli, &applied);
     }

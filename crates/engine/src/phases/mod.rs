@@ -8,6 +8,7 @@ mod cleanup;
 pub(crate) mod load_data;
 pub mod mark;
 pub mod mode;
+mod oltp_load;
 pub(crate) mod pool;
 mod prepare;
 mod prewarm;
@@ -18,7 +19,7 @@ pub use cleanup::cleanup;
 pub use mode::PrepareMode;
 pub use prepare::prepare;
 pub use prewarm::prewarm;
-pub use verify::{verify_oltp_tables, FoundTables, ReusedTables};
+pub use verify::{resume_oltp_tables, verify_oltp_tables, FoundTables, ResumeTables, ReusedTables};
 
 use dbdyno_mysql::ConnectOptions;
 use mysql::Conn;

@@ -18,13 +18,18 @@ pub enum PrepareMode {
     IfMissing,
     /// No prepare: the run reads the tables as they are. `prepare = false` means this.
     Never,
+    /// Continue a prepare that was cut short: keep the tables that are complete and
+    /// verified, build an index that is missing, drop and load again the ones DB Dyno
+    /// left incomplete, load the missing ones. `--resume` means this.
+    Resume,
 }
 
 impl PrepareMode {
-    pub const ALL: [PrepareMode; 3] = [
+    pub const ALL: [PrepareMode; 4] = [
         PrepareMode::IfMissing,
         PrepareMode::Always,
         PrepareMode::Never,
+        PrepareMode::Resume,
     ];
 
     /// Whether the plan has a prepare phase.
@@ -37,6 +42,7 @@ impl PrepareMode {
             PrepareMode::Always => "always",
             PrepareMode::IfMissing => "if-missing",
             PrepareMode::Never => "never",
+            PrepareMode::Resume => "resume",
         }
     }
 }
@@ -58,8 +64,9 @@ impl std::str::FromStr for PrepareMode {
                 Ok(PrepareMode::IfMissing)
             }
             "never" | "off" | "false" | "no" | "0" => Ok(PrepareMode::Never),
+            "resume" => Ok(PrepareMode::Resume),
             other => Err(format!(
-                "'{other}' is not a prepare mode (expected always, if-missing or never; true means if-missing, false never)"
+                "'{other}' is not a prepare mode (expected always, if-missing, never or resume; true means if-missing, false never)"
             )),
         }
     }
@@ -86,9 +93,11 @@ impl<'de> Deserialize<'de> for PrepareMode {
         match Written::deserialize(d)? {
             Written::Switch(b) => Ok(b.into()),
             Written::Mode(s) => match s.as_str() {
-                "always" | "if-missing" | "never" => s.parse().map_err(serde::de::Error::custom),
+                "always" | "if-missing" | "never" | "resume" => {
+                    s.parse().map_err(serde::de::Error::custom)
+                }
                 other => Err(serde::de::Error::custom(format!(
-                    "unknown value `{other}` (expected one of `always`, `if-missing`, `never`, or true / false)"
+                    "unknown value `{other}` (expected one of `always`, `if-missing`, `never`, `resume`, or true / false)"
                 ))),
             },
         }
@@ -107,6 +116,7 @@ mod tests {
         assert_eq!(read("\"always\"").unwrap(), PrepareMode::Always);
         assert_eq!(read("\"if-missing\"").unwrap(), PrepareMode::IfMissing);
         assert_eq!(read("\"never\"").unwrap(), PrepareMode::Never);
+        assert_eq!(read("\"resume\"").unwrap(), PrepareMode::Resume);
         let e = read("\"sometimes\"").unwrap_err().to_string();
         assert!(e.contains("unknown value `sometimes`"), "{e}");
         for m in PrepareMode::ALL {

@@ -102,19 +102,111 @@ pub fn verify_oltp_tables(
         Err(verdict) => return Ok(verdict),
     };
     for t in 1..=w.tables {
-        let found = ids_present(conn, t, w)?;
-        if found != w.table_size {
-            return Ok(FoundTables::OursOtherShape {
-                why: format!(
-                    "{} holds {} of the ids 1..{} DB Dyno loaded (a run deleted rows, or a load was cut short)",
-                    sql::table_name(t),
-                    thousands(found),
-                    thousands(w.table_size)
-                ),
-            });
+        if let Some(why) = incomplete(conn, t, w)? {
+            return Ok(FoundTables::OursOtherShape { why });
         }
     }
     Ok(FoundTables::Reusable(candidate))
+}
+
+/// Why table `t`, marked by DB Dyno in the plan's shape, is not complete (ids missing,
+/// or the secondary index the plan wants); None when it is.
+fn incomplete(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<Option<String>, EngineError> {
+    let found = ids_present(conn, t, w)?;
+    if found != w.table_size {
+        return Ok(Some(format!(
+            "{} holds {} of the ids 1..{} DB Dyno loaded (a run deleted rows, or a load was cut short)",
+            sql::table_name(t),
+            thousands(found),
+            thousands(w.table_size)
+        )));
+    }
+    if w.create_secondary && !has_secondary_index(conn, t)? {
+        return Ok(Some(format!(
+            "{} has every row but not its index k_{t} (a prepare was cut short while building it)",
+            sql::table_name(t)
+        )));
+    }
+    Ok(None)
+}
+
+/// What a resumed prepare (`prepare = "resume"`) does with each table of the plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumeTables {
+    /// Complete and verified: kept as they are.
+    pub keep: Vec<u32>,
+    /// Every row there, the secondary index missing: only the index is built.
+    pub index_only: Vec<u32>,
+    /// DB Dyno's, but cut short or of another shape: dropped and loaded again, each
+    /// with the reason.
+    pub reload: Vec<(u32, String)>,
+    /// Not there: created and loaded.
+    pub missing: Vec<u32>,
+}
+
+impl ResumeTables {
+    /// The tables to create and load: the missing ones and those dropped.
+    pub fn to_load(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.missing.clone();
+        v.extend(self.reload.iter().map(|(t, _)| *t));
+        v.sort_unstable();
+        v
+    }
+}
+
+/// Table by table, what resuming a prepare of `w` keeps and what it loads again. A table
+/// DB Dyno did not make is refused as in every other mode.
+pub fn resume_oltp_tables(
+    conn: &mut Conn,
+    existing: &BTreeMap<String, TableInfo>,
+    w: &WorkloadOptions,
+) -> Result<Result<ResumeTables, FoundTables>, EngineError> {
+    let mut out = ResumeTables::default();
+    for t in 1..=w.tables {
+        let name = sql::table_name(t);
+        let Some(info) = existing.get(&name) else {
+            out.missing.push(t);
+            continue;
+        };
+        let Some(mark) = &info.mark else {
+            // The same refusal, in the same words, as the other modes give.
+            return Ok(Err(judge_marks(existing, w).err().unwrap_or_else(|| {
+                FoundTables::Foreign {
+                    table: name.clone(),
+                    why: format!("{name} exists and DB Dyno did not make it"),
+                }
+            })));
+        };
+        if info.shape != TableShape::Oltp {
+            out.reload
+                .push((t, format!("it has {}", describe_columns(&info.columns))));
+            continue;
+        }
+        let differences = mark.differences(w);
+        if !differences.is_empty() {
+            out.reload
+                .push((t, format!("made with {}", differences.join(", "))));
+            continue;
+        }
+        match incomplete(conn, t, w)? {
+            None => out.keep.push(t),
+            Some(_) if ids_present(conn, t, w)? == w.table_size => out.index_only.push(t),
+            Some(why) => out.reload.push((t, why)),
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// Whether table `t` has its secondary index `k_t`.
+fn has_secondary_index(conn: &mut Conn, t: u32) -> Result<bool, EngineError> {
+    let n: Option<u64> = conn
+        .exec_first(
+            "SELECT COUNT(*) FROM information_schema.STATISTICS \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ?",
+            (sql::table_name(t), format!("k_{t}")),
+        )
+        .map_err(|e| driver::query_error("reading the tables' indexes", &e))?;
+    Ok(n.unwrap_or(0) > 0)
 }
 
 /// Everything but the ids: Ok with what would be reused, or the verdict.

@@ -54,6 +54,8 @@ pub struct LiveRun {
     step_planned_s: f64,
     cooldown: Option<(Instant, f64)>,
     prepare: Option<PrepareProgress>,
+    /// When the load in `prepare` began.
+    prepare_started: Option<Instant>,
     connecting: Option<ConnectingProgress>,
     /// The silence going on, and when this view learnt of it.
     silence: Option<(dbdyno_engine::ServerSilence, Instant)>,
@@ -109,6 +111,7 @@ impl LiveRun {
             step_planned_s: 0.0,
             cooldown: None,
             prepare: None,
+            prepare_started: None,
             connecting: None,
             silence: None,
             points: Vec::new(),
@@ -240,13 +243,17 @@ impl LiveRun {
                 rows_done,
                 rows_total,
             } => {
-                self.prepare = Some(PrepareProgress {
-                    rows_done: *rows_done as f64,
-                    rows_total: *rows_total as f64,
-                });
+                // The rate is over this load (a ladder of OLTP and TPC-C loads twice).
+                let since = *self.prepare_started.get_or_insert_with(Instant::now);
+                self.prepare = Some(PrepareProgress::at(
+                    *rows_done,
+                    *rows_total,
+                    since.elapsed().as_secs_f64(),
+                ));
             }
             EngineEvent::PrepareFinished(r) => {
                 self.prepare = None;
+                self.prepare_started = None;
                 match &r.reused {
                     Some(reused) => self.line(
                         LogLevel::Info,
@@ -680,6 +687,16 @@ mod tests {
             reconnects_ps: 0.0,
             open_loop: None,
         }
+    }
+
+    #[test]
+    fn prepare_progress_gives_the_rate_and_the_time_to_the_last_row() {
+        let p = PrepareProgress::at(250_000, 1_000_000, 2.0);
+        assert_eq!((p.pct, p.rows_per_s), (25.0, 125_000.0));
+        assert_eq!(p.eta_s, Some(6.0));
+        let start = PrepareProgress::at(0, 1_000_000, 0.0);
+        assert_eq!((start.rows_per_s, start.eta_s), (0.0, None));
+        assert_eq!(PrepareProgress::at(10, 10, 1.0).eta_s, Some(0.0));
     }
 
     #[test]

@@ -152,6 +152,36 @@ pub struct LogLine {
 pub struct PrepareProgress {
     pub rows_done: f64,
     pub rows_total: f64,
+    /// rows_done of rows_total, in percent.
+    pub pct: f64,
+    /// Rows a second since the load began.
+    pub rows_per_s: f64,
+    /// Seconds until the last row at that rate; None before the first row is in.
+    /// The indexes built after the last row are not in it.
+    pub eta_s: Option<f64>,
+}
+
+impl PrepareProgress {
+    /// The progress of a load `elapsed_s` seconds in.
+    pub fn at(rows_done: u64, rows_total: u64, elapsed_s: f64) -> PrepareProgress {
+        let rows_per_s = if elapsed_s > 0.0 {
+            rows_done as f64 / elapsed_s
+        } else {
+            0.0
+        };
+        PrepareProgress {
+            rows_done: rows_done as f64,
+            rows_total: rows_total as f64,
+            pct: if rows_total > 0 {
+                100.0 * rows_done as f64 / rows_total as f64
+            } else {
+                100.0
+            },
+            rows_per_s,
+            eta_s: (rows_per_s > 0.0)
+                .then(|| rows_total.saturating_sub(rows_done) as f64 / rows_per_s),
+        }
+    }
 }
 
 /// A step's connections while they open, so that a slow ramp (a thousand threads, a

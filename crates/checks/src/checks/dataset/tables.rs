@@ -148,6 +148,7 @@ impl<'a> Tables<'a> {
                 ours: "DB Dyno's tables",
                 dropped: format!("sbtest1..{needed}"),
                 always: prepare_mode_where(self.plan, |s| !s.is_tpcc()) == PrepareMode::Always,
+                resumes: prepare_mode_where(self.plan, |s| !s.is_tpcc()) == PrepareMode::Resume,
                 cleanup: self.cleanup_command(),
             };
             let check = |status, seen| Check::new(ID, TITLE, status, seen, TABLES_WHY);

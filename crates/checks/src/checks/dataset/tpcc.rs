@@ -33,6 +33,7 @@ pub(super) fn before_prepare(
         ours: "DB Dyno's TPC-C tables",
         dropped: "the TPC-C sets".into(),
         always: prepare_mode_where(plan, |s| s.is_tpcc()) == PrepareMode::Always,
+        resumes: false,
         cleanup,
     };
     judged(found, d, check)
