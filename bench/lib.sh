@@ -80,6 +80,9 @@ bench_sql() {
   mariadb -h"$DBDYNO_TEST_MYSQL_HOST" -P"$DBDYNO_TEST_MYSQL_PORT" -u"$user" -p"$password" -e "$*"
 }
 
+# bench_admin SQL: runs statements as the sandbox's administrator account.
+bench_admin() { bench_sql "$DBDYNO_TEST_MYSQL_ADMIN_USER" "$DBDYNO_TEST_MYSQL_ADMIN_PASSWORD" "$1"; }
+
 # bench_own_database DB: DB dropped and created empty by the admin account, all of it
 # granted to the sandbox's benchmark user, and dropped again at exit, so that nothing
 # else using the sandbox (tests, other benchmarks) prepares or cleans up under this one.

@@ -38,7 +38,7 @@ bench_cargo_env
 bench_sandbox
 bench_dbdyno
 
-admin() { bench_sql "$DBDYNO_TEST_MYSQL_ADMIN_USER" "$DBDYNO_TEST_MYSQL_ADMIN_PASSWORD" "$1"; }
+admin() { bench_admin "$1"; }
 bench_own_database "$DB"
 bench_workdir
 pool_before=$(admin "SELECT @@innodb_buffer_pool_size" | tail -1)

@@ -42,3 +42,14 @@ pub fn query_error(context: &str, e: &mysql::Error) -> EngineError {
 pub fn global_status(conn: &mut Conn) -> Result<HashMap<String, u64>, EngineError> {
     Ok(dbdyno_mysql::global_status(conn)?)
 }
+
+/// The server's CPUs as MariaDB gives them: `thread_pool_size` defaults to the number of
+/// processors (whatever `thread_handling` is). None when the server does not say (MySQL
+/// has no such variable) or says 0.
+pub fn server_cpus(conn: &mut Conn) -> Option<u32> {
+    use mysql::prelude::Queryable;
+    conn.query_first::<u32, _>("SELECT @@thread_pool_size")
+        .ok()
+        .flatten()
+        .filter(|n| *n > 0)
+}

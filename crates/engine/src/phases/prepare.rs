@@ -108,18 +108,19 @@ pub fn prepare(
         driver::admin_exec(&mut conn, "CREATE TABLE", &create)?;
     }
     let total_rows = w.table_size * to_load.len() as u64;
+    let loaders = oltp_load::loaders(&mut conn, threads, to_load.len(), events);
     if w.table_size > 0 && !to_load.is_empty() {
         events.message(format!(
             "Inserting {} into {} with {}",
             crate::wording::count(w.table_size as f64, "record"),
             crate::wording::count(to_load.len() as u32, "table"),
-            crate::wording::count(threads, "thread")
+            crate::wording::count(loaders, "thread")
         ));
     }
     let LoadTimes {
         load_seconds,
         index_seconds,
-    } = oltp_load::load_tables(connect, w, &to_load, threads, events, cancel)?;
+    } = oltp_load::load_tables(connect, w, &to_load, loaders, events, cancel)?;
     if cancel.is_cancelled() {
         return Err(EngineError::Refused(
             "prepare was cancelled; the tables are partly loaded: prepare = \"resume\" (--resume) keeps the complete ones and loads the rest, cleanup removes them".into(),
@@ -136,7 +137,7 @@ pub fn prepare(
             0.0
         },
         index_seconds,
-        threads,
+        threads: loaders,
         load_seconds,
         reused: None,
     })

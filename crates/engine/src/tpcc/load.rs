@@ -112,7 +112,7 @@ pub fn prepare(
         .query_first("SELECT VERSION()")
         .map_err(|e| driver::query_error("reading the server's version", &e))?
         .unwrap_or_default();
-    let loaders = load_tables::loaders(threads, server_cpus(&mut conn));
+    let loaders = load_tables::loaders(threads, driver::server_cpus(&mut conn));
     let by_table = load_tables::worth_it(&version, o, loaders);
     // Table by table, the bulk insert builds the secondary indexes from sorted
     // entries as it loads, so they are created on the empty tables; unit by unit they
@@ -287,15 +287,6 @@ fn load_worker(
         }
     }
     Ok(())
-}
-
-/// The server's CPUs as MariaDB gives them: `thread_pool_size` defaults to the number
-/// of processors (the table-by-table load only runs on MariaDB). None when the server
-/// does not say.
-fn server_cpus(conn: &mut Conn) -> Option<u32> {
-    conn.query_first::<u32, _>("SELECT @@thread_pool_size")
-        .ok()
-        .flatten()
 }
 
 fn load_by_table(
