@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Write};
 use anyhow::{Context, Result};
 use dbdyno_engine::Plan;
 use dbdyno_monitor::HostAccess;
-use dbdyno_session::metrics::{MetricsAddr, MetricsRequest};
+use dbdyno_session::metrics::MetricsRequest;
 use dbdyno_session::resolve::{self, Ask, KnownHosts, PasswordRequest, ResolveError, SshLogin};
 use dbdyno_session::RunRequest;
 use dbdyno_ssh::{SshConnection, SshTarget};
@@ -189,10 +189,12 @@ pub fn access(
         None => None,
     };
     let metrics = match &toggle.metrics_addr {
-        Some(a) => Some(MetricsRequest {
-            addr: MetricsAddr::parse(a, toggle.metrics_allow_remote)?,
-            env: dbdyno_session::run::environment_name(&applied.profile, &plan),
-        }),
+        Some(a) => Some(MetricsRequest::for_run(
+            a,
+            toggle.metrics_allow_remote,
+            &applied.profile,
+            &plan,
+        )?),
         None => None,
     };
     Ok(RunRequest {

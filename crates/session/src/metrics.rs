@@ -44,6 +44,23 @@ pub struct MetricsRequest {
     pub env: String,
 }
 
+impl MetricsRequest {
+    /// The endpoint a shell was given (`--metrics-addr`, the Plan screen's field) for a
+    /// run of `plan` from `profile`, labelled with the environment's name as the history
+    /// records it.
+    pub fn for_run(
+        addr: &str,
+        allow_remote: bool,
+        profile: &dbdyno_profile::Profile,
+        plan: &dbdyno_engine::Plan,
+    ) -> Result<MetricsRequest, MetricsError> {
+        Ok(MetricsRequest {
+            addr: MetricsAddr::parse(addr, allow_remote)?,
+            env: crate::run::environment_name(profile, plan),
+        })
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
     #[error("--metrics-addr: '{0}' is not HOST:PORT with an IP address (e.g. 127.0.0.1:9187)")]

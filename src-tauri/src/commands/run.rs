@@ -4,7 +4,7 @@
 
 use dbdyno_engine::CancelToken;
 use dbdyno_session::live::RunSnapshot;
-use dbdyno_session::metrics::{MetricsAddr, MetricsError, MetricsRequest};
+use dbdyno_session::metrics::{MetricsError, MetricsRequest};
 use dbdyno_session::run_monitor::StartError;
 use dbdyno_session::{Checks, HistoryTarget, NotStarted, Run, RunRequest};
 use serde::Serialize;
@@ -129,20 +129,19 @@ fn run_request(
     // The app serves metrics on loopback only: the command line's
     // --metrics-allow-remote is the explicit way to offer them to the network.
     let metrics = match form.metrics_addr.as_deref().map(str::trim) {
-        Some(a) if !a.is_empty() => Some(MetricsRequest {
-            addr: MetricsAddr::parse(a, false).map_err(|e| {
+        Some(a) if !a.is_empty() => Some(
+            MetricsRequest::for_run(a, false, profile, &plan).map_err(|e| {
                 let why = match e {
                     MetricsError::NotLoopback(a) => format!(
                         "live metrics: {a} is not a loopback address; the app serves them on \
-                         127.0.0.1 or [::1] only (the command line's --metrics-allow-remote \
-                         offers them to the network)"
+                     127.0.0.1 or [::1] only (the command line's --metrics-allow-remote \
+                     offers them to the network)"
                     ),
                     e => e.to_string(),
                 };
                 AppError::new(ErrorCode::Invalid, why)
             })?,
-            env: dbdyno_session::run::environment_name(profile, &plan),
-        }),
+        ),
         _ => None,
     };
     let history =

@@ -21,8 +21,8 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use mysql::prelude::Queryable;
@@ -92,7 +92,7 @@ pub(super) fn load_tables(
     if w.table_size == 0 {
         let mut conn = driver::connect(connect)?;
         for &t in tables {
-            shared.build_index(&mut conn, t)?;
+            build_index(&mut conn, w, events, t)?;
         }
     }
     load_in_parallel(chunks, threads, total_rows, events, |worker, rx, flags| {
@@ -101,9 +101,7 @@ pub(super) fn load_tables(
     let end = started.elapsed().as_secs_f64();
     let load_seconds = shared
         .last_row_at
-        .lock()
-        .ok()
-        .and_then(|t| *t)
+        .get()
         .map_or(end, |t| t.duration_since(started).as_secs_f64());
     Ok(LoadTimes {
         load_seconds,
@@ -151,9 +149,8 @@ pub(super) fn build_indexes(
     events: &EventSink,
     cancel: &CancelToken,
 ) -> Result<(), EngineError> {
-    let shared = Shared::new(connect, w, &[], events, cancel);
     super::pool::for_each_queued(connect, tables.to_vec(), threads, cancel, |conn, t| {
-        shared.build_index(conn, t)
+        build_index(conn, w, events, t)
     })
 }
 
@@ -193,8 +190,10 @@ struct Shared<'a> {
     cancel: &'a CancelToken,
     /// Rows of each table not yet in: the thread that takes it to 0 builds the index.
     rows_left: BTreeMap<u32, AtomicU64>,
+    /// Tables with rows not yet in: the thread that takes it to 0 sets `last_row_at`.
+    tables_left: AtomicUsize,
     /// When the last row of all went in.
-    last_row_at: Mutex<Option<Instant>>,
+    last_row_at: OnceLock<Instant>,
     /// Whether the fall back to text INSERTs was said (once, not per thread).
     text_said: AtomicBool,
 }
@@ -216,7 +215,8 @@ impl<'a> Shared<'a> {
                 .iter()
                 .map(|&t| (t, AtomicU64::new(w.table_size)))
                 .collect(),
-            last_row_at: Mutex::new(None),
+            tables_left: AtomicUsize::new(tables.len()),
+            last_row_at: OnceLock::new(),
             text_said: AtomicBool::new(false),
         }
     }
@@ -242,15 +242,11 @@ impl<'a> Shared<'a> {
             self.send_chunk(&mut conn, &mut sender, &mut rows, chunk, flags)?;
             let left = self.rows_left[&chunk.table].fetch_sub(chunk.rows(), Ordering::AcqRel);
             if left == chunk.rows() {
-                let done = flags.rows_done.load(Ordering::Acquire);
-                let total = self.w.table_size * self.rows_left.len() as u64;
-                if done >= total {
-                    if let Ok(mut at) = self.last_row_at.lock() {
-                        *at = Some(Instant::now());
-                    }
+                if self.tables_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    let _ = self.last_row_at.set(Instant::now());
                 }
                 if !self.cancel.is_cancelled() {
-                    self.build_index(&mut conn, chunk.table)?;
+                    build_index(&mut conn, self.w, self.events, chunk.table)?;
                 }
             }
         }
@@ -335,15 +331,20 @@ impl<'a> Shared<'a> {
             ));
         }
     }
+}
 
-    fn build_index(&self, conn: &mut Conn, table: u32) -> Result<(), EngineError> {
-        if !self.w.create_secondary {
-            return Ok(());
-        }
-        self.events
-            .message(format!("Creating a secondary index on 'sbtest{table}'..."));
-        driver::admin_exec(conn, "CREATE INDEX", &sql::create_secondary_index(table))
+/// Builds table `table`'s secondary index `k_N`, when the plan wants one.
+fn build_index(
+    conn: &mut Conn,
+    w: &WorkloadOptions,
+    events: &EventSink,
+    table: u32,
+) -> Result<(), EngineError> {
+    if !w.create_secondary {
+        return Ok(());
     }
+    events.message(format!("Creating a secondary index on 'sbtest{table}'..."));
+    driver::admin_exec(conn, "CREATE INDEX", &sql::create_secondary_index(table))
 }
 
 /// How a loader thread sends rows: prepared statements by table, or text INSERTs (the

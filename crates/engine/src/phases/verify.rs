@@ -102,19 +102,30 @@ pub fn verify_oltp_tables(
         Err(verdict) => return Ok(verdict),
     };
     for t in 1..=w.tables {
-        if let Some(why) = incomplete(conn, t, w)? {
-            return Ok(FoundTables::OursOtherShape { why });
+        match contents(conn, t, w)? {
+            Contents::Complete => {}
+            Contents::IndexMissing(why) | Contents::IdsMissing(why) => {
+                return Ok(FoundTables::OursOtherShape { why })
+            }
         }
     }
     Ok(FoundTables::Reusable(candidate))
 }
 
-/// Why table `t`, marked by DB Dyno in the plan's shape, is not complete (ids missing,
-/// or the secondary index the plan wants); None when it is.
-fn incomplete(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<Option<String>, EngineError> {
+/// What a table DB Dyno marked in the plan's shape holds.
+enum Contents {
+    /// Every id 1..table_size, and the secondary index the plan wants.
+    Complete,
+    /// Every id, but not the index; why, in words.
+    IndexMissing(String),
+    /// Ids missing; why, in words.
+    IdsMissing(String),
+}
+
+fn contents(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<Contents, EngineError> {
     let found = ids_present(conn, t, w)?;
     if found != w.table_size {
-        return Ok(Some(format!(
+        return Ok(Contents::IdsMissing(format!(
             "{} holds {} of the ids 1..{} DB Dyno loaded (a run deleted rows, or a load was cut short)",
             sql::table_name(t),
             thousands(found),
@@ -122,12 +133,12 @@ fn incomplete(conn: &mut Conn, t: u32, w: &WorkloadOptions) -> Result<Option<Str
         )));
     }
     if w.create_secondary && !has_secondary_index(conn, t)? {
-        return Ok(Some(format!(
+        return Ok(Contents::IndexMissing(format!(
             "{} has every row but not its index k_{t} (a prepare was cut short while building it)",
             sql::table_name(t)
         )));
     }
-    Ok(None)
+    Ok(Contents::Complete)
 }
 
 /// What a resumed prepare (`prepare = "resume"`) does with each table of the plan.
@@ -170,12 +181,7 @@ pub fn resume_oltp_tables(
         };
         let Some(mark) = &info.mark else {
             // The same refusal, in the same words, as the other modes give.
-            return Ok(Err(judge_marks(existing, w).err().unwrap_or_else(|| {
-                FoundTables::Foreign {
-                    table: name.clone(),
-                    why: format!("{name} exists and DB Dyno did not make it"),
-                }
-            })));
+            return Ok(Err(not_ours(info)));
         };
         if info.shape != TableShape::Oltp {
             out.reload
@@ -188,13 +194,32 @@ pub fn resume_oltp_tables(
                 .push((t, format!("made with {}", differences.join(", "))));
             continue;
         }
-        match incomplete(conn, t, w)? {
-            None => out.keep.push(t),
-            Some(_) if ids_present(conn, t, w)? == w.table_size => out.index_only.push(t),
-            Some(why) => out.reload.push((t, why)),
+        match contents(conn, t, w)? {
+            Contents::Complete => out.keep.push(t),
+            Contents::IndexMissing(_) => out.index_only.push(t),
+            Contents::IdsMissing(why) => out.reload.push((t, why)),
         }
     }
     Ok(Ok(out))
+}
+
+/// The verdict on a table of the plan's names that carries no DB Dyno mark.
+fn not_ours(info: &TableInfo) -> FoundTables {
+    FoundTables::Foreign {
+        table: info.name.clone(),
+        why: if info.shape == TableShape::Oltp {
+            format!(
+                "{} exists and DB Dyno did not make it (no DB Dyno mark in its comment: sysbench's prepare or a CREATE TABLE made it)",
+                info.name
+            )
+        } else {
+            format!(
+                "{} exists with another shape ({}) and DB Dyno did not make it",
+                info.name,
+                describe_columns(&info.columns)
+            )
+        },
+    }
 }
 
 /// Whether table `t` has its secondary index `k_t`.
@@ -222,21 +247,7 @@ fn judge_marks(
     };
     for info in &present {
         if info.mark.is_none() {
-            return Err(FoundTables::Foreign {
-                table: info.name.clone(),
-                why: if info.shape == TableShape::Oltp {
-                    format!(
-                        "{} exists and DB Dyno did not make it (no DB Dyno mark in its comment: sysbench's prepare or a CREATE TABLE made it)",
-                        info.name
-                    )
-                } else {
-                    format!(
-                        "{} exists with another shape ({}) and DB Dyno did not make it",
-                        info.name,
-                        describe_columns(&info.columns)
-                    )
-                },
-            });
+            return Err(not_ours(info));
         }
     }
     if let Some(info) = present.iter().find(|i| i.shape != TableShape::Oltp) {
