@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use dbdyno_tests::netns::{Pair, PAIR_SERVER_LINK};
+use dbdyno_tests::netns::Pair;
 use dbdyno_tests::*;
 use serde_json::Value;
 
@@ -48,26 +48,6 @@ fn one_run(ns: &Pair, server: &PrivateSandbox, data: &Path, env: &str) {
         )
         .output()
         .unwrap());
-}
-
-/// A token bucket on the server's end of the link: `rate` on average, a burst of one
-/// 4 KiB. Its queue (100 ms of the rate) outlasts the four threads' answers in flight,
-/// so it delays and never drops.
-fn cap_link(ns: &Pair, verb: &str, rate: &str) {
-    ns.server_tc(&[
-        "qdisc",
-        verb,
-        "dev",
-        PAIR_SERVER_LINK,
-        "root",
-        "tbf",
-        "rate",
-        rate,
-        "burst",
-        "4kb",
-        "latency",
-        "100ms",
-    ]);
 }
 
 fn tps_change_points(data: &Path, env: &str) -> (Vec<u64>, Value) {
@@ -108,7 +88,7 @@ fn a_slower_link_is_one_change_point_and_the_gate_catches_it() {
     let server = ns.start_server("trend", "");
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path();
-    cap_link(&ns, "add", BEFORE);
+    ns.cap_server_link("add", BEFORE);
     for i in 0..10 {
         if i < 6 {
             one_run(&ns, &server, data, "nightly");
@@ -118,7 +98,7 @@ fn a_slower_link_is_one_change_point_and_the_gate_catches_it() {
     let (steady, doc) = tps_change_points(data, "steady");
     assert!(steady.is_empty(), "nothing changed, no change point: {doc}");
 
-    cap_link(&ns, "change", AFTER);
+    ns.cap_server_link("change", AFTER);
     for _ in 0..4 {
         one_run(&ns, &server, data, "nightly");
     }

@@ -2,7 +2,8 @@
 //! server, each step repeated three times, differ only by noise, so `dbdyno report
 //! --threshold=5` calls every cell within noise, each with its Δ interval from the spread
 //! between repeats, and exits 0. A/B: the same plan on a server really slowed (every
-//! commit synced to disk, a buffer pool the data does not fit) REGRESSES, with the
+//! commit synced to disk, a buffer pool the data does not fit, a slow link to its
+//! clients) REGRESSES, with the
 //! intervals printed, and exits 4.
 //!
 //! Both tests fail without the intervals: a point Δ alone gives the A/A pair no interval
@@ -16,6 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use dbdyno_tests::netns::Pair;
 use dbdyno_tests::*;
 use serde_json::Value;
 
@@ -330,13 +332,22 @@ fn a_really_slowed_server_regresses_beyond_its_noise() {
     // The two servers are private, but a test loading the shared one beside one ladder
     // and not the other would blur the comparison: run alone.
     let _g = exclusive_server();
+    let Some(ns) = Pair::create("verdict") else {
+        return;
+    };
     let fast = PrivateSandbox::start(
         "verdict-fast",
         "innodb_flush_log_at_trx_commit = 0\nsync_binlog = 0\nlog_bin = binlog",
     );
-    // Two syncs per commit (redo log and binlog), and a buffer pool (6 MiB, the least
-    // MariaDB takes) that 50,000 rows (about 12 MiB) do not fit.
-    let slow = PrivateSandbox::start(
+    // Two syncs per commit (redo log and binlog), a buffer pool (6 MiB, the least
+    // MariaDB takes) that 50,000 rows (about 12 MiB) do not fit, and a link to its
+    // clients capped at 1 Mbit/s (about 195 TPS here, against the fast server's 2,200 at
+    // one thread on a quiet machine). The settings alone slow the four-thread step threefold but not the
+    // one-thread one: this machine's syncs are cheap (one thread: 429-634 TPS), and
+    // while CI's other stages compiled beside the test the fast server's CPU-bound
+    // one-thread repeats fell to 400-889 TPS, so that cell was once not called
+    // regressed. The capped link sets the slow side's pace whatever the machine's load.
+    let slow = ns.start_server(
         "verdict-slow",
         "innodb_flush_log_at_trx_commit = 1\nsync_binlog = 1\nlog_bin = binlog\ninnodb_buffer_pool_size = 6M",
     );
@@ -358,10 +369,12 @@ fn a_really_slowed_server_regresses_beyond_its_noise() {
         REPEATED_STEP,
         "--repeat=6",
     ];
-    for (server, json) in [(&fast, &a), (&slow, &b)] {
-        ok(&server.dbdyno(&["oltp_write_only", "--tables=1", size, "prepare"]));
-        ladder(|args| server.dbdyno(args), &plan, json);
-    }
+    let prepare = ["oltp_write_only", "--tables=1", size, "prepare"];
+    ok(&fast.dbdyno(&prepare));
+    ladder(|args| fast.dbdyno(args), &plan, &a);
+    ok(&ns.dbdyno(&slow, &prepare).output().unwrap());
+    ns.cap_server_link("add", "1mbit");
+    ladder(|args| ns.dbdyno(&slow, args).output().unwrap(), &plan, &b);
     let (out, model) = report(dir.path(), &a, &b);
     let (printed, errors) = (stdout(&out), stderr(&out));
     let repeats = format!(

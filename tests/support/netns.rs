@@ -208,6 +208,27 @@ impl Pair {
         );
     }
 
+    /// Caps the server's end of the link with a token bucket: `rate` on average (as `tc`
+    /// reads it, "1mbit"), a burst of 4 KiB. Its queue (100 ms of the rate) outlasts a
+    /// few threads' answers in flight, so it delays and never drops. `verb` is "add" the
+    /// first time, "change" after.
+    pub fn cap_server_link(&self, verb: &str, rate: &str) {
+        self.server_tc(&[
+            "qdisc",
+            verb,
+            "dev",
+            PAIR_SERVER_LINK,
+            "root",
+            "tbf",
+            "rate",
+            rate,
+            "burst",
+            "4kb",
+            "latency",
+            "100ms",
+        ]);
+    }
+
     /// `dbdyno ARGS` inside the client's namespace, connected to the server's address.
     pub fn dbdyno(&self, server: &crate::PrivateSandbox, args: &[&str]) -> Command {
         let mut c = dbdyno_in(&self.client);
