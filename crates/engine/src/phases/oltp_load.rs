@@ -17,7 +17,7 @@
 //! group finishes before the next starts. So a prepare that is cut short leaves the
 //! first tables complete, with their index, and a resumed one keeps them
 //! ([`super::verify`]). One big table is shared by the threads, as many as the server
-//! runs at once ([`loaders`]).
+//! runs at once ([`loaders`]), each thread in a stripe of the key of its own.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -155,13 +155,18 @@ pub(super) fn build_indexes(
 }
 
 /// The chunks of `tables`, in groups of `threads` tables with the chunks of a group
-/// interleaved (see the module's comment).
+/// interleaved (see the module's comment). A group of fewer tables than threads (one big
+/// table) cuts each table into as many stripes as it gets threads, and interleaves the
+/// stripes: the chunks in flight at once then lie far apart in the primary key, so the
+/// threads split different pages under different parents instead of taking turns at
+/// the key's right edge.
 fn chunks(table_size: u64, tables: &[u32], threads: u32) -> Vec<Chunk> {
-    let of_table = |table: u32| {
+    let threads = threads.max(1) as usize;
+    let lane = |table: u32, first_id: u64, last_id: u64| {
         let mut v = Vec::new();
-        let mut first = 1;
-        while first <= table_size {
-            let last = (first + CHUNK_ROWS - 1).min(table_size);
+        let mut first = first_id;
+        while first <= last_id {
+            let last = (first + CHUNK_ROWS - 1).min(last_id);
             v.push(Chunk {
                 table,
                 first_id: first,
@@ -172,12 +177,20 @@ fn chunks(table_size: u64, tables: &[u32], threads: u32) -> Vec<Chunk> {
         v
     };
     let mut out = Vec::new();
-    for group in tables.chunks(threads.max(1) as usize) {
-        let per_table: Vec<Vec<Chunk>> = group.iter().map(|&t| of_table(t)).collect();
-        let longest = per_table.iter().map(Vec::len).max().unwrap_or(0);
-        out.extend(
-            (0..longest).flat_map(|i| per_table.iter().filter_map(move |t| t.get(i).copied())),
-        );
+    for group in tables.chunks(threads) {
+        let stripes = (threads / group.len()) as u64;
+        let lanes: Vec<Vec<Chunk>> = group
+            .iter()
+            .flat_map(|&t| {
+                (0..stripes).map(move |i| {
+                    let first = table_size * i / stripes + 1;
+                    let last = table_size * (i + 1) / stripes;
+                    lane(t, first, last)
+                })
+            })
+            .collect();
+        let longest = lanes.iter().map(Vec::len).max().unwrap_or(0);
+        out.extend((0..longest).flat_map(|i| lanes.iter().filter_map(move |l| l.get(i).copied())));
     }
     out
 }
@@ -437,14 +450,32 @@ mod tests {
 
     #[test]
     fn tables_load_in_groups_of_the_thread_count() {
-        // Two threads, three tables: 1 and 2 interleaved, then 3 after both.
+        // Two threads, three tables: 1 and 2 interleaved, then 3 after both (in two
+        // stripes, one per thread).
         let cs = chunks(45_001, &[1, 2, 3], 2);
         let order: Vec<u32> = cs.iter().map(|c| c.table).collect();
-        assert_eq!(order, [1, 2, 1, 2, 1, 2, 3, 3, 3]);
-        // A resumed prepare loads only what is missing, in the same way.
+        assert_eq!(order, [1, 2, 1, 2, 1, 2, 3, 3, 3, 3]);
+        // A resumed prepare loads only what is missing, in the same way (four threads,
+        // two tables: two stripes each).
         let cs = chunks(20_000, &[2, 4], 4);
-        assert_eq!(cs.iter().map(|c| c.table).collect::<Vec<_>>(), [2, 4]);
+        assert_eq!(cs.iter().map(|c| c.table).collect::<Vec<_>>(), [2, 2, 4, 4]);
         assert!(chunks(0, &[1], 4).is_empty());
+    }
+
+    #[test]
+    fn a_table_shared_by_threads_is_loaded_in_interleaved_stripes() {
+        // One table, two threads: the chunks alternate between its two halves.
+        let cs = chunks(100_000, &[1], 2);
+        let firsts: Vec<u64> = cs.iter().map(|c| c.first_id).collect();
+        assert_eq!(firsts, [1, 50_001, 20_001, 70_001, 40_001, 90_001]);
+        assert_eq!(cs.iter().map(Chunk::rows).sum::<u64>(), 100_000);
+        // Two tables, four threads: two stripes each.
+        let cs = chunks(40_000, &[1, 2], 4);
+        let order: Vec<(u32, u64)> = cs.iter().map(|c| (c.table, c.first_id)).collect();
+        assert_eq!(order, [(1, 1), (1, 20_001), (2, 1), (2, 20_001)]);
+        // A table smaller than its stripes still has every row once.
+        let cs = chunks(3, &[1], 4);
+        assert_eq!(rows_of(&cs, 1), [(1, 1), (2, 2), (3, 3)]);
     }
 
     #[test]
