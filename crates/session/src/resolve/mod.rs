@@ -76,6 +76,15 @@ impl ResolveError {
     }
 }
 
+/// `~/rest` as a path under `$HOME` (the profile's key paths and `~/.ssh/config`'s
+/// IdentityFile are written so); any other path as it is.
+fn expand_home(p: &str) -> std::path::PathBuf {
+    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
+        _ => std::path::PathBuf::from(p),
+    }
+}
+
 /// An environment variable's value, unless unset or empty.
 fn env_value(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())

@@ -44,7 +44,7 @@ impl UserSshConfig {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let path = match setting.map(str::trim) {
             Some("none") => return Ok(UserSshConfig { parsed: None }),
-            Some(p) => super::ssh_login::expand_home(p),
+            Some(p) => super::expand_home(p),
             None => match &home {
                 Some(h) if h.join(".ssh/config").is_file() => h.join(".ssh/config"),
                 _ => return Ok(UserSshConfig { parsed: None }),

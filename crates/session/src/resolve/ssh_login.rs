@@ -14,7 +14,7 @@ use dbdyno_profile::{Profile, SecretKind, SecretStore, SshAuth};
 use dbdyno_ssh::{KnownHostsConfig, SshAuth as Login, SshTarget};
 
 use super::ssh_config::UserSshConfig;
-use super::{env_value, Ask, ResolveError};
+use super::{env_value, expand_home, Ask, ResolveError};
 
 /// Which known_hosts files hold the keys DB Dyno trusts.
 #[derive(Debug, Clone)]
@@ -227,13 +227,6 @@ impl Credentials<'_> {
             }
         }
         Ok(Login::Key { path, passphrase })
-    }
-}
-
-pub(super) fn expand_home(p: &str) -> PathBuf {
-    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => Path::new(&home).join(rest),
-        _ => PathBuf::from(p),
     }
 }
 
