@@ -406,7 +406,7 @@ fn concurrent_writers_lose_no_write() {
         }
     });
     let text = std::fs::read_to_string(fixtures.join("read_only_p99.txt")).unwrap();
-    let step = dbdyno_engine::sysbench_text::parse_sysbench_output(&text).unwrap()[0]
+    let step = dbdyno_sysbench_text::parse_sysbench_output(&text).unwrap()[0]
         .to_step_result(dbdyno_engine::Scenario::OltpReadOnly);
     let in_test = 150;
     {

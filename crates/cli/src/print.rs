@@ -5,9 +5,8 @@ use std::io::{IsTerminal, Write};
 
 use dbdyno_engine::stats::LatencyHistogram;
 use dbdyno_engine::wording::count;
-use dbdyno_engine::{
-    ladder_text, sla, sysbench_text, ConnectionsOpening, EngineEvent, SlaTarget, StepResult,
-};
+use dbdyno_engine::{ladder_text, sla, ConnectionsOpening, EngineEvent, SlaTarget, StepResult};
+use dbdyno_sysbench_text as sysbench_text;
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What kind of output the command wants.

@@ -1,6 +1,6 @@
 //! A ladder's results as text: the one line after each step and the closing table (the
 //! seed report's matrix), as `dbdyno ladder` prints them. sysbench's own layout, for a
-//! single command, is [`crate::sysbench_text`].
+//! single command, is the `dbdyno-sysbench-text` crate.
 
 use crate::stats::Spread;
 use crate::StepResult;
@@ -124,9 +124,7 @@ mod tests {
     #[test]
     fn unknown_percentiles_are_dashes_and_whole_percentiles_have_no_decimals() {
         // A sysbench log without p99: what the ladder line says of an unknown figure.
-        let text = include_str!("sysbench_text/fixtures/read_only_no_intervals.txt");
-        let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-        let mut r = parsed[0].to_step_result(crate::Scenario::OltpReadOnly);
+        let mut r = crate::results::test_steps::step("read_only_no_intervals");
         r.latency.p99_ms = None;
         r.percentile = 95.0;
         assert!(step_line(&r).contains(" p95="), "{}", step_line(&r));
@@ -141,9 +139,7 @@ mod tests {
     #[test]
     fn each_step_shows_its_intervals_and_a_step_without_records_none() {
         // seed 003: six 10 s intervals, too few for an interval but enough for a CV.
-        let text = include_str!("sysbench_text/fixtures/seed_003_oltp_read_write.txt");
-        let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-        let r = parsed[0].to_step_result(crate::Scenario::OltpReadWrite);
+        let r = crate::results::test_steps::step("seed_003_oltp_read_write");
         let lines = confidence_lines(&r);
         assert!(
             lines[0].starts_with("  tps 76.84 (no interval: 6 intervals, at least"),
@@ -155,9 +151,7 @@ mod tests {
         let cv = r.confidence.as_ref().unwrap().cv_pct.unwrap();
         assert!(t[1].contains(&format!("{cv:.2}")), "{t:?}");
         // A log without interval lines: no confidence, and nothing made up.
-        let text = include_str!("sysbench_text/fixtures/read_only_no_intervals.txt");
-        let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-        let bare = parsed[0].to_step_result(crate::Scenario::OltpReadOnly);
+        let bare = crate::results::test_steps::step("read_only_no_intervals");
         assert_eq!(bare.confidence, None);
         assert!(confidence_lines(&bare).is_empty());
         let t = table(&[bare]);
@@ -166,9 +160,7 @@ mod tests {
 
     #[test]
     fn a_repeated_step_says_which_repeat_it_was() {
-        let text = include_str!("sysbench_text/fixtures/read_only_no_intervals.txt");
-        let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-        let mut r = parsed[0].to_step_result(crate::Scenario::OltpReadOnly);
+        let mut r = crate::results::test_steps::step("read_only_no_intervals");
         assert!(!step_line(&r).contains("repeat"), "{}", step_line(&r));
         r.repeat = crate::Repeat { number: 2, of: 3 };
         assert!(

@@ -8,8 +8,8 @@
 //! - [`phases`]: prepare, prewarm and cleanup (the dataset's life cycle);
 //! - [`exec`]: the measured steps: one OS thread per connection, per-worker statistics;
 //! - [`stats`]: HDR histograms, interval records, steady-state detection, fairness;
-//! - [`results`]: the plain records every consumer shares;
-//! - [`sysbench_text`]: sysbench 1.0.20's text layout, written and read back.
+//! - [`results`]: the plain records every consumer shares (sysbench's text layout of
+//!   them, written and read back, is the `dbdyno-sysbench-text` crate).
 //!
 //! The engine talks out through an [`events::EventSink`] and listens to a
 //! [`cancel::CancelToken`]; it never knows whether a terminal, a window or a test is
@@ -33,7 +33,6 @@ pub mod results;
 pub mod runner;
 pub mod sla;
 pub mod stats;
-pub mod sysbench_text;
 pub mod tpcc;
 pub mod utc;
 pub mod workload;

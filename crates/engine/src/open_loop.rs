@@ -380,28 +380,6 @@ mod tests {
     }
 
     #[test]
-    fn the_queue_line_is_sysbenchs_and_only_under_a_rate() {
-        let text = include_str!("sysbench_text/fixtures/point_select_rate_seed_no_percentile.txt");
-        let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-        let mut record = parsed[0].intervals[0].clone();
-        assert_eq!(
-            crate::sysbench_text::format_interval_queue(&record),
-            None,
-            "closed loop"
-        );
-        record.open_loop = Some(IntervalQueue {
-            queue: 0,
-            concurrency: 1,
-            ..Default::default()
-        });
-        let line = crate::sysbench_text::format_interval_queue(&record).unwrap();
-        assert!(
-            text.contains(&format!("{line}\n")),
-            "sysbench prints {line:?} the same way"
-        );
-    }
-
-    #[test]
     fn the_step_line_says_the_mode_and_whether_the_rate_held() {
         let mut r = OpenLoopResult {
             target_rate: 500.0,

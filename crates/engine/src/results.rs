@@ -386,7 +386,8 @@ impl StepResult {
     }
 }
 
-pub(crate) fn per_sec(n: u64, seconds: f64) -> f64 {
+/// `n` per second of `seconds` (0 for no time): the rates of a step's summary.
+pub fn per_sec(n: u64, seconds: f64) -> f64 {
     if seconds > 0.0 {
         n as f64 / seconds
     } else {
@@ -439,5 +440,22 @@ mod interval_record_tests {
         let back: IntervalRecord =
             serde_json::from_str(&serde_json::to_string(&measured).unwrap()).unwrap();
         assert_eq!(back, measured);
+    }
+}
+
+/// Steps for tests: real sysbench 1.0.20 logs read by the `dbdyno-sysbench-text` crate
+/// (which depends on this one, so this crate cannot parse them itself) and kept as JSON
+/// in `src/test_steps/`; that crate's tests check the JSON still equals the parse.
+#[cfg(test)]
+pub(crate) mod test_steps {
+    use super::StepResult;
+
+    /// `name`: `read_only_no_intervals` and `point_select_no_intervals` (one log of
+    /// oltp_read_only without interval lines, as that scenario and as
+    /// oltp_point_select), `seed_003_oltp_read_write` (six 10 s intervals).
+    pub(crate) fn step(name: &str) -> StepResult {
+        let path = format!("{}/src/test_steps/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 }

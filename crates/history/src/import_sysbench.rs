@@ -15,8 +15,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use dbdyno_engine::sysbench_text::{parse_sysbench_output, ParseError, ParsedRun};
 use dbdyno_engine::{Scenario, StepResult};
+use dbdyno_sysbench_text::{parse_sysbench_output, ParseError, ParsedRun};
 
 use crate::{BlockingHistory, HistoryError, ImportedFile, NewRun, RunSource, RunState};
 

@@ -6,7 +6,7 @@
 //! Non-goals: no reports (the report crate compares runs), no storage.
 
 use dbdyno_engine::stats::LatencyHistogram;
-use dbdyno_engine::sysbench_text;
+use dbdyno_sysbench_text as sysbench_text;
 
 use crate::{RunSummary, StoredRun};
 

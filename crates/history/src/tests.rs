@@ -1,7 +1,7 @@
 //! The history against real SQLite files in temp directories.
 
-use dbdyno_engine::sysbench_text::parse_sysbench_output;
 use dbdyno_engine::{EngineEvent, Scenario, StepResult};
+use dbdyno_sysbench_text::parse_sysbench_output;
 use serde_json::json;
 
 use crate::{BlockingHistory, History, HistoryWriter, NewRun, RunState, SampleRow};

@@ -120,7 +120,7 @@ fn print_header(plan: &dbdyno_engine::Plan) {
     let s = plan.steps().next().expect("run has a step");
     print!(
         "{}",
-        dbdyno_engine::sysbench_text::format_header(
+        dbdyno_sysbench_text::format_header(
             env!("CARGO_PKG_VERSION"),
             s.threads,
             s.settings.report_interval_s,

@@ -13,9 +13,7 @@ fn target(s: &str) -> SlaTarget {
 /// A step of `threads` at `tps` whose per-second p95 swings by ±`wobble` ms around
 /// `p95_ms` for `seconds` seconds (no records when `seconds` is 0).
 fn step(threads: u32, tps: f64, p95_ms: f64, wobble: f64, seconds: usize) -> StepResult {
-    let text = include_str!("../sysbench_text/fixtures/read_only_no_intervals.txt");
-    let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-    let mut r = parsed[0].to_step_result(Scenario::OltpPointSelect);
+    let mut r = crate::results::test_steps::step("point_select_no_intervals");
     r.threads = threads;
     r.printed = None;
     r.total_time_s = 30.0;

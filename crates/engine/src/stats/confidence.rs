@@ -467,9 +467,7 @@ mod tests {
 
     #[test]
     fn a_step_reads_its_figures_as_a_report_does() {
-        let text = include_str!("../sysbench_text/fixtures/read_only_no_intervals.txt");
-        let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-        let r = parsed[0].to_step_result(crate::Scenario::OltpReadOnly);
+        let r = crate::results::test_steps::step("read_only_no_intervals");
         let f = Figures::of_step(&r);
         assert_eq!(f.tps, r.tps());
         assert_eq!(f.p95_ms, Some(r.latency_pct_ms));

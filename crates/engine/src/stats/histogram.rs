@@ -3,7 +3,7 @@
 //! Why HDR and not sysbench's own 1024 log buckets: an HDR histogram with 3 significant
 //! digits keeps every percentile within 0.1 %, merges exactly across workers and
 //! serialises to a few kilobytes, so the stored run can answer "what was p99.9?" years
-//! later. sysbench's bucket layout is reproduced only for printing (`sysbench_text`).
+//! later. sysbench's bucket layout is reproduced only for printing (the `dbdyno-sysbench-text` crate).
 //!
 //! min, max and the sum are kept exactly beside the histogram, because sysbench prints
 //! them from exact timers and a bucketed max would disagree with it by up to 0.1 %.
@@ -139,7 +139,7 @@ impl LatencyHistogram {
         }
     }
 
-    /// Buckets as (value in µs, count), lowest first: what `sysbench_text` re-buckets
+    /// Buckets as (value in µs, count), lowest first: what `dbdyno-sysbench-text` re-buckets
     /// into sysbench's `--histogram` layout. The value is the middle of each HDR bucket.
     pub fn recorded_us(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.hist.iter_recorded().map(|v| {

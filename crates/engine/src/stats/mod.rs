@@ -11,7 +11,7 @@
 //!   whether it settled, stored with the step.
 //!
 //! Non-goals: collecting the figures (that is `exec`), printing them (that is
-//! `sysbench_text` and the report crates).
+//! `dbdyno-sysbench-text` and the report crates).
 
 mod confidence;
 mod fairness;

@@ -223,9 +223,8 @@ mod tests {
 
     #[test]
     fn a_step_reads_the_confidence_stored_with_it_or_makes_the_same() {
-        let text =
-            include_str!("../../../engine/src/sysbench_text/fixtures/seed_003_oltp_read_write.txt");
-        let parsed = dbdyno_engine::sysbench_text::parse_sysbench_output(text).unwrap();
+        let text = include_str!("../../../sysbench-text/src/fixtures/seed_003_oltp_read_write.txt");
+        let parsed = dbdyno_sysbench_text::parse_sysbench_output(text).unwrap();
         let mut r = parsed[0].to_step_result(dbdyno_engine::Scenario::OltpReadWrite);
         let stored = r
             .confidence

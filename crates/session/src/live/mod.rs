@@ -747,9 +747,8 @@ mod tests {
     /// History screens show them); a step without TPC-C figures has none.
     #[test]
     fn a_tpcc_steps_row_carries_its_tpmc_and_nopm() {
-        let text =
-            include_str!("../../../engine/src/sysbench_text/fixtures/read_only_no_intervals.txt");
-        let parsed = dbdyno_engine::sysbench_text::parse_sysbench_output(text).unwrap();
+        let text = include_str!("../../../sysbench-text/src/fixtures/read_only_no_intervals.txt");
+        let parsed = dbdyno_sysbench_text::parse_sysbench_output(text).unwrap();
         let mut r = parsed[0].to_step_result(Scenario::Tpcc);
         let row = StepRow::finished(0, &r);
         assert_eq!((row.tpmc, row.nopm), (None, None));

@@ -86,9 +86,8 @@ mod tests {
     /// A measured step of 8 threads at 1,000 TPS whose per-second TPS swings by
     /// ±`wobble` and whose p95 is 19.2 ms ± 0.05, for `seconds` seconds.
     fn step(wobble: f64, seconds: usize) -> StepResult {
-        let text =
-            include_str!("../../../engine/src/sysbench_text/fixtures/read_only_no_intervals.txt");
-        let parsed = dbdyno_engine::sysbench_text::parse_sysbench_output(text).unwrap();
+        let text = include_str!("../../../sysbench-text/src/fixtures/read_only_no_intervals.txt");
+        let parsed = dbdyno_sysbench_text::parse_sysbench_output(text).unwrap();
         let mut r = parsed[0].to_step_result(Scenario::OltpPointSelect);
         (r.threads, r.printed, r.total_time_s) = (8, None, 30.0);
         r.transactions = 30_000;

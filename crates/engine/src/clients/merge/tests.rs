@@ -9,13 +9,10 @@ use crate::results::{ClassLatency, ClientLost, IntervalRecord};
 use crate::stats::fairness;
 use crate::tpcc::TxnKind;
 use crate::workload::StatementClass;
-use crate::Scenario;
 
 /// A template step (scenario, percentile, settings) from a parsed sysbench log.
 fn template() -> StepResult {
-    let text = include_str!("../../sysbench_text/fixtures/read_only_no_intervals.txt");
-    let parsed = crate::sysbench_text::parse_sysbench_output(text).unwrap();
-    let mut r = parsed[0].to_step_result(Scenario::OltpPointSelect);
+    let mut r = crate::results::test_steps::step("point_select_no_intervals");
     r.printed = None;
     r.percentile = 95.0;
     r.per_class = Vec::new();

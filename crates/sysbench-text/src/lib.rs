@@ -7,7 +7,7 @@
 //! sysbench part, under headings and labels that those scripts do not match.
 //!
 //! Reading: [`parse_sysbench_output`] imports old sysbench logs (1.0.x, and the 0.5
-//! interval layout) into [`ParsedRun`]s that become [`StepResult`](crate::results::StepResult)s.
+//! interval layout) into [`ParsedRun`]s that become [`StepResult`](dbdyno_engine::results::StepResult)s.
 //!
 //! The format strings come from sysbench 1.0.20's `src/sysbench.c`, `src/db_driver.c`
 //! and `src/sb_histogram.c`; the fixtures under `fixtures/` are real outputs of Debian's

@@ -4,7 +4,7 @@
 
 use super::numbers::{parse_f64, parse_u64, whole_or_decimal};
 use super::ParseError;
-use crate::results::IntervalRecord;
+use dbdyno_engine::results::IntervalRecord;
 
 /// `[ 1s ] thds: 8 tps: 1234.56 qps: 24691.20 (r/w/o: 17283.84/4938.24/2469.12) lat (ms,95%): 7.43 err/s: 0.00 reconn/s: 0.00`
 ///
@@ -252,6 +252,24 @@ fn percent_in(tok: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_queue_line_is_sysbenchs_and_only_under_a_rate() {
+        let text = include_str!("fixtures/point_select_rate_seed_no_percentile.txt");
+        let parsed = crate::parse_sysbench_output(text).unwrap();
+        let mut record = parsed[0].intervals[0].clone();
+        assert_eq!(format_interval_queue(&record), None, "closed loop");
+        record.open_loop = Some(dbdyno_engine::open_loop::IntervalQueue {
+            queue: 0,
+            concurrency: 1,
+            ..Default::default()
+        });
+        let line = format_interval_queue(&record).unwrap();
+        assert!(
+            text.contains(&format!("{line}\n")),
+            "sysbench prints {line:?} the same way"
+        );
+    }
 
     fn parse(line: &str) -> IntervalRecord {
         match parse_bracket_line(7, line).unwrap() {

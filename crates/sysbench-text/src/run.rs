@@ -1,11 +1,11 @@
 //! One run read back from a sysbench log, and how it becomes a [`StepResult`].
 
 use super::buckets::{self, HistogramBucket};
-use crate::results::{
+use dbdyno_engine::results::{
     per_sec, Fairness, IntervalRecord, LatencySummary, PrintedRates, QueryCounts, StepResult,
 };
-use crate::stats::find_steady_window;
-use crate::workload::Scenario;
+use dbdyno_engine::stats::find_steady_window;
+use dbdyno_engine::workload::Scenario;
 
 /// sysbench's "Latency (ms):" block as printed.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -2,7 +2,7 @@
 
 use super::buckets;
 use super::*;
-use crate::workload::Scenario;
+use dbdyno_engine::workload::Scenario;
 
 const SEED_003: &str = include_str!("fixtures/seed_003_oltp_read_write.txt");
 const POINT_SELECT_HISTOGRAM: &str = include_str!("fixtures/point_select_histogram.txt");
@@ -129,7 +129,7 @@ fn point_select_with_histogram() {
     );
     assert!(p50 > 0.0 && p50 <= p99 && p99 <= p999);
     assert!(p999 <= 10.651);
-    let h = crate::stats::LatencyHistogram::from_base64(&s.histogram).unwrap();
+    let h = dbdyno_engine::stats::LatencyHistogram::from_base64(&s.histogram).unwrap();
     assert_eq!(h.count(), 214291);
 }
 
@@ -219,7 +219,7 @@ fn our_output_reads_back_with_the_same_figures() {
     seed.reconnects = 1;
     // The confidence was made at import, before p99 was known: made again.
     let seed = seed.with_confidence();
-    let mut hist = crate::stats::LatencyHistogram::new();
+    let mut hist = dbdyno_engine::stats::LatencyHistogram::new();
     for us in [5_610, 20_000, 26_010, 30_000, 838_690] {
         hist.record_us(us);
     }
@@ -306,7 +306,7 @@ fn histogram_block_reprints_real_buckets() {
 #[test]
 fn seed_001_annotated_summary() {
     let r = one(include_str!(
-        "../../../../tests/fixtures/sysbench/seed_001_annotated.txt"
+        "../../../tests/fixtures/sysbench/seed_001_annotated.txt"
     ));
     assert!(r.complete);
     assert_eq!(
@@ -335,7 +335,7 @@ fn seed_001_annotated_summary() {
 #[test]
 fn seed_004_oltp_insert_with_comment_lines() {
     let r = one(include_str!(
-        "../../../../tests/fixtures/sysbench/seed_004_oltp_insert.txt"
+        "../../../tests/fixtures/sysbench/seed_004_oltp_insert.txt"
     ));
     assert!(r.complete);
     assert_eq!(r.threads, 1);
@@ -359,4 +359,36 @@ fn only_an_annotation_after_a_figure_is_cut() {
     assert_eq!(without_annotation("read: 5 // reads"), "read: 5");
     assert_eq!(without_annotation("see http://x // y"), "see http://x // y");
     assert_eq!(without_annotation("    read:   5"), "    read:   5");
+}
+
+/// The engine's tests take their steps from these logs as JSON (it cannot read sysbench's
+/// text: this crate depends on it); the JSON must still be what the logs parse to.
+#[test]
+fn the_engines_test_steps_are_these_logs_parsed() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../engine/src/test_steps");
+    for (log, scenario, name) in [
+        (
+            include_str!("fixtures/read_only_no_intervals.txt"),
+            Scenario::OltpReadOnly,
+            "read_only_no_intervals",
+        ),
+        (
+            include_str!("fixtures/read_only_no_intervals.txt"),
+            Scenario::OltpPointSelect,
+            "point_select_no_intervals",
+        ),
+        (
+            include_str!("fixtures/seed_003_oltp_read_write.txt"),
+            Scenario::OltpReadWrite,
+            "seed_003_oltp_read_write",
+        ),
+    ] {
+        let parsed = parse_sysbench_output(log).unwrap()[0].to_step_result(scenario);
+        let kept = std::fs::read_to_string(format!("{dir}/{name}.json")).unwrap();
+        // Compared as text: serde_json reads some decimals back a last bit off.
+        assert!(
+            serde_json::to_string_pretty(&parsed).unwrap() + "\n" == kept,
+            "{name}.json is not its log parsed: write it again from the log"
+        );
+    }
 }

@@ -8,8 +8,8 @@
 
 use super::buckets::format_histogram_block;
 use super::numbers::whole_or_decimal;
-use crate::results::{per_sec, StepResult};
-use crate::stats::LatencyHistogram;
+use dbdyno_engine::results::{per_sec, StepResult};
+use dbdyno_engine::stats::LatencyHistogram;
 
 /// Column where sysbench's latency figures end ("         min: %39.2f").
 const LATENCY_END_COL: usize = 53;
@@ -306,10 +306,10 @@ fn client_cpu(out: &mut String, r: &StepResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{
+    use dbdyno_engine::results::{
         ClassLatency, ClientCpu, Fairness, LatencySummary, QueryCounts, SteadyWindow,
     };
-    use crate::workload::{Scenario, StatementClass};
+    use dbdyno_engine::workload::{Scenario, StatementClass};
 
     /// Seed 003's run as a StepResult: our summary must print sysbench's text.
     fn seed_003_step() -> StepResult {
@@ -473,7 +473,7 @@ mod tests {
             ..r.latency
         };
         r.intervals = vec![
-            crate::results::IntervalRecord {
+            dbdyno_engine::results::IntervalRecord {
                 elapsed_s: 10.0,
                 duration_s: 10.0,
                 end_unix_ms: 0,

@@ -8,7 +8,7 @@
 
 use super::numbers::{parse_f64, parse_u64};
 use super::ParseError;
-use crate::stats::LatencyHistogram;
+use dbdyno_engine::stats::LatencyHistogram;
 
 const SIZE: usize = 1024;
 const MIN_MS: f64 = 1e-3;
