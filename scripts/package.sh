@@ -59,15 +59,18 @@ conf() { node -p "const c = require('./src-tauri/tauri.conf.json'); $1"; }
 # Tauri's bundler wants for an external binary: <name>-<target triple>. Prints the stem
 # to give `bundle.externalBin`.
 stage_cli() {
-    local profile_flag=() triple stem
-    [ "$PROFILE" = release ] && profile_flag=(--release)
-    # `--bins`, the targets of test.sh's build, not `--bin dbdyno`: with one binary
-    # selected, cargo built clap, clap_derive, dbdyno-report and dbdyno-cli again in
-    # another feature set and put another dbdyno into target/, until the app's build put
-    # the first one back 3 s later. The integration tests, beside this script, copy that
-    # file to their load clients: one copied the other binary (seen in CI).
-    step "cargo build ${profile_flag[*]} --workspace --bins --features dbdyno-app/custom-protocol (log: $OUT/build-cli.log)"
-    if ! cargo build "${profile_flag[@]}" --workspace --bins --features dbdyno-app/custom-protocol >"$OUT/build-cli.log" 2>&1; then
+    local build=("${WORKSPACE_BUILD[@]}") triple stem
+    # A release package builds the binaries alone: no debug build of the tests shares
+    # its target directory.
+    [ "$PROFILE" = release ] && build=(--release --workspace --bins --features dbdyno-app/custom-protocol)
+    # The targets of test.sh's build (WORKSPACE_BUILD, scripts/lib.sh), not `--bin
+    # dbdyno`: with one binary selected, cargo built clap, clap_derive, dbdyno-report and
+    # dbdyno-cli again in another feature set and put another dbdyno into target/, until
+    # the app's build put the first one back 3 s later. The integration tests, beside
+    # this script, copy that file to their load clients: one copied the other binary
+    # (seen in CI).
+    step "cargo build ${build[*]} (log: $OUT/build-cli.log)"
+    if ! cargo build "${build[@]}" >"$OUT/build-cli.log" 2>&1; then
         tail -n 40 "$OUT/build-cli.log" >&2
         fail "cargo build of dbdyno failed (log: $OUT/build-cli.log)"
     fi

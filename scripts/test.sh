@@ -359,7 +359,7 @@ main() {
     # target, the integration tests' included, so that the two cores build them side
     # by side.
     CARGO_FEATURES=(--features dbdyno-app/custom-protocol)
-    check_stage "cargo build + clippy" cargo build --workspace --bins --examples --tests --test it "${CARGO_FEATURES[@]}"
+    check_stage "cargo build + clippy" cargo build "${WORKSPACE_BUILD[@]}"
     join_background_stages
     # Beside the integration tests, on sandboxes of their own: the crates' own tests
     # (tests/it is `test = false` in tests/Cargo.toml, so `cargo test --workspace` leaves

@@ -23,8 +23,8 @@ done
 ensure_node
 ensure_node_modules tests/browser "$OUT/npm.log"
 # The same build as the GUI and package stages: nothing new to compile after them.
-info "browser: cargo build --workspace --bins --features dbdyno-app/custom-protocol"
-cargo build --workspace --bins --features dbdyno-app/custom-protocol >"$OUT/build.log" 2>&1 ||
+info "browser: cargo build ${WORKSPACE_BUILD[*]}"
+cargo build "${WORKSPACE_BUILD[@]}" >"$OUT/build.log" 2>&1 ||
     { tail -n 30 "$OUT/build.log" >&2; die "cargo build failed (log: $OUT/build.log)"; }
 
 REPORTS="$OUT/reports"

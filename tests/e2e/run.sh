@@ -48,8 +48,8 @@ ensure_ui_dist "$OUT/npm-ui.log"
 # `custom-protocol` for the embedded front-end): after it, this build finds everything
 # fresh. (`-p dbdyno-app` alone unified fewer features and built most of the workspace a
 # second time: 6 min 52 s of a cold run with tauri-driver, on 2 cores.)
-info "e2e: app (cargo build --workspace --bins --features dbdyno-app/custom-protocol)"
-cargo build --workspace --bins --features dbdyno-app/custom-protocol
+info "e2e: app (cargo build ${WORKSPACE_BUILD[*]})"
+cargo build "${WORKSPACE_BUILD[@]}"
 [ -x "$APP_BIN" ] || die "no app binary at $APP_BIN"
 
 if ! command -v tauri-driver >/dev/null 2>&1; then
