@@ -292,7 +292,15 @@ test("history: a nightly series recorded by the command line shows as a trend of
     b.execute((n) => [...document.querySelectorAll('[data-testid="filter-env"] option')].some((o) => o.value === n), nightly),
   );
   await (await tid("filter-env")).selectByAttribute("value", nightly);
+  // The list reloads for the filter and shrinks to the five runs, moving the panel below
+  // it up: a click before that landed where the summary had been, and the panel stayed
+  // closed (seen in CI).
+  await until("only the nightly runs listed", async () => {
+    const all = await b.execute(() => document.querySelectorAll('[data-testid="runs-table"] tbody tr[data-state]').length);
+    return all === 5 && (await listedRuns(nightly)).length === 5;
+  });
   await (await b.$('[data-testid="trends"] summary')).click();
+  await until("the trends panel open", async () => b.execute(() => document.querySelector('[data-testid="trends"]').open));
   const cell = await b.$('[data-testid="trend"]');
   await cell.waitForExist({ timeout: 30000 });
   assert.equal(await cell.getAttribute("data-cell"), `${nightly}/oltp_point_select@1`);

@@ -3,8 +3,7 @@
 //! --threshold=5` calls every cell within noise, each with its Δ interval from the spread
 //! between repeats, and exits 0. A/B: the same plan on a server really slowed (every
 //! commit synced to disk, a buffer pool the data does not fit, a slow link to its
-//! clients) REGRESSES, with the
-//! intervals printed, and exits 4.
+//! clients) REGRESSES, with the intervals printed, and exits 4.
 //!
 //! Both tests fail without the intervals: a point Δ alone gives the A/A pair no interval
 //! to be within (and between two runs of one plan it crosses ±5% as often as not), and
@@ -341,12 +340,13 @@ fn a_really_slowed_server_regresses_beyond_its_noise() {
     );
     // Two syncs per commit (redo log and binlog), a buffer pool (6 MiB, the least
     // MariaDB takes) that 50,000 rows (about 12 MiB) do not fit, and a link to its
-    // clients capped at 1 Mbit/s (about 195 TPS here, against the fast server's 2,200 at
-    // one thread on a quiet machine). The settings alone slow the four-thread step threefold but not the
-    // one-thread one: this machine's syncs are cheap (one thread: 429-634 TPS), and
-    // while CI's other stages compiled beside the test the fast server's CPU-bound
-    // one-thread repeats fell to 400-889 TPS, so that cell was once not called
-    // regressed. The capped link sets the slow side's pace whatever the machine's load.
+    // clients capped at 1 Mbit/s (about 195 TPS here, against the fast server's 2,200
+    // at one thread on a quiet machine). The settings alone slow the four-thread step
+    // threefold but not the one-thread one: this machine's syncs are cheap (one
+    // thread: 429-634 TPS), and while CI's other stages compiled beside the test the
+    // fast server's CPU-bound one-thread repeats fell to 400-889 TPS, so that cell was
+    // once not called regressed. The capped link sets the slow side's pace whatever
+    // the machine's load.
     let slow = ns.start_server(
         "verdict-slow",
         "innodb_flush_log_at_trx_commit = 1\nsync_binlog = 1\nlog_bin = binlog\ninnodb_buffer_pool_size = 6M",
