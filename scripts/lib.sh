@@ -63,13 +63,17 @@ fmt_duration() {
 # at all, installs one with rustup (the project needs a newer Rust than Debian ships),
 # unless DBDYNO_INSTALL_RUST=0.
 # What every debug build of the workspace builds, so that all of them are one build:
-# scripts/test.sh's (with clippy), the e2e and browser suites' and the debug package's.
+# scripts/test.sh's (with clippy), the e2e and browser suites' and the debug package's
+# (its `cargo build` and its `tauri build`).
 # The test targets' dev-dependencies turn on features of crates the binaries share
 # (dbdyno-mysql's `rsa` turns on `digest`'s `oid`, under `sha2` and the mysql driver), so
 # a build of the binaries alone compiles the workspace again and links another
 # target/debug/dbdyno, under the integration tests that copy that file to their load
 # clients (seen in CI: a client test found a second binary in its agent cache).
-WORKSPACE_BUILD=(--workspace --bins --examples --tests --test it --features dbdyno-app/custom-protocol)
+# `tauri build` adds `--bins` and the app's feature itself: WORKSPACE_TARGETS_BUT_BINS is
+# what it is given after `--`.
+WORKSPACE_TARGETS_BUT_BINS=(--workspace --examples --tests --test it)
+WORKSPACE_BUILD=("${WORKSPACE_TARGETS_BUT_BINS[@]}" --bins --features dbdyno-app/custom-protocol)
 
 ensure_cargo() {
     if ! command -v cargo >/dev/null 2>&1 && [ -f "$HOME/.cargo/env" ]; then

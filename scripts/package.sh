@@ -96,17 +96,19 @@ stage_cli() {
 # generate_context! embeds: the app crate would compile again here and again in the next
 # E2E build, and a plain `cargo build` would never need the file anyway.
 build_deb() {
-    local cli_stem=$1 bundle_dir="$TARGET_DIR/$PROFILE/bundle/deb" debug_flag=() debs
-    [ "$PROFILE" = debug ] && debug_flag=(--debug)
+    local cli_stem=$1 bundle_dir="$TARGET_DIR/$PROFILE/bundle/deb" debug_flag=() targets=(--workspace) debs
+    [ "$PROFILE" = debug ] && debug_flag=(--debug) && targets=("${WORKSPACE_TARGETS_BUT_BINS[@]}")
     [ -x ui/node_modules/.bin/tauri ] || fail "no tauri CLI in ui/node_modules/.bin (npm ci in ui/ failed?)"
     # Stale packages would hide a build that made none.
     rm -rf "$bundle_dir"
-    # --features custom-protocol and cargo's --workspace (tauri adds --bins): the build
-    # tests/e2e/run.sh makes (tauri adds tauri/custom-protocol itself), so cargo finds
-    # it fresh.
+    # --features custom-protocol and, in a debug build, WORKSPACE_BUILD's targets (tauri
+    # adds --bins and tauri/custom-protocol itself): the build test.sh and the suites
+    # make, so cargo finds it fresh. With `--workspace` alone it compiled the workspace
+    # again without the tests' dev-dependencies and linked another target/debug/dbdyno
+    # under the integration tests running beside (seen in CI).
     step "tauri build ${debug_flag[*]} --no-bundle (log: $OUT/build.log)"
     if ! ui/node_modules/.bin/tauri build "${debug_flag[@]}" --no-bundle \
-        --features custom-protocol --ci -- --workspace >"$OUT/build.log" 2>&1; then
+        --features custom-protocol --ci -- "${targets[@]}" >"$OUT/build.log" 2>&1; then
         tail -n 40 "$OUT/build.log" >&2
         fail "tauri build failed (log: $OUT/build.log)"
     fi
