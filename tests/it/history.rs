@@ -82,6 +82,7 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
     // Every figure of every step is what the run's own JSON output says.
     let shown = runs(data.path(), &["show", &id.to_string(), "--json"]);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_fits_results_schema(&doc);
     let from_json = doc["outcome"]["steps"].as_array().unwrap();
     let stored: Vec<&Value> = shown["steps"]
         .as_array()
@@ -100,10 +101,10 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
     }
     assert_eq!(shown["plan"], doc["plan"], "the plan snapshot is stored");
     // --json carries the per-second samples in the monitoring object; the history keeps
-    // them in their own tables and their count in the record.
+    // them in their own tables, and the record without them.
     let without_samples = |m: &Value| {
         let mut m = m.clone();
-        for k in ["mysql_samples", "os_samples", "server_samples"] {
+        for k in ["mysql_samples", "server_samples"] {
             if let Some(o) = m.as_object_mut() {
                 o.remove(k);
             }
@@ -115,18 +116,15 @@ fn ladder_records_every_step_and_runs_commands_read_it_back() {
         without_samples(&doc["monitoring"]),
         "what monitoring found is stored"
     );
-    for (k, rows) in [
-        ("mysql_samples", "mysql_samples"),
-        ("os_samples", "server_samples"),
-    ] {
-        let n = shown["monitoring"][k].as_u64().unwrap_or(0) as usize;
+    for k in ["mysql_samples", "server_samples"] {
+        let n = doc["monitoring"][k].as_array().map_or(0, Vec::len);
         assert!(n > 0, "{k}");
-        assert_eq!(
-            shown[rows].as_array().map_or(0, Vec::len),
-            n,
-            "{k} rows stored"
-        );
+        assert_eq!(shown[k], doc["monitoring"][k], "{k} rows stored");
     }
+    assert_eq!(
+        shown["monitoring"]["os_samples"].as_u64(),
+        Some(shown["server_samples"].as_array().unwrap().len() as u64)
+    );
     assert_eq!(shown["prepare"]["rows"], 1000);
     assert!(shown["environment"]["client"]["cores"].as_u64().unwrap() >= 1);
 
@@ -331,8 +329,8 @@ fn kill_9_during_a_ladder_keeps_finished_steps_and_marks_the_run_interrupted() {
         .as_ref()
         .expect("the monitoring record of the finished steps");
     assert!(
-        !record["steps"].as_array().unwrap().is_empty(),
-        "per-step server figures: {record}"
+        !record.steps.is_empty(),
+        "per-step server figures: {record:?}"
     );
     assert!(
         samples_inside_steps(&stored, kept as u32),
@@ -685,5 +683,22 @@ fn every_step_of_a_ladder_carries_its_confidence_into_json_the_text_and_the_hist
     assert!(
         text.contains(&format!("cv of interval tps:                  {cv:.2}%")),
         "{text}"
+    );
+}
+
+/// `doc` (a real `--json` file) against the committed schema, closed: every field it
+/// has is declared and every field the schema requires is there.
+fn assert_fits_results_schema(doc: &Value) {
+    let schema: Value = serde_json::from_str(dbdyno_results::schema::COMMITTED).unwrap();
+    let closed = dbdyno_results::schema::closed(&schema);
+    let validator = jsonschema::validator_for(&closed).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the --json file does not fit docs/results.schema.json:\n{}",
+        errors.join("\n")
     );
 }

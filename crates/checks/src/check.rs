@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckStatus {
     /// Not applicable, or impossible to judge without something that is missing.
@@ -28,7 +30,7 @@ impl std::fmt::Display for CheckStatus {
 }
 
 /// How to fix a problem by hand.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Fix {
     pub text: String,
     /// The SQL, my.cnf line or shell command to run, when there is one.
@@ -36,7 +38,7 @@ pub struct Fix {
 }
 
 /// A fix the app can apply itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum CheckAction {
     /// `SET GLOBAL variable = value` (needs SUPER or SYSTEM_VARIABLES_ADMIN; lost at restart).
@@ -69,7 +71,7 @@ impl CheckAction {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Check {
     /// Stable identifier ("mysql.max_prepared_stmt_count"): scripts and the GUI key on it.
     pub id: String,

@@ -19,7 +19,7 @@ use crate::probe::{self, AccessKind, Facts, HostFacts, MysqlFacts, RoleDisk};
 use crate::sql::{Flavour, RoundTrip};
 
 /// Something the snapshot (or the run's metrics) lacks, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Missing {
     pub what: String,
     pub why: String,
@@ -34,7 +34,7 @@ impl Missing {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EnvironmentSnapshot {
     pub taken_unix_ms: i64,
     pub mysql_endpoint: String,
@@ -51,7 +51,7 @@ pub struct EnvironmentSnapshot {
     pub missing: Vec<Missing>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerIdentity {
     pub version: String,
     pub version_comment: String,
@@ -62,7 +62,7 @@ pub struct ServerIdentity {
     pub uptime_s: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OsSummary {
     pub hostname: Option<String>,
     pub kernel: Option<String>,
@@ -72,7 +72,7 @@ pub struct OsSummary {
     pub mem_total_mb: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DataDiskInfo {
     /// "data directory", "redo log", "binary log"…
     pub role: String,
@@ -91,7 +91,7 @@ pub struct DataDiskInfo {
     pub overridden: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Clocks {
     /// From `SELECT UNIX_TIMESTAMP(NOW(6))`.
     pub mysql: Option<MysqlClock>,
@@ -100,7 +100,7 @@ pub struct Clocks {
     pub mysql_round_trip: Option<RoundTrip>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientSummary {
     pub hostname: Option<String>,
     pub cores: u32,

@@ -15,7 +15,7 @@ use dbdyno_ssh::sh_quote;
 use serde::{Deserialize, Serialize};
 
 /// What the script found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OsFacts {
     pub hostname: Option<String>,
     /// `uname -r`.
@@ -35,7 +35,7 @@ pub struct OsFacts {
 }
 
 /// Space on the filesystem that holds `path`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FsSpace {
     pub path: String,
     pub mount_point: String,

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub use dbdyno_mysql::{Flavour, ServerVersion};
 
 /// Round trip of a protocol ping (no SQL parsing on the server), over `n` pings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RoundTrip {
     pub min_ms: f64,
     pub median_ms: f64,

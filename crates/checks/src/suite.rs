@@ -27,7 +27,7 @@ pub struct SuiteOptions {
     pub devices: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SuiteReport {
     pub checks: Vec<Check>,
     pub environment: EnvironmentSnapshot,
@@ -72,7 +72,7 @@ pub fn run_suite(opts: &SuiteOptions) -> SuiteReport {
 }
 
 /// What an applied action did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ActionOutcome {
     pub applied_sql: String,
     /// What a restart undoes and how to make it permanent (`None` when nothing is lost).

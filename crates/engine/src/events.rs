@@ -7,7 +7,7 @@ use crate::phases::{PrepareReport, PrewarmReport};
 use crate::results::{IntervalRecord, StepResult};
 use crate::workload::Scenario;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum EngineEvent {
     /// A phase of the plan begins. `index` counts phases from 0, `of` is their number.
@@ -69,7 +69,7 @@ pub enum EngineEvent {
 }
 
 /// A time during a step when the server answered no connection that waited for it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerSilence {
     pub step: usize,
     /// When the silence began: the server's last answer, or the oldest wait still open
@@ -82,7 +82,7 @@ pub struct ServerSilence {
     pub state: SilenceState,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SilenceState {
     /// Going on.
@@ -116,7 +116,7 @@ impl ServerSilence {
 }
 
 /// How far a step's connections got while they open.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConnectionsOpening {
     pub step: usize,
     pub scenario: Scenario,

@@ -16,7 +16,9 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// How arrivals are spaced at a given rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RateDist {
     /// One arrival every `1 / rate` seconds: the queue a step shows is the server's
@@ -203,7 +205,7 @@ impl ArrivalSchedule {
 }
 
 /// What an open-loop step did against its schedule (on [`crate::StepResult`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OpenLoopResult {
     /// Target arrival rate, transactions per second.
     pub target_rate: f64,
@@ -270,7 +272,7 @@ pub fn mode_name(rate: f64, dist: RateDist) -> String {
 }
 
 /// The queue of one interval of an open-loop step (on [`crate::IntervalRecord`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalQueue {
     /// Arrivals due and not yet started at the interval's end (sysbench's "queue length").
     pub queue: u64,

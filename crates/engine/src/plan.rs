@@ -21,7 +21,7 @@ pub use dbdyno_mysql::{ConnectOptions, TlsMode};
 pub use error::PlanError;
 
 /// How long and how hard one measured step runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunSettings {
     /// Seconds of measurement (sysbench's --time). 0 means no time limit (then `events` must be set).
@@ -78,7 +78,7 @@ impl RunSettings {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepPlan {
     pub scenario: Scenario,
     pub threads: u32,
@@ -89,7 +89,7 @@ pub struct StepPlan {
 }
 
 /// Prewarm options: sysbench's table scans, then optionally wait for the hit rate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PrewarmOptions {
     pub threads: u32,
@@ -116,7 +116,9 @@ impl Default for PrewarmOptions {
 
 /// The tables prewarm reads: the OLTP scenarios' `sbtest1..N`, TPC-C's sets of tables,
 /// or both for a ladder that runs both kinds (each kind reads its own tables).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PrewarmDataset {
     #[default]
@@ -159,7 +161,7 @@ impl PrewarmDataset {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Create and load the tables `scenario` needs, or reuse DB Dyno's own (`mode`).
@@ -186,7 +188,7 @@ pub enum Phase {
 }
 
 /// What to do, in order, against one server with one dataset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Plan {
     pub connect: ConnectOptions,
     pub workload: WorkloadOptions,
@@ -201,7 +203,9 @@ pub struct Plan {
 
 /// What a ladder does when one of its steps fails: its connections cannot all open,
 /// a server error stops it, or its reconnect budget is spent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum StepErrorPolicy {
     /// The failed step ends the run (prepare, prewarm and cleanup stop too).
@@ -213,7 +217,7 @@ pub enum StepErrorPolicy {
 }
 
 /// The seed toolkit's loop, as data: scenarios × thread counts, with optional phases around it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LadderSpec {
     pub scenarios: Vec<Scenario>,

@@ -13,7 +13,7 @@ pub const MAX_REPEATS: u32 = 20;
 
 /// Repeat `number` of `of`, both from 1. Serialized flat beside the step's other fields
 /// as `"repeat": 2, "of": 3`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Repeat {
     #[serde(rename = "repeat")]
@@ -46,7 +46,7 @@ impl Repeat {
 mod tests {
     use super::*;
 
-    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
     struct Step {
         threads: u32,
         #[serde(flatten, skip_serializing_if = "Repeat::is_single")]

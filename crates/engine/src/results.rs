@@ -17,7 +17,7 @@ pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
 /// How sysbench counts statements: SELECT is a read, INSERT/UPDATE/DELETE a write,
 /// BEGIN/COMMIT and everything else "other".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum QueryKind {
     Read,
@@ -26,7 +26,9 @@ pub enum QueryKind {
 }
 
 /// Statement counts of a step or an interval, split the way sysbench splits them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct QueryCounts {
     pub read: u64,
     pub write: u64,
@@ -58,7 +60,7 @@ impl QueryCounts {
 ///
 /// `Default` (all zero, no optional figure) lets tests and fixtures name only the fields
 /// they are about.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IntervalRecord {
     /// Seconds since the measured part of the step began, at the end of this interval.
     pub elapsed_s: f64,
@@ -121,7 +123,7 @@ fn same_percentile(a: f64, b: f64) -> bool {
 
 /// A latency distribution reduced to the figures people compare. Milliseconds throughout,
 /// recorded at microsecond resolution.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_ms: f64,
@@ -140,14 +142,14 @@ pub struct LatencySummary {
 }
 
 /// Latency of one statement class (point select, commit, ...) within a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClassLatency {
     pub class: StatementClass,
     pub latency: LatencySummary,
 }
 
 /// sysbench's "Threads fairness" block.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Fairness {
     pub events_avg: f64,
     pub events_stddev: f64,
@@ -156,7 +158,7 @@ pub struct Fairness {
 }
 
 /// The part of a step after throughput settled, found from the interval series.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SteadyWindow {
     /// Index of the first interval counted as steady.
     pub first_interval: usize,
@@ -179,7 +181,7 @@ pub struct SteadyWindow {
 }
 
 /// CPU the load generator itself used during the measured part of a step.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientCpu {
     /// CPU seconds (user + system) this process used.
     pub cpu_seconds: f64,
@@ -194,7 +196,7 @@ pub struct ClientCpu {
 }
 
 /// Everything one step (one scenario at one thread count) produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepResult {
     pub scenario: Scenario,
     pub threads: u32,
@@ -261,7 +263,7 @@ pub struct StepResult {
 }
 
 /// One load client's share of a step run from several clients.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientStep {
     /// The client as the user named it: `local`, or `ssh://user@host:port`.
     pub client: String,
@@ -298,7 +300,7 @@ pub struct ClientStep {
 }
 
 /// A load client that stopped answering during a step: the step is partial.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientLost {
     /// Seconds into the measured window when its last record arrived.
     pub after_s: f64,
@@ -308,7 +310,7 @@ pub struct ClientLost {
 /// The time a step took to open its connections (connect, login, prepare) before its
 /// clock started, and the attempts retried on the way (a server restarting, an
 /// overflowing accept queue).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConnectionsOpened {
     pub seconds: f64,
     pub retries: u64,
@@ -320,7 +322,7 @@ pub struct ConnectionsOpened {
 /// The per-second rates of sysbench's summary as printed. sysbench divides by a timer
 /// read a little after "total time" (seed 003: 92300 / 60.0580 s = 1536.85 QPS, printed
 /// 1536.81), so an imported result keeps the printed figures to come out exactly as printed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrintedRates {
     pub tps: f64,
     pub qps: f64,

@@ -14,7 +14,7 @@ use crate::wording::count;
 
 /// Everything a plan produced. Steps that finished are kept even when a later phase
 /// failed or the run was cancelled.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunOutcome {
     pub prepare: Option<PrepareReport>,
     pub prewarm: Option<PrewarmReport>,
@@ -31,7 +31,7 @@ pub struct RunOutcome {
 
 /// A step that failed under [`StepErrorPolicy::Continue`]: which one, and why (for
 /// connections that could not all open, the error says how many did).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailedStep {
     /// The step's label: "oltp_read_only @ 8 threads".
     pub label: String,

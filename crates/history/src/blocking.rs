@@ -53,7 +53,7 @@ impl BlockingHistory {
     /// A results document as one run (`import_results`).
     pub(crate) fn insert_results_run(
         &self,
-        doc: &crate::import_results::ResultsDocument,
+        doc: &crate::import_results::ResultsFile,
         env: &str,
         file: crate::model::ImportedFile,
     ) -> Result<i64, HistoryError> {
@@ -100,5 +100,20 @@ impl Drop for BlockingHistory {
     fn drop(&mut self) {
         // Close the pool on our runtime so that the WAL is checkpointed cleanly.
         self.rt.block_on(self.history.close());
+    }
+}
+
+#[cfg(test)]
+impl BlockingHistory {
+    /// Replaces a run's stored plan text (what an older version might have written).
+    pub(crate) fn set_plan_text_for_test(&self, id: i64, text: &str) {
+        self.rt
+            .block_on(
+                sqlx::query("UPDATE runs SET plan_json = ? WHERE id = ?")
+                    .bind(text)
+                    .bind(id)
+                    .execute(&self.history.pool),
+            )
+            .unwrap();
     }
 }

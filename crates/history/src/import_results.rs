@@ -12,15 +12,15 @@
 //! Non-goals: sysbench's text (`import_sysbench`), reports from documents (the report
 //! crate reads them directly).
 
-use dbdyno_engine::{Plan, RunOutcome};
+use dbdyno_results::ResultsDocument;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{to_value, ImportedFile, NewRun, RunState};
-use crate::write::{insert_run, insert_step};
+use crate::write::{insert_run, insert_samples, insert_step};
 use crate::{BlockingHistory, History, HistoryError};
 
 /// The newest results layout this build reads (`--json`'s `schema_version`).
-pub const NEWEST_SCHEMA: u32 = dbdyno_engine::results::RESULTS_SCHEMA_VERSION;
+pub const NEWEST_SCHEMA: u32 = dbdyno_results::RESULTS_SCHEMA_VERSION;
 
 /// What a spill file adds to the results document: where the run belongs in the
 /// history and how far it got. Written by the run (`dbdyno_session`), read back here.
@@ -54,43 +54,15 @@ pub struct SpillRecord {
     pub why: String,
 }
 
-/// One run's results document (docs/json-schema.md), as far as the history needs it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ResultsDocument {
-    pub schema_version: u32,
-    /// The command line as typed, secrets redacted (older documents lack it).
-    #[serde(default)]
-    pub command_line: Option<String>,
-    /// What ran: "ladder", "oltp_read_write run".
-    #[serde(default)]
-    pub command: Option<String>,
-    pub plan: Plan,
-    pub outcome: RunOutcome,
-    #[serde(default)]
-    pub monitoring: Option<MonitoringDocument>,
-    /// Only in a spill file.
-    #[serde(default)]
-    pub record: Option<SpillRecord>,
-}
-
-/// The document's `monitoring` object: the record the history keeps as it is, and the
-/// per-second samples it keeps in its own tables.
-#[derive(Debug, Clone, Deserialize)]
-pub struct MonitoringDocument {
-    #[serde(default)]
-    pub server_samples: Vec<SampleDocument>,
-    #[serde(default)]
-    pub mysql_samples: Vec<SampleDocument>,
+/// A results file: the `--json` document, or a spill file (the same document with a
+/// `record` saying where the run belongs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultsFile {
     #[serde(flatten)]
-    pub record: serde_json::Map<String, serde_json::Value>,
-}
-
-/// One per-second sample as `--json` writes it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct SampleDocument {
-    pub step_index: Option<u32>,
-    pub unix_ms: i64,
-    pub sample: serde_json::Value,
+    pub document: ResultsDocument,
+    /// Only in a spill file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<SpillRecord>,
 }
 
 /// Why a document was not imported. Nothing was written.
@@ -131,18 +103,18 @@ pub struct ImportedResults {
     pub replaced: Option<(i64, u32)>,
 }
 
-impl ResultsDocument {
+impl ResultsFile {
     /// Reads a document's text; `file` names it in errors.
-    pub fn parse(text: &str, file: &str) -> Result<ResultsDocument, ImportResultsError> {
-        let doc: ResultsDocument =
+    pub fn parse(text: &str, file: &str) -> Result<ResultsFile, ImportResultsError> {
+        let doc: ResultsFile =
             serde_json::from_str(text).map_err(|cause| ImportResultsError::NotADocument {
                 file: file.to_string(),
                 cause,
             })?;
-        if doc.schema_version > NEWEST_SCHEMA {
+        if doc.document.schema_version > NEWEST_SCHEMA {
             return Err(ImportResultsError::TooNew {
                 file: file.to_string(),
-                found: doc.schema_version,
+                found: doc.document.schema_version,
             });
         }
         Ok(doc)
@@ -163,7 +135,7 @@ impl ResultsDocument {
                 s => (s, r.failure.clone()),
             };
         }
-        let o = &self.outcome;
+        let o = &self.document.outcome;
         if let Some(f) = &o.failure {
             return (RunState::Failed, Some(f.clone()));
         }
@@ -189,7 +161,7 @@ pub fn import_results(
     file: &str,
     opts: &ResultsImport,
 ) -> Result<ImportedResults, ImportResultsError> {
-    let doc = ResultsDocument::parse(text, file)?;
+    let doc = ResultsFile::parse(text, file)?;
     let env = opts
         .env
         .clone()
@@ -226,18 +198,22 @@ pub fn import_results(
     Ok(ImportedResults {
         run_id,
         env,
-        steps: doc.outcome.steps.len(),
+        steps: doc.document.outcome.steps.len(),
         state: doc.state().0,
         replaced: partial,
     })
 }
 
-fn same_run(run: &crate::StoredRun, doc: &ResultsDocument) -> bool {
+fn same_run(run: &crate::StoredRun, doc: &ResultsFile) -> bool {
     let Some(r) = &doc.record else {
         return false;
     };
     run.started_at_ms == r.started_at_ms
-        && doc.command_line.as_deref().is_none_or(|c| c == run.command)
+        && doc
+            .document
+            .command_line
+            .as_deref()
+            .is_none_or(|c| c == run.command)
         && run.env == r.env
 }
 
@@ -246,15 +222,14 @@ impl History {
     /// steps, phase reports, monitoring record and samples, or nothing.
     pub async fn insert_results_run(
         &self,
-        doc: &ResultsDocument,
+        file_doc: &ResultsFile,
         env: &str,
         file: ImportedFile,
     ) -> Result<i64, HistoryError> {
-        let record = doc.record.as_ref();
+        let record = file_doc.record.as_ref();
+        let doc = &file_doc.document;
         let command = doc
-            .command_line
-            .clone()
-            .or_else(|| doc.command.as_ref().map(|c| format!("dbdyno {c}")))
+            .command_line_or_name()
             .unwrap_or_else(|| "dbdyno".to_string());
         let new = NewRun {
             labels: record.map(|r| r.labels.clone()).unwrap_or_default(),
@@ -269,8 +244,8 @@ impl History {
             }),
             ..NewRun::new(env, command)
         }
-        .with_plan(&doc.plan)?;
-        let (state, failure) = doc.state();
+        .with_plan(&doc.plan);
+        let (state, failure) = file_doc.state();
         let ended_at_ms = record.and_then(|r| r.ended_at_ms).or_else(|| {
             doc.outcome
                 .steps
@@ -297,7 +272,8 @@ impl History {
         let monitoring = doc
             .monitoring
             .as_ref()
-            .map(|m| serde_json::Value::Object(m.record.clone()));
+            .map(|m| to_value(&m.without_samples(), "the monitoring record"))
+            .transpose()?;
         sqlx::query(
             "UPDATE runs SET ended_at_ms = ?, failure = ?, prepare_json = ?, prewarm_json = ?,
                              monitoring_json = ? WHERE id = ?",
@@ -311,23 +287,8 @@ impl History {
         .execute(&mut *tx)
         .await?;
         if let Some(m) = &doc.monitoring {
-            for (table, rows) in [
-                ("server_samples", &m.server_samples),
-                ("mysql_samples", &m.mysql_samples),
-            ] {
-                let sql = format!(
-                    "INSERT INTO {table} (run_id, step_index, unix_ms, sample_json) VALUES (?, ?, ?, ?)"
-                );
-                for r in rows {
-                    sqlx::query(&sql)
-                        .bind(id)
-                        .bind(r.step_index)
-                        .bind(r.unix_ms)
-                        .bind(r.sample.to_string())
-                        .execute(&mut *tx)
-                        .await?;
-                }
-            }
+            insert_samples(&mut tx, "server_samples", id, &m.server_samples).await?;
+            insert_samples(&mut tx, "mysql_samples", id, &m.mysql_samples).await?;
         }
         sqlx::query("INSERT INTO import_files (run_id, sha256, file) VALUES (?, ?, ?)")
             .bind(id)

@@ -47,8 +47,8 @@ pub use clients::ClientRow;
 pub use db::{History, DB_FILE_NAME};
 pub use error::HistoryError;
 pub use model::{
-    command_name, ImportedFile, NewRun, RunSource, RunState, RunSummary, SampleRow, StoredRun,
-    StoredSample, StoredStep, StoredWarning,
+    command_name, ImportedFile, NewRun, RunSource, RunState, RunSummary, StoredRun, StoredStep,
+    StoredWarning,
 };
 pub use write::PhaseReport;
 pub use writer::{HistoryWriter, WriterReport, FINISH_DEADLINE, WRITE_DEADLINE};

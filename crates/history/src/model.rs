@@ -1,7 +1,9 @@
 //! What the history stores and gives back. Plain serializable records: the CLI prints
 //! them as JSON, the reports read them.
 
+use dbdyno_engine::phases::{PrepareReport, PrewarmReport};
 use dbdyno_engine::{Plan, StepResult};
+use dbdyno_results::{Monitoring, MysqlSample, Sampled, ServerSample};
 use serde::{Deserialize, Serialize};
 
 use crate::HistoryError;
@@ -94,7 +96,7 @@ pub struct NewRun {
     pub command: String,
     pub labels: Vec<String>,
     pub profile: Option<serde_json::Value>,
-    pub plan: Option<serde_json::Value>,
+    pub plan: Option<Plan>,
     pub environment: Option<serde_json::Value>,
     /// Unix ms; None means now.
     pub started_at_ms: Option<i64>,
@@ -120,9 +122,9 @@ impl NewRun {
     }
 
     /// Stores `plan` as the run's plan snapshot.
-    pub fn with_plan(mut self, plan: &Plan) -> Result<NewRun, HistoryError> {
-        self.plan = Some(to_value(plan, "the plan")?);
-        Ok(self)
+    pub fn with_plan(mut self, plan: &Plan) -> NewRun {
+        self.plan = Some(plan.clone());
+        self
     }
 }
 
@@ -218,24 +220,6 @@ pub struct StoredWarning {
     pub text: String,
 }
 
-/// One per-second sample (server or MySQL), as the sampler serialized it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredSample {
-    pub step_index: Option<u32>,
-    pub unix_ms: i64,
-    pub sample: serde_json::Value,
-}
-
-/// A sample to store: the monitor's `ServerSample` (or a MySQL status sample) as JSON.
-/// Kept as JSON so that the history does not depend on the monitor crate and new sample
-/// fields need no migration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SampleRow {
-    pub step_index: Option<u32>,
-    pub unix_ms: i64,
-    pub sample: serde_json::Value,
-}
-
 /// Everything stored about one run: what reports read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredRun {
@@ -251,33 +235,26 @@ pub struct StoredRun {
     pub labels: Vec<String>,
     /// The profile the run used (no secrets), when it used one.
     pub profile: Option<serde_json::Value>,
-    /// The engine's validated plan (see [`StoredRun::plan`] for the typed form).
-    pub plan: Option<serde_json::Value>,
+    /// The engine's validated plan; None for imports without one, or when this version
+    /// cannot read the stored one (the run's warnings then say why).
+    pub plan: Option<Plan>,
     pub environment: Option<serde_json::Value>,
     /// What monitoring recorded (the `monitoring` object of `--json`: environment
     /// snapshot, per-step server figures, gaps, missing metrics); None when unmonitored.
     #[serde(default)]
-    pub monitoring: Option<serde_json::Value>,
-    pub prepare: Option<serde_json::Value>,
-    pub prewarm: Option<serde_json::Value>,
+    pub monitoring: Option<Monitoring>,
+    pub prepare: Option<PrepareReport>,
+    pub prewarm: Option<PrewarmReport>,
     pub failure: Option<String>,
     pub steps: Vec<StoredStep>,
     pub warnings: Vec<StoredWarning>,
     #[serde(default)]
-    pub server_samples: Vec<StoredSample>,
+    pub server_samples: Vec<Sampled<ServerSample>>,
     #[serde(default)]
-    pub mysql_samples: Vec<StoredSample>,
+    pub mysql_samples: Vec<Sampled<MysqlSample>>,
 }
 
 impl StoredRun {
-    /// The plan as the engine's type; None when the run has none (imports) or it was
-    /// written by an engine whose plan layout this one cannot read.
-    pub fn plan(&self) -> Option<Plan> {
-        self.plan
-            .as_ref()
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-    }
-
     /// The step results in step order.
     pub fn results(&self) -> impl Iterator<Item = &StepResult> {
         self.steps.iter().map(|s| &s.result)

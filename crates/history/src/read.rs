@@ -2,11 +2,10 @@
 
 use dbdyno_engine::results::IntervalQueue;
 use dbdyno_engine::{IntervalRecord, StepResult};
+use dbdyno_results::Sampled;
 use sqlx::Row;
 
-use crate::model::{
-    source_from_db, RunState, RunSummary, StoredRun, StoredSample, StoredStep, StoredWarning,
-};
+use crate::model::{source_from_db, RunState, RunSummary, StoredRun, StoredStep, StoredWarning};
 use crate::{time, History, HistoryError};
 
 type RunRow = (
@@ -107,17 +106,39 @@ impl History {
             tool_version: row.try_get("tool_version")?,
             labels: parse_json(id, "labels", &labels)?,
             profile: opt_json("profile_json", "profile")?,
-            plan: opt_json("plan_json", "plan")?,
+            plan: None,
             environment: opt_json("environment_json", "environment")?,
-            monitoring: opt_json("monitoring_json", "monitoring record")?,
-            prepare: opt_json("prepare_json", "prepare report")?,
-            prewarm: opt_json("prewarm_json", "prewarm report")?,
+            monitoring: None,
+            prepare: None,
+            prewarm: None,
             failure: row.try_get("failure")?,
             steps: Vec::new(),
             warnings: Vec::new(),
             server_samples: Vec::new(),
             mysql_samples: Vec::new(),
         };
+        // The plan and the monitoring record as this version's types. One it cannot read
+        // (written by a version with another layout) leaves the run readable without it,
+        // and its warnings say so.
+        let mut unreadable = Vec::new();
+        run.plan = typed(opt_json("plan_json", "plan")?, "plan", &mut unreadable);
+        run.prepare = typed(
+            opt_json("prepare_json", "prepare report")?,
+            "prepare report",
+            &mut unreadable,
+        );
+        run.prewarm = typed(
+            opt_json("prewarm_json", "prewarm report")?,
+            "prewarm report",
+            &mut unreadable,
+        );
+        // Runs recorded before the monitoring column kept the record in the environment.
+        let monitoring = opt_json("monitoring_json", "monitoring record")?.or_else(|| {
+            run.environment
+                .as_mut()
+                .and_then(|e| e.as_object_mut()?.remove("monitoring"))
+        });
+        run.monitoring = typed(monitoring, "monitoring record", &mut unreadable);
         run.steps = self.load_steps(id).await?;
         run.warnings = sqlx::query_as::<_, (Option<i64>, i64, String)>(
             "SELECT step_index, at_ms, text FROM warnings WHERE run_id = ? ORDER BY id",
@@ -132,6 +153,12 @@ impl History {
             text,
         })
         .collect();
+        run.warnings
+            .extend(unreadable.into_iter().map(|text| StoredWarning {
+                step_index: None,
+                at_ms: started_at_ms,
+                text,
+            }));
         run.server_samples = self.load_samples("server_samples", id).await?;
         run.mysql_samples = self.load_samples("mysql_samples", id).await?;
         Ok(run)
@@ -171,13 +198,17 @@ impl History {
         intervals_of(&mut conn, id, step).await
     }
 
-    async fn load_samples(&self, table: &str, id: i64) -> Result<Vec<StoredSample>, HistoryError> {
+    async fn load_samples<T: serde::de::DeserializeOwned>(
+        &self,
+        table: &str,
+        id: i64,
+    ) -> Result<Vec<Sampled<T>>, HistoryError> {
         let sql = format!("SELECT step_index, unix_ms, sample_json FROM {table} WHERE run_id = ? ORDER BY unix_ms, rowid");
         let rows: Vec<(Option<i64>, i64, String)> =
             sqlx::query_as(&sql).bind(id).fetch_all(&self.pool).await?;
         rows.into_iter()
             .map(|(step, unix_ms, json)| {
-                Ok(StoredSample {
+                Ok(Sampled {
                     step_index: step.map(|s| s as u32),
                     unix_ms,
                     sample: parse_json(id, "sample", &json)?,
@@ -274,4 +305,21 @@ fn open_loop_of(r: &sqlx::sqlite::SqliteRow) -> Result<Option<IntervalQueue>, sq
         late_starts: r.try_get::<Option<i64>, _>(15)?.unwrap_or(0) as u64,
         max_lag_ms: r.try_get::<Option<f64>, _>(16)?.unwrap_or(0.0),
     }))
+}
+
+/// `value` as `T`, or None with a line for the run's warnings saying why not.
+fn typed<T: serde::de::DeserializeOwned>(
+    value: Option<serde_json::Value>,
+    what: &str,
+    unreadable: &mut Vec<String>,
+) -> Option<T> {
+    match serde_json::from_value(value?) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            unreadable.push(format!(
+                "the run's {what} is left out: this version cannot read its layout ({e})"
+            ));
+            None
+        }
+    }
 }

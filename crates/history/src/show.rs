@@ -140,61 +140,53 @@ pub fn run_text(run: &StoredRun) -> String {
 /// The server and MySQL figures monitoring stored for step `index` (as `--json` has
 /// them), in a few lines; empty when the run was not monitored.
 fn server_figures(run: &StoredRun, index: u32) -> String {
-    // Runs recorded before the monitoring column kept it in the environment snapshot.
-    let monitoring = run
+    let Some(step) = run
         .monitoring
         .as_ref()
-        .or_else(|| run.environment.as_ref().and_then(|e| e.get("monitoring")));
-    let Some(step) = monitoring
-        .and_then(|m| m.get("steps"))
-        .and_then(|s| s.as_array())
-        .and_then(|s| s.iter().find(|x| x["step"].as_u64() == Some(index as u64)))
+        .and_then(|m| m.steps.iter().find(|x| x.step == index as usize))
     else {
         return String::new();
     };
-    let f = |v: &serde_json::Value, digits: usize| {
-        v.as_f64()
-            .map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
+    let f = |v: Option<f64>, digits: usize| {
+        v.map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
     };
     let mut out = String::from("Server during the step:\n");
-    let os = &step["os"];
-    if os.is_object() {
+    if let Some(os) = &step.os {
         out.push_str(&format!(
             "    CPU busy:                          {}% avg, {}% max (iowait {}%, steal {}%)\n",
-            f(&os["cpu_util_avg"], 1),
-            f(&os["cpu_util_max"], 1),
-            f(&os["cpu_iowait_avg"], 1),
-            f(&os["cpu_steal_avg"], 1)
+            f(os.cpu_util_avg, 1),
+            f(os.cpu_util_max, 1),
+            f(os.cpu_iowait_avg, 1),
+            f(os.cpu_steal_avg, 1)
         ));
-        for d in os["disks"].as_array().into_iter().flatten() {
+        for d in &os.disks {
             out.push_str(&format!(
                 "    disk {:<30}util {}% avg, {}% max, r/s {}, w/s {}, await {} ms\n",
-                d["name"].as_str().unwrap_or("?"),
-                f(&d["util_pct_avg"], 1),
-                f(&d["util_pct_max"], 1),
-                f(&d["r_per_s_avg"], 1),
-                f(&d["w_per_s_avg"], 1),
-                f(&d["await_ms_avg"], 2)
+                d.name,
+                f(Some(d.util_pct_avg), 1),
+                f(Some(d.util_pct_max), 1),
+                f(Some(d.r_per_s_avg), 1),
+                f(Some(d.w_per_s_avg), 1),
+                f(Some(d.await_ms_avg), 2)
             ));
         }
-    } else if let Some(why) = step["os_missing"].as_str() {
+    } else if let Some(why) = &step.os_missing {
         out.push_str(&format!("    OS figures: none ({why})\n"));
     }
-    let my = &step["mysql"];
-    if my.is_object() {
+    if let Some(my) = &step.mysql {
         out.push_str(&format!(
             "    MySQL:                             {} questions/s, {} threads running avg ({} max), buffer pool hit {}%, row lock waits {}\n",
-            f(&my["questions_per_s_avg"], 0),
-            f(&my["threads_running_avg"], 1),
-            f(&my["threads_running_max"], 0),
-            f(&my["hit_rate_pct"], 2),
-            f(&my["row_lock_waits"], 0)
+            f(Some(my.questions_per_s_avg), 0),
+            f(Some(my.threads_running_avg), 1),
+            f(Some(my.threads_running_max as f64), 0),
+            f(my.hit_rate_pct, 2),
+            f(Some(my.row_lock_waits as f64), 0)
         ));
     }
     out.push_str(&format!(
         "    samples:                           {} of {} expected\n\n",
-        f(&os["samples"], 0),
-        f(&step["expected_samples"], 0)
+        f(step.os.as_ref().map(|o| o.samples as f64), 0),
+        step.expected_samples
     ));
     out
 }
@@ -214,20 +206,25 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(server_figures(&run, 0), "", "not monitored: nothing");
-        run.monitoring = Some(serde_json::json!({"steps": [{
-            "step": 0, "expected_samples": 2,
-            "os": {"cpu_util_avg": 72.25, "cpu_util_max": 100.0, "cpu_iowait_avg": 0.5,
-                   "cpu_steal_avg": 0.0, "samples": 2,
-                   "disks": [{"name": "vda", "util_pct_avg": 0.2, "util_pct_max": 0.4,
-                              "r_per_s_avg": 0.0, "w_per_s_avg": 63.5, "await_ms_avg": 0.03}]},
-            "mysql": {"questions_per_s_avg": 21697.0, "threads_running_avg": 1.0,
-                      "threads_running_max": 2, "hit_rate_pct": 100.0, "row_lock_waits": 0}
-        }]}));
+        // A real monitored step's record (tests/fixtures/results), its figures set.
+        let mut m = crate::tests::fixture_monitoring();
+        let step = &mut m.steps[0];
+        let os = step.os.as_mut().unwrap();
+        (os.cpu_util_avg, os.samples) = (Some(72.25), 2);
+        os.disks[0].name = "vda".into();
+        os.disks[0].util_pct_avg = 0.2;
+        step.mysql.as_mut().unwrap().questions_per_s_avg = 21697.0;
+        step.expected_samples = 2;
+        run.monitoring = Some(m);
         let t = server_figures(&run, 0);
         assert!(t.contains("CPU busy:") && t.contains("72.2% avg"), "{t}");
         assert!(t.contains("disk vda") && t.contains("util 0.2% avg"), "{t}");
         assert!(t.contains("21697 questions/s"), "{t}");
         assert!(t.contains("2 of 2 expected"), "{t}");
-        assert_eq!(server_figures(&run, 1), "", "another step");
+        assert_eq!(
+            server_figures(&run, 2),
+            "",
+            "a step the record does not have"
+        );
     }
 }

@@ -4,7 +4,7 @@ use dbdyno_engine::{EngineEvent, Scenario, StepResult};
 use dbdyno_sysbench_text::parse_sysbench_output;
 use serde_json::json;
 
-use crate::{BlockingHistory, History, HistoryWriter, NewRun, RunState, SampleRow};
+use crate::{BlockingHistory, History, HistoryWriter, NewRun, RunState};
 
 fn step(fixture: &str, scenario: Scenario) -> StepResult {
     let text = match fixture {
@@ -234,7 +234,7 @@ fn writer_records_events_step_by_step() {
         force: false,
         on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
     };
-    let new = NewRun::new("env-w", "ladder").with_plan(&plan).unwrap();
+    let new = NewRun::new("env-w", "ladder").with_plan(&plan);
     let w = HistoryWriter::start(dir.path(), new).unwrap();
     let id = w.run_id();
     let s = step("intervals", Scenario::OltpReadWrite);
@@ -260,18 +260,20 @@ fn writer_records_events_step_by_step() {
         step: 1,
         result: Box::new(s.clone()),
     });
-    w.add_server_samples(vec![SampleRow {
+    let mut m = fixture_monitoring();
+    let (server, mysql) = (m.server_samples.remove(0), m.mysql_samples.remove(0));
+    w.add_server_samples(vec![dbdyno_results::Sampled {
         step_index: Some(0),
         unix_ms: 5,
-        sample: json!({"cpu": {"busy": 12.5}}),
+        ..server.clone()
     }]);
-    w.add_mysql_samples(vec![SampleRow {
+    w.add_mysql_samples(vec![dbdyno_results::Sampled {
         step_index: None,
         unix_ms: 6,
-        sample: json!({"Questions": 10}),
+        ..mysql
     }]);
     w.set_environment(json!({"server": {"version": "10.11"}}));
-    w.set_monitoring(json!({"steps": [{"step": 0, "os": {"cpu_util_avg": 42.0}}]}));
+    w.set_monitoring(m.clone());
     let report = w.finish(RunState::Complete, None);
     assert_eq!(
         (report.run_id, report.steps_written, report.errors.len()),
@@ -289,18 +291,18 @@ fn writer_records_events_step_by_step() {
         Some(0),
         "a warning knows its step"
     );
-    assert_eq!(run.server_samples[0].sample["cpu"]["busy"], 12.5);
+    assert_eq!(run.server_samples[0].sample, server.sample);
     assert_eq!(run.mysql_samples[0].step_index, None);
     assert_eq!(
         run.environment.as_ref().unwrap()["server"]["version"],
         "10.11"
     );
     assert_eq!(
-        run.monitoring.as_ref().unwrap()["steps"][0]["os"]["cpu_util_avg"],
-        42.0,
-        "the monitoring record is stored"
+        run.monitoring,
+        Some(m.without_samples()),
+        "the monitoring record is stored, its samples in their tables"
     );
-    assert_eq!(run.plan(), Some(plan), "the typed plan reads back");
+    assert_eq!(run.plan, Some(plan), "the typed plan reads back");
 }
 
 #[test]
@@ -708,4 +710,48 @@ fn steps_stored_before_confidence_get_it_from_their_intervals_once() {
                 .unwrap();
         assert_eq!(settled, (Some(1), Some(lo)));
     });
+}
+
+/// The monitoring record of a real monitored ladder (tests/fixtures/results).
+pub(crate) fn fixture_monitoring() -> dbdyno_results::Monitoring {
+    let doc: dbdyno_results::ResultsDocument = serde_json::from_str(include_str!(
+        "../../../tests/fixtures/results/v1_ladder.json"
+    ))
+    .unwrap();
+    doc.monitoring.expect("the fixture is monitored")
+}
+
+#[test]
+fn an_older_recording_keeps_monitoring_in_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = HistoryWriter::start(dir.path(), NewRun::new("e", "ladder")).unwrap();
+    let id = w.run_id();
+    let m = fixture_monitoring().without_samples();
+    w.set_environment(json!({"client": {"cores": 2}, "monitoring": m}));
+    w.finish(RunState::Complete, None);
+    let run = BlockingHistory::open(dir.path())
+        .unwrap()
+        .load_run(id)
+        .unwrap();
+    assert_eq!(run.monitoring, Some(m));
+    assert_eq!(run.environment, Some(json!({"client": {"cores": 2}})));
+}
+
+#[test]
+fn a_stored_plan_this_version_cannot_read_leaves_the_run_readable_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = HistoryWriter::start(dir.path(), NewRun::new("e", "ladder")).unwrap();
+    let id = w.run_id();
+    w.finish(RunState::Complete, None);
+    let h = BlockingHistory::open(dir.path()).unwrap();
+    h.set_plan_text_for_test(id, r#"{"phases": "not a list"}"#);
+    let run = h.load_run(id).unwrap();
+    assert_eq!(run.plan, None);
+    assert!(
+        run.warnings
+            .iter()
+            .any(|w| w.text.starts_with("the run's plan is left out")),
+        "{:?}",
+        run.warnings
+    );
 }

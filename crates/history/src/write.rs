@@ -5,8 +5,9 @@ use dbdyno_engine::StepResult;
 use sqlx::{Sqlite, Transaction};
 
 use crate::confidence::{update_columns, ConfidenceColumns};
-use crate::model::{to_value, NewRun, RunState, SampleRow};
+use crate::model::{to_value, NewRun, RunState};
 use crate::{process, time, History, HistoryError};
+use dbdyno_results::{Monitoring, MysqlSample, Sampled, ServerSample};
 
 impl History {
     /// Creates a run in state `running`, owned by this process. Returns its id.
@@ -104,14 +105,16 @@ impl History {
         Ok(())
     }
 
-    /// Stores what monitoring recorded about the run (the `monitoring` object of `--json`).
+    /// Stores what monitoring recorded about the run (the `monitoring` object of
+    /// `--json`; its per-second samples go to their own tables, not into the record).
     pub async fn set_monitoring(
         &self,
         run_id: i64,
-        monitoring: &serde_json::Value,
+        monitoring: &Monitoring,
     ) -> Result<(), HistoryError> {
+        let record = to_value(&monitoring.without_samples(), "the monitoring record")?;
         if self
-            .set_json(run_id, JsonColumn::Monitoring, monitoring)
+            .set_json(run_id, JsonColumn::Monitoring, &record)
             .await?
             == 0
         {
@@ -135,11 +138,11 @@ impl History {
         Ok(r.rows_affected())
     }
 
-    /// Stores per-second server samples (the monitor's `ServerSample` as JSON).
+    /// Stores per-second server samples (the monitor's `ServerSample`).
     pub async fn add_server_samples(
         &self,
         run_id: i64,
-        rows: &[SampleRow],
+        rows: &[Sampled<ServerSample>],
     ) -> Result<(), HistoryError> {
         self.add_samples("server_samples", run_id, rows).await
     }
@@ -148,30 +151,19 @@ impl History {
     pub async fn add_mysql_samples(
         &self,
         run_id: i64,
-        rows: &[SampleRow],
+        rows: &[Sampled<MysqlSample>],
     ) -> Result<(), HistoryError> {
         self.add_samples("mysql_samples", run_id, rows).await
     }
 
-    async fn add_samples(
+    async fn add_samples<T: serde::Serialize>(
         &self,
         table: &str,
         run_id: i64,
-        rows: &[SampleRow],
+        rows: &[Sampled<T>],
     ) -> Result<(), HistoryError> {
         let mut tx = self.pool.begin().await?;
-        let sql = format!(
-            "INSERT INTO {table} (run_id, step_index, unix_ms, sample_json) VALUES (?, ?, ?, ?)"
-        );
-        for r in rows {
-            sqlx::query(&sql)
-                .bind(run_id)
-                .bind(r.step_index)
-                .bind(r.unix_ms)
-                .bind(r.sample.to_string())
-                .execute(&mut *tx)
-                .await?;
-        }
+        insert_samples(&mut tx, table, run_id, rows).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -219,6 +211,29 @@ fn json_text(v: &Option<serde_json::Value>) -> Option<String> {
     v.as_ref().map(|v| v.to_string())
 }
 
+/// Per-second samples into `table` (`server_samples`, `mysql_samples`), in `tx`.
+pub(crate) async fn insert_samples<T: serde::Serialize>(
+    tx: &mut Transaction<'_, Sqlite>,
+    table: &str,
+    run_id: i64,
+    rows: &[Sampled<T>],
+) -> Result<(), HistoryError> {
+    let sql = format!(
+        "INSERT INTO {table} (run_id, step_index, unix_ms, sample_json) VALUES (?, ?, ?, ?)"
+    );
+    for r in rows {
+        let sample = to_value(&r.sample, "a sample")?.to_string();
+        sqlx::query(&sql)
+            .bind(run_id)
+            .bind(r.step_index)
+            .bind(r.unix_ms)
+            .bind(sample)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
 pub(crate) async fn insert_run(
     tx: &mut Transaction<'_, Sqlite>,
     new: &NewRun,
@@ -239,7 +254,13 @@ pub(crate) async fn insert_run(
     .bind(env!("CARGO_PKG_VERSION"))
     .bind(labels)
     .bind(json_text(&new.profile))
-    .bind(json_text(&new.plan))
+    .bind(
+        new.plan
+            .as_ref()
+            .map(|p| to_value(p, "the plan"))
+            .transpose()?
+            .map(|v| v.to_string()),
+    )
     .bind(json_text(&new.environment))
     .bind(writer.map(|w| w.0 as i64))
     .bind(writer.map(|w| w.1 as i64))

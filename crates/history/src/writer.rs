@@ -17,9 +17,10 @@ use std::time::Duration;
 use dbdyno_engine::EngineEvent;
 use tokio::sync::mpsc;
 
-use crate::model::{to_value, NewRun, RunState, SampleRow};
+use crate::model::{to_value, NewRun, RunState};
 use crate::write::PhaseReport;
 use crate::{History, HistoryError};
+use dbdyno_results::{Monitoring, MysqlSample, Sampled, ServerSample};
 
 /// The longest one write to the history may take (a lock another process holds, a disk
 /// that stopped answering) before the run stops recording to it. Below the database's
@@ -36,10 +37,10 @@ const CLOSE_DEADLINE: Duration = Duration::from_secs(10);
 
 enum Msg {
     Event(Box<EngineEvent>),
-    ServerSamples(Vec<SampleRow>),
-    MysqlSamples(Vec<SampleRow>),
+    ServerSamples(Vec<Sampled<ServerSample>>),
+    MysqlSamples(Vec<Sampled<MysqlSample>>),
     Environment(serde_json::Value),
-    Monitoring(serde_json::Value),
+    Monitoring(Box<Monitoring>),
     /// Answered once everything sent before it is written (or dropped).
     Sync(std::sync::mpsc::Sender<()>),
     Finish {
@@ -183,12 +184,12 @@ impl HistoryWriter {
     }
 
     /// Per-second server samples (the monitor's `ServerSample`, serialized).
-    pub fn add_server_samples(&self, rows: Vec<SampleRow>) {
+    pub fn add_server_samples(&self, rows: Vec<Sampled<ServerSample>>) {
         self.send(Msg::ServerSamples(rows));
     }
 
     /// Per-second MySQL status samples.
-    pub fn add_mysql_samples(&self, rows: Vec<SampleRow>) {
+    pub fn add_mysql_samples(&self, rows: Vec<Sampled<MysqlSample>>) {
         self.send(Msg::MysqlSamples(rows));
     }
 
@@ -198,8 +199,8 @@ impl HistoryWriter {
     }
 
     /// Stores what monitoring recorded (the `monitoring` object of `--json`).
-    pub fn set_monitoring(&self, monitoring: serde_json::Value) {
-        self.send(Msg::Monitoring(monitoring));
+    pub fn set_monitoring(&self, monitoring: Monitoring) {
+        self.send(Msg::Monitoring(Box::new(monitoring)));
     }
 
     /// Waits (at most `deadline`) until everything sent so far is written or dropped.

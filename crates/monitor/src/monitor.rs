@@ -65,7 +65,7 @@ impl MonitorConfig {
 // One event a second at most: the size gap between `Sample` and the rest costs
 // nothing worth a Box in every consumer's match.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum SamplerEvent {
     /// Sampling (re)started. `clock` is `None` locally or if the measurement failed.
     Connected {

@@ -16,7 +16,7 @@ use crate::procfs::{CpuTimes, DiskCounters, LoadAvg, MemInfo, NetCounters, RawSn
 use serde::{Deserialize, Serialize};
 
 /// One sampling interval on one server: what a dashboard row or a report point needs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerSample {
     /// End of the interval on the server's own clock (Unix ms).
     pub server_unix_ms: i64,
@@ -36,7 +36,7 @@ pub struct ServerSample {
 }
 
 /// Share of all CPUs' time in each state over the interval, in percent (sums to ~100).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CpuRates {
     /// User time without guest time (as sar's %user).
     pub user: f64,
@@ -52,7 +52,7 @@ pub struct CpuRates {
 }
 
 /// iostat -x columns for one device over the interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiskRates {
     /// Kernel name as in /proc/diskstats (sda, nvme0n1, dm-0, md0).
     pub name: String,
@@ -72,7 +72,7 @@ pub struct DiskRates {
 }
 
 /// Memory as `free -m` shows it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MemUsage {
     pub total_mb: f64,
     /// total - free - buffers - cached - reclaimable slab.
@@ -86,13 +86,13 @@ pub struct MemUsage {
 }
 
 /// Pages moved to and from swap per second.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SwapRates {
     pub in_pages_per_s: f64,
     pub out_pages_per_s: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetRates {
     pub iface: String,
     pub rx_kb_per_s: f64,
@@ -102,7 +102,7 @@ pub struct NetRates {
 }
 
 /// CPU the sampler used on the server, in percent of one core.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SamplerCost {
     /// The sampling loop (remote shell with its `head`/`sleep` children, or the local
     /// sampler thread).
@@ -113,7 +113,7 @@ pub struct SamplerCost {
 }
 
 /// Which block devices to report.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum DiskSelection {
     /// Every device that has ever done I/O (as iostat's default), partitions included.
     #[default]

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Which server family answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Flavour {
     Mysql,
@@ -13,6 +13,18 @@ pub enum Flavour {
     Mariadb,
     /// Something that speaks the protocol but is neither (TiDB, a proxy…).
     Other,
+}
+
+impl Flavour {
+    /// The name as documents spell it ("mysql", "mariadb"): its serde name.
+    pub fn key(self) -> &'static str {
+        match self {
+            Flavour::Mysql => "mysql",
+            Flavour::Percona => "percona",
+            Flavour::Mariadb => "mariadb",
+            Flavour::Other => "other",
+        }
+    }
 }
 
 impl std::fmt::Display for Flavour {
@@ -27,7 +39,7 @@ impl std::fmt::Display for Flavour {
 }
 
 /// `@@version` and `@@version_comment`, parsed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerVersion {
     pub text: String,
     pub comment: String,

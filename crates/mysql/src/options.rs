@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// How to reach the server. The password is never serialized (profiles, history and
 /// reports must not hold it) and never printed by `Debug`.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ConnectOptions {
     pub host: String,
@@ -69,7 +69,9 @@ impl ConnectOptions {
 }
 
 /// TLS to the server. `disabled` is sysbench's default (`--mysql-ssl=off`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TlsMode {
     #[default]

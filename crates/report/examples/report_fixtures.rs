@@ -268,7 +268,7 @@ fn make_step(s: &StepSpec) -> ReportStep {
     }
 }
 
-fn plan(host: &str, scenarios: &[Scenario], threads: &[u32], prewarm: bool) -> serde_json::Value {
+fn plan(host: &str, scenarios: &[Scenario], threads: &[u32], prewarm: bool) -> Option<Plan> {
     let spec = LadderSpec {
         scenarios: scenarios.to_vec(),
         threads: threads.to_vec(),
@@ -290,7 +290,7 @@ fn plan(host: &str, scenarios: &[Scenario], threads: &[u32], prewarm: bool) -> s
         force: false,
         on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
     };
-    serde_json::to_value(p).expect("plan serialises")
+    Some(p)
 }
 
 /// A saturating ladder: `base` TPS per thread at first, `cap` at most, an optional
@@ -815,7 +815,7 @@ fn seed_003() -> Vec<ReportRun> {
         state: Some("finished".into()),
         command_line: Some("sysbench oltp_read_write --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=3307 --mysql-user=root --mysql-db=base07 --table-size=100000 --tables=10 --threads=2 --time=60 --report-interval=10 run".into()),
         tool_version: None,
-        plan: serde_json::Value::Null,
+        plan: None,
         environment: EnvironmentFacts {
             prewarm_done: Some(false),
             ..Default::default()

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use dbdyno_engine::StepResult;
+use dbdyno_engine::{Plan, StepResult};
 use serde::{Deserialize, Serialize};
 
 pub mod from_history;
@@ -43,9 +43,10 @@ pub struct ReportRun {
     /// DB Dyno version that ran it.
     #[serde(default)]
     pub tool_version: Option<String>,
-    /// The engine's `Plan` as stored with the run (kept as JSON so old plans still load).
+    /// The engine's plan as stored with the run; None for a run imported from
+    /// sysbench's output, or one whose plan this version cannot read.
     #[serde(default)]
-    pub plan: serde_json::Value,
+    pub plan: Option<Plan>,
     #[serde(default)]
     pub environment: EnvironmentFacts,
     #[serde(default)]
@@ -175,7 +176,7 @@ mod tests {
             state: None,
             command_line: None,
             tool_version: None,
-            plan: serde_json::Value::Null,
+            plan: None,
             environment: EnvironmentFacts::default(),
             steps: Vec::new(),
             warnings: Vec::new(),

@@ -76,7 +76,13 @@ fn the_target_comes_from_the_baseline_run_when_the_report_names_none() {
     assert!(none.capacity.is_none());
     assert!(!none.executive_summary[0].starts_with("At p95"));
     let idc = rs.iter_mut().find(|r| r.id == "idc").unwrap();
-    idc.plan = serde_json::json!({"phases": [{"phase": "sla", "target": "p95<=3ms", "search_steps": 0, "cooldown_s": 0}]});
+    let plan = idc.plan.as_mut().expect("the fixture's run has a plan");
+    plan.phases
+        .push(dbdyno_engine::Phase::Sla(dbdyno_engine::sla::SlaPhase {
+            target: "p95<=3ms".parse().unwrap(),
+            search_steps: 0,
+            cooldown_s: 0,
+        }));
     let r = build(&rs, &opts(Some("idc"))).unwrap();
     assert_eq!(r.capacity.unwrap().target.to_string(), "p95<=3ms");
 }

@@ -171,10 +171,11 @@ pub fn step_lines(f: &StepServerFigures, os_down: Option<(i64, &str)>) -> Vec<St
 
 /// The per-step table and the sample-count verdict, after the run.
 pub fn step_table(report: &MonitoringReport) -> Vec<String> {
-    let steps = &report.steps;
+    let steps = &report.record.steps;
     let mut lines = Vec::new();
     let mut say = |line: &str| lines.push(line.to_string());
     let disk = report
+        .record
         .devices
         .first()
         .map_or("disk".to_string(), |d| d.clone());
@@ -222,7 +223,7 @@ pub fn step_table(report: &MonitoringReport) -> Vec<String> {
                 count(steps.len() as u32, "step")
             ));
     }
-    for m in &report.missing {
+    for m in &report.record.missing {
         say(&format!("Missing metrics: {}: {}", m.what, m.why));
     }
     lines

@@ -2,9 +2,9 @@
 //! keeps every sample for the history, and says what happened as [`Update`]s. No
 //! threads and no connections, so it is unit-tested on synthetic events.
 
-use dbdyno_history::SampleRow;
 use dbdyno_monitor::timeline::{SampleGap, Source};
 use dbdyno_monitor::{MysqlEvent, MysqlSample, SamplerEvent, ServerSample, StepWindow, Timeline};
+use dbdyno_results::Sampled;
 
 /// What the samplers reported, for the shell to show (the CLI prints, the app charts).
 #[derive(Debug, Clone, PartialEq)]
@@ -39,11 +39,11 @@ fn warning(text: String) -> Update {
 }
 
 /// A copy of one sample for the history: its end, the middle of its interval (which
-/// decides its step, as in the timeline), and the sample as JSON.
-struct Kept {
+/// decides its step, as in the timeline), and the sample.
+struct Kept<T> {
     end_ms: i64,
     mid_ms: f64,
-    json: serde_json::Value,
+    sample: T,
 }
 
 pub(crate) struct Fold {
@@ -56,8 +56,8 @@ pub(crate) struct Fold {
     os_down: Option<(i64, String)>,
     pub(crate) timeline: Timeline,
     pub(crate) windows: Vec<StepWindow>,
-    os_rows: Vec<Kept>,
-    mysql_rows: Vec<Kept>,
+    os_rows: Vec<Kept<ServerSample>>,
+    mysql_rows: Vec<Kept<MysqlSample>>,
     /// How many of `os_rows` / `mysql_rows` were handed to the history already.
     os_taken: usize,
     mysql_taken: usize,
@@ -110,13 +110,11 @@ impl Fold {
                     Some(o) => s.server_unix_ms as f64 - o,
                     None => s.local_unix_ms as f64,
                 };
-                if let Ok(json) = serde_json::to_value(&s) {
-                    self.os_rows.push(Kept {
-                        end_ms: end_ms as i64,
-                        mid_ms: end_ms - s.interval_s * 500.0,
-                        json,
-                    });
-                }
+                self.os_rows.push(Kept {
+                    end_ms: end_ms as i64,
+                    mid_ms: end_ms - s.interval_s * 500.0,
+                    sample: s.clone(),
+                });
                 self.timeline.push_os(s.clone(), self.os_offset);
                 vec![Update::Os {
                     end_unix_ms: end_ms as i64,
@@ -155,13 +153,11 @@ impl Fold {
         match ev {
             MysqlEvent::Sample(s) => {
                 let end_ms = s.local_unix_ms;
-                if let Ok(json) = serde_json::to_value(&s) {
-                    self.mysql_rows.push(Kept {
-                        end_ms,
-                        mid_ms: end_ms as f64 - s.interval_s * 500.0,
-                        json,
-                    });
-                }
+                self.mysql_rows.push(Kept {
+                    end_ms,
+                    mid_ms: end_ms as f64 - s.interval_s * 500.0,
+                    sample: s.clone(),
+                });
                 self.timeline.push_mysql(s.clone());
                 vec![Update::Mysql(s)]
             }
@@ -211,16 +207,19 @@ impl Fold {
     /// The server and MySQL rows not handed out yet, up to `until_ms` (the middle of a
     /// sample before it; `None`: all of them). Samples arrive in time order, so what is
     /// left is always later than what was taken.
-    pub(crate) fn take_rows(&mut self, until_ms: Option<f64>) -> (Vec<SampleRow>, Vec<SampleRow>) {
-        let due = |rows: &[Kept], from: usize| {
+    pub(crate) fn take_rows(
+        &mut self,
+        until_ms: Option<f64>,
+    ) -> (Vec<Sampled<ServerSample>>, Vec<Sampled<MysqlSample>>) {
+        fn due<T>(rows: &[Kept<T>], from: usize, until_ms: Option<f64>) -> usize {
             from + rows[from..]
                 .iter()
                 .take_while(|k| until_ms.is_none_or(|u| k.mid_ms < u))
                 .count()
-        };
+        }
         let (os_end, my_end) = (
-            due(&self.os_rows, self.os_taken),
-            due(&self.mysql_rows, self.mysql_taken),
+            due(&self.os_rows, self.os_taken, until_ms),
+            due(&self.mysql_rows, self.mysql_taken, until_ms),
         );
         let os = self.rows(&self.os_rows[self.os_taken..os_end]);
         let my = self.rows(&self.mysql_rows[self.mysql_taken..my_end]);
@@ -228,9 +227,9 @@ impl Fold {
         (os, my)
     }
 
-    fn rows(&self, kept: &[Kept]) -> Vec<SampleRow> {
+    fn rows<T: Clone>(&self, kept: &[Kept<T>]) -> Vec<Sampled<T>> {
         kept.iter()
-            .map(|k| SampleRow {
+            .map(|k| Sampled {
                 step_index: self
                     .windows
                     .iter()
@@ -239,7 +238,7 @@ impl Fold {
                     })
                     .map(|w| w.step as u32),
                 unix_ms: k.end_ms,
-                sample: k.json.clone(),
+                sample: k.sample.clone(),
             })
             .collect()
     }

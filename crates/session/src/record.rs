@@ -109,6 +109,7 @@ pub fn store_end(writer: &HistoryWriter, monitoring: Option<&MonitoringReport>) 
 /// Monitoring's findings as warning lines: sampling gaps, per-step sample-count flags,
 /// metrics the run does not have.
 fn monitoring_warnings(m: &MonitoringReport) -> Vec<String> {
+    let m = &m.record;
     let mut out = Vec::new();
     for g in &m.gaps {
         out.push(format!(
@@ -132,16 +133,10 @@ fn monitoring_warnings(m: &MonitoringReport) -> Vec<String> {
 /// Replaces the run's monitoring record and appends the report's sample rows. Returns
 /// why the record could not be stored, if so.
 fn store_monitoring(writer: &HistoryWriter, m: &MonitoringReport) -> Option<String> {
-    let not_stored = match serde_json::to_value(m) {
-        Ok(v) => {
-            writer.set_monitoring(v);
-            None
-        }
-        Err(e) => Some(format!("the monitoring record is not stored: {e}")),
-    };
+    writer.set_monitoring(m.record.clone());
     writer.add_server_samples(m.server_rows.clone());
     writer.add_mysql_samples(m.mysql_rows.clone());
-    not_stored
+    None
 }
 
 #[cfg(test)]

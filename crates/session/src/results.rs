@@ -1,6 +1,7 @@
-//! The results document of one run (`dbdyno … --json`, schema in docs/json-schema.md):
-//! versioned, self-describing, no secrets. A report reads it back as it reads a run
-//! from the history.
+//! The results document of one run (`dbdyno … --json`): the typed
+//! [`dbdyno_results::ResultsDocument`] filled from what the run did (schema in
+//! docs/json-schema.md and docs/results.schema.json): versioned, self-describing, no
+//! secrets. A report reads it back as it reads a run from the history.
 //!
 //! The spill file of a run the history cannot take (`run/spill.rs`) is the same
 //! document, written as the run goes on, with a `record` object added.
@@ -8,34 +9,32 @@
 //! Non-goals: writing it anywhere (the CLI picks the file or stdout), reading it back
 //! (the report crate and `dbdyno_history::import_results` do).
 
-use dbdyno_engine::results::RESULTS_SCHEMA_VERSION;
 use dbdyno_engine::{Plan, RunOutcome};
-use dbdyno_history::SampleRow;
+use dbdyno_monitor::{MysqlSample, ServerSample};
+use dbdyno_results::{Monitoring, ResultsDocument, Sampled};
 
 use crate::run::RunEnd;
 use crate::run_monitor::MonitoringReport;
 
-/// The per-second server (OS) and MySQL samples of a monitored run, in the history's
-/// shape (`step_index`, `unix_ms`, `sample`).
+/// The per-second server (OS) and MySQL samples of a monitored run.
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
-    pub server: Vec<serde_json::Value>,
-    pub mysql: Vec<serde_json::Value>,
+    pub server: Vec<Sampled<ServerSample>>,
+    pub mysql: Vec<Sampled<MysqlSample>>,
 }
 
 impl Samples {
     /// The rows `m` hands out (each row is handed out once: at a checkpoint or at the end).
     pub(crate) fn add(&mut self, m: &MonitoringReport) {
-        let row = |r: &SampleRow| serde_json::json!({"step_index": r.step_index, "unix_ms": r.unix_ms, "sample": r.sample});
-        self.server.extend(m.server_rows.iter().map(row));
-        self.mysql.extend(m.mysql_rows.iter().map(row));
+        self.server.extend(m.server_rows.iter().cloned());
+        self.mysql.extend(m.mysql_rows.iter().cloned());
     }
 }
 
 /// The document of a finished run. `command`: what ran ("ladder", "oltp_read_write
 /// run"); `command_line`: as typed, with secret values redacted (a report's appendix
 /// shows it).
-pub fn document(end: &RunEnd, command: &str, command_line: &str) -> serde_json::Value {
+pub fn document(end: &RunEnd, command: &str, command_line: &str) -> ResultsDocument {
     let so_far = SoFar {
         plan: &end.plan,
         outcome: &end.outcome,
@@ -55,27 +54,20 @@ pub(crate) struct SoFar<'a> {
 }
 
 impl SoFar<'_> {
-    pub(crate) fn document(&self, command: &str, command_line: &str) -> serde_json::Value {
+    pub(crate) fn document(&self, command: &str, command_line: &str) -> ResultsDocument {
         // The monitoring record with its per-second samples, which a report's timeline
         // charts (server CPU and disk under the QPS line).
-        let monitoring = self.monitoring.map(|m| {
-            let mut v = serde_json::to_value(m).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("server_samples".into(), self.samples.server.clone().into());
-                o.insert("mysql_samples".into(), self.samples.mysql.clone().into());
-            }
-            v
+        let monitoring = self.monitoring.map(|m| Monitoring {
+            server_samples: self.samples.server.clone(),
+            mysql_samples: self.samples.mysql.clone(),
+            ..m.record.clone()
         });
-        serde_json::json!({
-            "schema_version": RESULTS_SCHEMA_VERSION,
-            "tool": "dbdyno",
-            "tool_version": env!("CARGO_PKG_VERSION"),
-            "command": command,
-            "command_line": command_line,
-            "plan": self.plan,
-            "outcome": self.outcome,
-            // Environment snapshot and per-step server figures (null when not monitored).
-            "monitoring": monitoring,
-        })
+        ResultsDocument::new(
+            command,
+            command_line,
+            self.plan.clone(),
+            self.outcome.clone(),
+            monitoring,
+        )
     }
 }

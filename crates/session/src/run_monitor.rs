@@ -15,41 +15,28 @@ use std::time::{Duration, Instant};
 use dbdyno_checks::probe::Facts;
 use dbdyno_checks::{EnvironmentSnapshot, Missing};
 use dbdyno_engine::{EngineEvent, Plan};
-use dbdyno_history::SampleRow;
-use dbdyno_monitor::timeline::SampleGap;
 use dbdyno_monitor::{
     DiskSelection, HostAccess, Monitor, MonitorConfig, MonitorError, MysqlEvent, MysqlSampler,
     MysqlSamplerConfig, SamplerEvent, StepServerFigures, StepWindow, Target, Timeline,
 };
+use dbdyno_results::{Monitoring, MysqlSample, Sampled, ServerSample};
 use dbdyno_ssh::SshConnection;
-use serde::Serialize;
 
 use crate::fold::Fold;
 pub use crate::fold::Update;
 
-/// Everything monitoring recorded: `--json`'s key `monitoring`, and the history's
-/// monitoring record.
-#[derive(Debug, Clone, Serialize)]
+/// Everything monitoring recorded ([`Monitoring`]: `--json`'s key `monitoring`, and the
+/// history's monitoring record), with the samples to store.
+#[derive(Debug, Clone)]
 pub struct MonitoringReport {
-    pub environment: EnvironmentSnapshot,
-    /// "ssh root@db1:22", "this machine (/proc)" or "none".
-    pub os_access: String,
-    /// The devices sampled as the data disk (empty: every active device).
-    pub devices: Vec<String>,
-    pub steps: Vec<StepServerFigures>,
-    pub gaps: Vec<SampleGap>,
-    /// Metrics this run does not have, and why.
-    pub missing: Vec<Missing>,
-    pub os_samples: usize,
-    pub mysql_samples: usize,
-    /// Per-second samples for the history's sample tables (not in `--json`), those not
-    /// handed out by an earlier checkpoint: the monitor's `ServerSample` and the MySQL
-    /// status sample, each stamped with the end of its interval on this machine's clock
-    /// and the step whose window holds it.
-    #[serde(skip)]
-    pub server_rows: Vec<SampleRow>,
-    #[serde(skip)]
-    pub mysql_rows: Vec<SampleRow>,
+    /// The record, without its per-second samples.
+    pub record: Monitoring,
+    /// Per-second samples for the history's sample tables, those not handed out by an
+    /// earlier checkpoint: the monitor's `ServerSample` and the MySQL status sample,
+    /// each stamped with the end of its interval on this machine's clock and the step
+    /// whose window holds it.
+    pub server_rows: Vec<Sampled<ServerSample>>,
+    pub mysql_rows: Vec<Sampled<MysqlSample>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -259,16 +246,19 @@ impl RunMonitor {
         let (server_rows, mysql_rows) = self.fold.take_rows(until_ms);
         let f = &self.fold;
         MonitoringReport {
-            steps: f.windows.iter().map(|w| f.timeline.figures(w)).collect(),
-            gaps: f.timeline.gaps().to_vec(),
-            os_samples: f.timeline.os_samples(),
-            mysql_samples: f.timeline.mysql_samples(),
+            record: Monitoring {
+                steps: f.windows.iter().map(|w| f.timeline.figures(w)).collect(),
+                gaps: f.timeline.gaps().to_vec(),
+                os_samples: f.timeline.os_samples(),
+                environment: self.environment.clone(),
+                os_access: self.access.clone(),
+                devices: self.devices.clone(),
+                missing: self.missing.clone(),
+                server_samples: Vec::new(),
+                mysql_samples: Vec::new(),
+            },
             server_rows,
             mysql_rows,
-            environment: self.environment.clone(),
-            os_access: self.access.clone(),
-            devices: self.devices.clone(),
-            missing: self.missing.clone(),
         }
     }
 

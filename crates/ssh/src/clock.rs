@@ -14,7 +14,7 @@ use std::io::{Read, Write};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Result of [`SshConnection::clock_sync`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClockSync {
     /// server clock − local clock, in ms (positive: the server is ahead).
     pub offset_ms: f64,

@@ -39,7 +39,7 @@ use crate::repeats::repeats_interval;
 use crate::tdist::t_two_sided_p;
 
 /// How sure a split must be, and how short a segment may be.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangePointOptions {
     /// A split is a change point when Welch's t-test between its sides gives a two-sided
     /// p-value below this, once multiplied by the positions its segment offered.
@@ -65,7 +65,7 @@ impl Default for ChangePointOptions {
 }
 
 /// One change of level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChangePoint {
     /// The first value of the new level (an index into the series).
     pub index: usize,

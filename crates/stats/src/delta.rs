@@ -33,7 +33,7 @@ use crate::tdist::{t_critical, CONFIDENCE};
 use crate::wording::count;
 
 /// The relative difference between a baseline and a candidate figure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Delta {
     /// The two figures compared.
     pub baseline: f64,
@@ -45,7 +45,7 @@ pub struct Delta {
 }
 
 /// The 95% interval of Δ%, or why there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DeltaRange {
     /// Δ lies between these, in percent (not symmetric around `pct` in general).

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::tdist::{t_critical, CONFIDENCE};
 
 /// A figure with its confidence interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Estimate {
     /// The point value the interval is around: the mean of the values used (per-second
     /// values or repeats), or the figure it was rescaled to ([`Estimate::rescaled_to`]).
@@ -29,7 +29,7 @@ pub struct Estimate {
 }
 
 /// A symmetric confidence interval of a mean.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interval {
     pub lower: f64,
     pub upper: f64,
@@ -45,7 +45,7 @@ pub struct Interval {
 }
 
 /// How an estimate's interval was made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Method {
     /// Batch means over one step's per-second values ([`crate::batch_means_interval`]).

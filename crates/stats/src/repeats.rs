@@ -56,7 +56,7 @@ pub fn repeats_interval(means: &[f64]) -> Estimate {
 
 /// One measured step in a run with repeats: which step (index into the ladder's steps)
 /// and which of its repeats (both from 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Slot {
     pub step: usize,
     pub repeat: usize,

@@ -38,7 +38,7 @@ const BASE_BAND: f64 = 0.10;
 const MAX_BAND: f64 = 0.20;
 
 /// Whether a step settled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SteadyState {
     /// The step ends in a steady stretch of at least 3 values (after any warm-up).
@@ -53,14 +53,14 @@ pub enum SteadyState {
 }
 
 /// Where the steady values are: `len` values from index `first`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Window {
     pub first: usize,
     pub len: usize,
 }
 
 /// The verdict on a step's steadiness.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Steadiness {
     pub state: SteadyState,
     /// The steady window (`Settled`) or the longest plateau (`EndedUnsteady`).

@@ -19,7 +19,7 @@ use crate::describe::median;
 use crate::wording::count;
 
 /// Which way is better for a figure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Throughput: TPS, QPS.
@@ -30,7 +30,7 @@ pub enum Direction {
 
 /// The outcome of one figure's comparison (TPS or p95 of a cell). The cell's own verdict is
 /// the report's `model::Verdict`, which adds `Missing` (a side did not run the step).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FigureVerdict {
     /// The whole interval of Δ is beyond the threshold on the worse side.
@@ -44,7 +44,7 @@ pub enum FigureVerdict {
 }
 
 /// A verdict with everything a report needs to explain it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Judgement {
     pub verdict: FigureVerdict,
     pub delta: Delta,
@@ -153,7 +153,7 @@ fn explain(
 
 /// The smallest difference a scenario's comparisons could tell apart: the median
 /// half-width of Δ over its cells.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NoiseFloor {
     /// Median half-width of Δ in percentage points over the cells with a finite interval;
     /// `None` when no cell had one.

@@ -254,7 +254,7 @@ mod tests {
             tool_version: "0".into(),
             labels: Vec::new(),
             profile: None,
-            plan: Some(serde_json::to_value(&plan).unwrap()),
+            plan: Some(plan.clone()),
             environment: None,
             monitoring: None,
             prepare: None,

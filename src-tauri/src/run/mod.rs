@@ -110,9 +110,9 @@ mod tests {
             .load_run(run_id)
             .unwrap();
         assert_eq!(run.state, RunState::Complete);
-        let in_step = |rows: &[dbdyno_history::StoredSample]| {
+        fn in_step<T>(rows: &[dbdyno_results::Sampled<T>]) -> usize {
             rows.iter().filter(|r| r.step_index == Some(0)).count()
-        };
+        }
         assert!(in_step(&run.mysql_samples) >= 2, "{:?}", run.mysql_samples);
         assert!(
             in_step(&run.server_samples) >= 2,
@@ -137,14 +137,15 @@ mod tests {
             shown.mysql
         );
         let m = run.monitoring.expect("the monitoring record is stored");
-        assert_eq!(m["os_access"], "this machine (/proc)");
-        let step = &m["steps"][0];
-        assert!(step["mysql"]["samples"].as_u64().unwrap() >= 2, "{step}");
+        assert_eq!(m.os_access, "this machine (/proc)");
+        let step = &m.steps[0];
+        let mysql = step.mysql.as_ref().expect("MySQL figures");
+        assert!(mysql.samples >= 2, "{step:?}");
+        assert!(mysql.questions_per_s_avg > 100.0, "{step:?}");
         assert!(
-            step["mysql"]["questions_per_s_avg"].as_f64().unwrap() > 100.0,
-            "{step}"
+            step.os.as_ref().and_then(|o| o.cpu_util_avg).is_some(),
+            "{step:?}"
         );
-        assert!(step["os"]["cpu_util_avg"].as_f64().is_some(), "{step}");
     }
 
     /// Without OS access the run says which metrics it lacks, and the app files that
@@ -163,14 +164,10 @@ mod tests {
             .load_run(run_id)
             .unwrap();
         let m = run.monitoring.expect("the monitoring record is stored");
-        let missing = m["missing"].as_array().unwrap();
-        assert!(!missing.is_empty(), "{m}");
+        let missing = &m.missing;
+        assert!(!missing.is_empty(), "{m:?}");
         for x in missing {
-            let line = format!(
-                "not measured: {} ({})",
-                x["what"].as_str().unwrap(),
-                x["why"].as_str().unwrap()
-            );
+            let line = format!("not measured: {} ({})", x.what, x.why);
             assert!(
                 run.warnings.iter().any(|w| w.text == line),
                 "{line} not among {:?}",

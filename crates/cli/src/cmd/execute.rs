@@ -88,7 +88,11 @@ pub fn execute(run: Run, o: &Output) -> ExitCode {
         RunEvent::History(note) => record::print_note(o.out, &note),
         RunEvent::Cancelling | RunEvent::ClientCpu { .. } | RunEvent::Tick => {}
     });
-    if let Some(m) = end.monitoring.as_ref().filter(|m| !m.steps.is_empty()) {
+    if let Some(m) = end
+        .monitoring
+        .as_ref()
+        .filter(|m| !m.record.steps.is_empty())
+    {
         monitoring::print_table(o.out, m);
     }
     let _ = std::io::stdout().flush();

@@ -217,7 +217,7 @@ fn results(file: &Path, env: Option<&str>, force: bool, data_dir: Option<&Path>)
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
     let name = file.display().to_string();
     // Read before the history is opened: a file that is not a document creates nothing.
-    dbdyno_history::import_results::ResultsDocument::parse(&text, &name)?;
+    dbdyno_history::import_results::ResultsFile::parse(&text, &name)?;
     let h = crate::record::open_history(data_dir)?;
     let opts = ResultsImport {
         env: env.map(str::to_string),

@@ -244,20 +244,20 @@ pub fn after_ladder(dir: &Path, results_json: &Path) -> ExitCode {
         }
     };
     // Name the environment after the server: its host name when monitored, else host:port.
-    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    // (The document was just written by this run; one that does not read is refused by
+    // `runs_from_json` below with its reason.)
+    let doc = serde_json::from_str::<dbdyno_results::ResultsDocument>(&text).ok();
     let name = doc
-        .pointer("/monitoring/environment/server/hostname")
-        .and_then(|v| v.as_str())
-        .map(str::to_string)
+        .as_ref()
+        .and_then(|d| {
+            let server = d.monitoring.as_ref()?.environment.server.as_ref()?;
+            server.hostname.clone()
+        })
         .or_else(|| {
-            let c = doc.pointer("/plan/connect")?;
-            Some(match c.get("socket").and_then(|s| s.as_str()) {
-                Some(sock) => sock.to_string(),
-                None => format!(
-                    "{}:{}",
-                    c.get("host")?.as_str()?,
-                    c.get("port").and_then(|p| p.as_u64()).unwrap_or(3306)
-                ),
+            let c = &doc.as_ref()?.plan.connect;
+            Some(match &c.socket {
+                Some(sock) => sock.clone(),
+                None => format!("{}:{}", c.host, c.port),
             })
         })
         .unwrap_or_else(|| "this run".to_string());

@@ -25,7 +25,7 @@ pub const PROTOCOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How to reach the database from the agent, password included (ConnectOptions never
 /// serialises its password), and the files the options name by their content: an agent
 /// on another machine has none of the coordinator's paths.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AgentConnect {
     #[serde(flatten)]
     pub options: ConnectOptions,
@@ -103,7 +103,7 @@ impl std::fmt::Debug for AgentConnect {
 }
 
 /// One share of a measured step, for one agent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepOrder {
     pub connect: AgentConnect,
     pub workload: WorkloadOptions,
@@ -117,7 +117,7 @@ pub struct StepOrder {
 }
 
 /// One client's share of the prewarm.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrewarmOrder {
     pub connect: AgentConnect,
     pub workload: WorkloadOptions,
@@ -125,7 +125,7 @@ pub struct PrewarmOrder {
 }
 
 /// What the coordinator tells an agent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "order", rename_all = "snake_case")]
 pub enum Order {
     /// The first line: the coordinator's version.
@@ -148,7 +148,7 @@ pub enum Order {
 }
 
 /// What an agent tells the coordinator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "report", rename_all = "snake_case")]
 pub enum Report {
     /// The answer to `hello`: the agent's version and machine.

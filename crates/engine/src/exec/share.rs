@@ -19,7 +19,7 @@ use crate::tpcc::TxnKind;
 use crate::workload::StatementClass;
 
 /// This share's workers are `first..first + threads` of the step's `of` workers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WorkerSlice {
     pub first: u32,
     /// Every worker of the step, on every client.
@@ -39,7 +39,7 @@ impl WorkerSlice {
 /// The latency histograms a share's result summarises but does not carry: one per
 /// statement class and one per TPC-C transaction type that ran (HdrHistogram V2 +
 /// DEFLATE, base64, as [`crate::StepResult::histogram`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShareHistograms {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_class: Vec<(StatementClass, String)>,

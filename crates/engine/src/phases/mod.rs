@@ -45,7 +45,7 @@ where
 }
 
 /// What prepare did, for the CLI summary, the history and the benchmark docs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrepareReport {
     pub tables: u32,
     pub rows: u64,
@@ -85,7 +85,7 @@ impl PrepareReport {
 }
 
 /// What prewarm did and the buffer pool hit rate it left behind.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrewarmReport {
     pub tables: u32,
     pub seconds: f64,

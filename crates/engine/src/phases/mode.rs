@@ -7,7 +7,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// What prepare does with the benchmark tables it finds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PrepareMode {
     /// Drop DB Dyno's own tables (never anyone else's) and load them again.

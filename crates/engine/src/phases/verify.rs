@@ -35,7 +35,7 @@ pub enum FoundTables {
 }
 
 /// Tables a run reuses instead of loading, for its lines and its history record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ReusedTables {
     /// OLTP tables sbtest1..tables, or TPC-C sets 1..tables.
     pub tables: u32,

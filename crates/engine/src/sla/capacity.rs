@@ -7,7 +7,7 @@ use super::judge::StepSla;
 use crate::StepResult;
 
 /// The step that sets a scenario's capacity at the target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Capacity {
     pub threads: u32,
     pub tps: f64,

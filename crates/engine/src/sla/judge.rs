@@ -10,7 +10,7 @@ use super::target::{trim_number, SlaTarget};
 use crate::StepResult;
 
 /// Where a step stands against the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SlaStanding {
     Within,
@@ -21,7 +21,7 @@ pub enum SlaStanding {
 }
 
 /// One step judged against the target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepSla {
     pub standing: SlaStanding,
     /// The step's latency at the target's percentile, in ms.

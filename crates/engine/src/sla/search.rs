@@ -16,7 +16,7 @@ use crate::repeat::Repeat;
 use crate::{Scenario, StepResult};
 
 /// The plan's phase after the ladder's steps when a latency target is set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SlaPhase {
     pub target: SlaTarget,

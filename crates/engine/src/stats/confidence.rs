@@ -37,7 +37,7 @@ use crate::results::{IntervalRecord, StepResult};
 const PARTIAL_SHARE: f64 = 0.5;
 
 /// A figure's 95% interval, or why it has none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Spread {
     /// From the step's per-second values; without an interval when they were too few
@@ -101,7 +101,7 @@ impl Figures {
 /// The 95% intervals of a step's figures and the steadiness of the seconds they rest
 /// on: what a report compares. A step's own are [`StepConfidence::spreads`]; a report
 /// makes the same from a step's repeats (their spread).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepIntervals {
     /// What the steady-state detector found, in full (its note says it in words).
     pub steadiness: Steadiness,
@@ -118,7 +118,7 @@ pub struct StepIntervals {
 }
 
 /// How sure a step is of its figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepConfidence {
     /// Flattened, so that a stored confidence keeps the one flat layout it has always
     /// had (history, `--json`).

@@ -134,7 +134,7 @@ impl CheckDef {
 }
 
 /// One check of one warehouse in one set of tables.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckOutcome {
     pub check: u8,
     pub set: u32,
@@ -157,7 +157,7 @@ impl CheckOutcome {
 }
 
 /// Every outcome, ordered by check, set and warehouse.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckReport {
     pub outcomes: Vec<CheckOutcome>,
 }

@@ -8,7 +8,7 @@ pub const DISTRICTS_PER_WAREHOUSE: u32 = 10;
 pub const CUSTOMERS_PER_DISTRICT: u32 = 3_000;
 
 /// The transaction isolation level a connection sets (`--trx_level`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum IsolationLevel {
     /// `RC`: READ COMMITTED.
     ReadCommitted,
@@ -40,7 +40,7 @@ impl IsolationLevel {
 }
 
 /// Everything `--scale`, `--tables` and friends say, with sysbench-tpcc's defaults.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct TpccOptions {
     /// `--scale`: warehouses per set of tables (default 100).

@@ -137,7 +137,7 @@ impl TpccTotals {
 }
 
 /// A TPC-C step's figures in the language TPC-C users expect.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TpccResult {
     /// New-Order transactions completed per minute, the 1% rolled back by design
     /// included (TPC-C counts them as completed business transactions).
@@ -154,7 +154,7 @@ pub struct TpccResult {
 }
 
 /// One transaction type within a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TpccTxnResult {
     pub kind: TxnKind,
     /// Completed: committed plus rolled back by design.

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Options of `oltp_common.lua` and the per-script extras. Field names are sysbench's
 /// (`--table-size` is `table_size`), so profiles and command lines translate one to one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct WorkloadOptions {
     pub tables: u32,
@@ -70,7 +70,9 @@ impl Default for WorkloadOptions {
 
 /// `--db-ps-mode`: server-side prepared statements (`auto`, sysbench's default) or plain
 /// text queries (`disable`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PsMode {
     #[default]
@@ -79,7 +81,7 @@ pub enum PsMode {
 }
 
 /// `--rand-type` and its parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RandOptions {
     pub rand_type: RandType,
@@ -107,7 +109,9 @@ impl Default for RandOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RandType {
     Uniform,
@@ -139,7 +143,7 @@ impl std::str::FromStr for RandType {
 /// `--mysql-ignore-errors`: server error codes that restart the transaction instead of
 /// stopping the step. sysbench's default is 1213 (deadlock), 1020 (record changed),
 /// 1205 (lock wait timeout).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum IgnoreErrors {
     All,

@@ -8,7 +8,19 @@ use serde::{Deserialize, Serialize};
 use crate::results::QueryKind;
 
 /// One of sysbench's bundled OLTP scripts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Scenario {
     OltpPointSelect,
@@ -123,7 +135,19 @@ impl FromStr for Scenario {
 
 /// A kind of statement within a transaction. Latency is kept per class, and the
 /// statement text of each class lives in [`super::sql`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StatementClass {
     Begin,

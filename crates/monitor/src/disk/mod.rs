@@ -19,7 +19,7 @@ use dbdyno_ssh::{SshConnection, SshError};
 use serde::{Deserialize, Serialize};
 
 /// Where a path's I/O goes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DataDisk {
     /// The path asked about (e.g. /var/lib/mysql/).
     pub path: String,

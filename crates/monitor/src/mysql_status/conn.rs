@@ -34,7 +34,7 @@ pub fn connect_server_within(c: &ConnectOptions, timeout: Duration) -> Result<Co
 }
 
 /// The MySQL server's clock against ours, from `SELECT UNIX_TIMESTAMP(NOW(6))`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MysqlClock {
     /// server clock − local clock, in ms (positive: the server is ahead).
     pub offset_ms: f64,

@@ -38,7 +38,7 @@ impl StatusSnapshot {
 }
 
 /// Which counters gave the row rates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RowCounters {
     /// MySQL: Innodb_rows_read / inserted / updated / deleted.
@@ -48,7 +48,7 @@ pub enum RowCounters {
 }
 
 /// MySQL's side of one sampling interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MysqlSample {
     /// End of the interval on this machine's clock (Unix ms): the middle of the poll's round trip.
     pub local_unix_ms: i64,

@@ -63,7 +63,7 @@ impl MysqlSamplerConfig {
 }
 
 /// What the sampler reports, in order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum MysqlEvent {
     /// Sampling (re)started; `clock` is the offset measured on this connection.

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 /// Cumulative time of all CPUs in each state, in clock ticks, as the kernel counts it.
 /// `user` and `nice` include `guest` and `guest_nice` (the kernel adds them twice).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct CpuTimes {
     pub user: u64,
     pub nice: u64,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// One device's counters. The kernel keeps them as `unsigned long`, so they wrap at
 /// 2^32 on 32-bit kernels; [`crate::rates`] handles that.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiskCounters {
     pub major: u32,
     pub minor: u32,

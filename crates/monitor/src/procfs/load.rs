@@ -4,7 +4,7 @@ use super::ParseError;
 use serde::{Deserialize, Serialize};
 
 /// Load averages and the running/total scheduling entities.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadAvg {
     pub one: f64,
     pub five: f64,

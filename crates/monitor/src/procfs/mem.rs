@@ -5,7 +5,9 @@ use super::ParseError;
 use serde::{Deserialize, Serialize};
 
 /// The meminfo fields needed to reproduce `free`'s columns, in kB as the kernel prints.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct MemInfo {
     pub total_kb: u64,
     pub free_kb: u64,
@@ -19,7 +21,9 @@ pub struct MemInfo {
 }
 
 /// Pages swapped in and out since boot.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct SwapCounters {
     pub pswpin: u64,
     pub pswpout: u64,

@@ -64,7 +64,7 @@ pub mod section {
 }
 
 /// Every counter of one moment on one server, before any delta is taken.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RawSnapshot {
     /// Server uptime in seconds at capture, when known (the remote clock's tick).
     pub uptime_s: Option<f64>,

@@ -7,7 +7,7 @@
 use super::numbers;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NetCounters {
     pub iface: String,
     pub rx_bytes: u64,

@@ -11,7 +11,7 @@ use crate::mysql_status::sample::{hit_rate, MysqlSample, RowCounters};
 use crate::rates::DiskRates;
 
 /// What the server did during one step: stored with the run, read by the reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepServerFigures {
     pub step: usize,
     pub label: String,
@@ -38,7 +38,7 @@ impl StepServerFigures {
 }
 
 /// CPU and disks of the server during a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OsFigures {
     /// Samples whose interval's middle falls in the step.
     pub samples: u32,
@@ -62,7 +62,7 @@ pub struct OsFigures {
     pub clock_offset_ms: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DiskFigures {
     pub name: String,
     pub samples: u32,
@@ -77,7 +77,7 @@ pub struct DiskFigures {
 }
 
 /// MySQL's counters during a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MysqlFigures {
     pub samples: u32,
     pub covered_s: f64,

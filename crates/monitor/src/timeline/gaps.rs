@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::StepWindow;
 
 /// Which sampler a gap belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// The server's OS (CPU, disks) over SSH or local /proc.
@@ -29,7 +29,7 @@ impl std::fmt::Display for Source {
 }
 
 /// A time without samples, on this machine's clock.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SampleGap {
     pub source: Source,
     pub from_ms: i64,

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One measured step's wall-clock window (this machine's clock).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepWindow {
     /// Index among the plan's steps, from 0.
     pub step: usize,

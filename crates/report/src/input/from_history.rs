@@ -23,7 +23,6 @@ pub fn report_runs<'a>(
 
 /// The run as a report reads it. Its id is the history id (what `--baseline` names).
 pub fn report_run(run: &StoredRun) -> ReportRun {
-    let plan = run.plan.clone().unwrap_or(Value::Null);
     // A step imported from a log cut off before its summary has interval lines only:
     // no totals to put in a matrix (they would read 0 TPS). It is left out, and said so.
     let results = run.results().filter(|r| r.has_totals()).cloned().collect();
@@ -33,17 +32,18 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
         .filter(|s| !s.result.has_totals())
         .map(|s| dbdyno_engine::threads_label(s.result.scenario, s.result.threads))
         .collect();
-    // Older recordings kept the monitoring object inside the environment snapshot.
-    let monitoring = run
-        .monitoring
-        .as_ref()
-        .or_else(|| run.environment.as_ref().and_then(|e| e.get("monitoring")));
     // sysbench's output does not say whether the buffer pool was warmed beforehand.
     let prewarm_done = match run.source {
         RunSource::Import => None,
-        RunSource::Dbdyno => Some(run.prewarm.as_ref().is_some_and(|p| !p.is_null())),
+        RunSource::Dbdyno => Some(run.prewarm.is_some()),
     };
-    let mut r = assemble(plan, results, monitoring, Default::default(), prewarm_done);
+    let mut r = assemble(
+        run.plan.clone(),
+        results,
+        run.monitoring.as_ref(),
+        Default::default(),
+        prewarm_done,
+    );
     r.id = run.id.to_string();
     r.env_name = run.env.clone();
     r.labels = run
@@ -110,21 +110,27 @@ fn command_line(command: &str) -> String {
 
 /// Each step's server seconds from the stored samples (the monitor's `ServerSample`).
 fn fill_per_second(r: &mut ReportRun, run: &StoredRun) {
-    per_second_from_samples(
-        &mut r.steps,
-        run.server_samples
-            .iter()
-            .map(|s| (s.step_index, s.unix_ms, &s.sample)),
-    );
+    per_second_from_samples(&mut r.steps, &run.server_samples);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbdyno_history::StoredSample;
+    use dbdyno_results::{Monitoring, ResultsDocument};
     use serde_json::json;
 
-    fn stored(monitoring: Option<Value>) -> StoredRun {
+    /// The monitored ladder of tests/fixtures/results (its plan, record and samples).
+    fn fixture() -> ResultsDocument {
+        serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/results/v1_ladder.json"
+        ))
+        .unwrap()
+    }
+
+    fn stored(monitoring: Option<Monitoring>) -> StoredRun {
+        let doc = fixture();
+        let mut plan = doc.plan;
+        (plan.workload.tables, plan.workload.table_size) = (4, 1000);
         StoredRun {
             id: 7,
             env: "lab".into(),
@@ -137,7 +143,7 @@ mod tests {
             tool_version: "0.1.0".into(),
             labels: vec!["ticket=DB-1".into(), "nvme".into()],
             profile: None,
-            plan: Some(json!({"workload": {"tables": 4, "table_size": 1000}})),
+            plan: Some(plan),
             environment: Some(json!({"client": {"cores": 3}})),
             monitoring,
             prepare: None,
@@ -145,22 +151,21 @@ mod tests {
             failure: None,
             steps: Vec::new(),
             warnings: Vec::new(),
-            server_samples: vec![StoredSample {
-                step_index: Some(0),
-                unix_ms: 2_000,
-                sample: json!({"cpu": {"util": 50.0}, "disks": [{"name": "sda", "util_pct": 10.0, "r_per_s": 1.0, "w_per_s": 2.0}]}),
-            }],
+            server_samples: doc.monitoring.unwrap().server_samples,
             mysql_samples: Vec::new(),
         }
     }
 
     #[test]
     fn identity_labels_and_monitoring_come_through() {
-        let r = report_run(&stored(Some(json!({
-            "environment": {"os": {"cpu_model": "AMD EPYC"}},
-            "steps": [],
-            "missing": [{"what": "disk utilisation", "why": "no SSH access"}]
-        }))));
+        let mut m = fixture().monitoring.unwrap().without_samples();
+        m.environment.os.as_mut().unwrap().cpu_model = Some("AMD EPYC".into());
+        m.environment.client.cores = 3;
+        m.missing = vec![dbdyno_results::Missing::new(
+            "disk utilisation",
+            "no SSH access",
+        )];
+        let r = report_run(&stored(Some(m)));
         assert_eq!((r.id.as_str(), r.env_name.as_str()), ("7", "lab"));
         assert_eq!(r.state.as_deref(), Some("finished"));
         assert_eq!(r.labels.get("ticket").map(String::as_str), Some("DB-1"));
@@ -221,13 +226,5 @@ mod tests {
         let mut run = stored(None);
         run.source = RunSource::Import;
         assert_eq!(report_run(&run).environment.prewarm_done, None);
-    }
-
-    #[test]
-    fn an_older_recording_keeps_monitoring_in_the_environment() {
-        let mut run = stored(None);
-        run.environment = Some(json!({"monitoring": {"environment": {"os": {"kernel": "6.1"}}}}));
-        let r = report_run(&run);
-        assert_eq!(r.environment.kernel.as_deref(), Some("6.1"));
     }
 }

@@ -1,18 +1,17 @@
 //! Reading report input files: the `--json` document of `dbdyno run` / `dbdyno ladder`
-//! (docs/json-schema.md: `plan` and `outcome.steps`), or [`ReportRun`] JSON as the
-//! history and the test fixtures write it (one object, or an array of them).
+//! (the typed [`ResultsDocument`], docs/json-schema.md), or [`ReportRun`] JSON as the
+//! report's own JSON output and the test fixtures write it (one object, or an array).
 //!
 //! A results document knows the plan and the steps. Server facts come from its
-//! `monitoring` object when the run was monitored (the checks crate's environment
-//! snapshot and per-step server figures, read here as plain JSON so that this crate does
-//! not depend on one in flux), or from a top-level `environment` object in this crate's
-//! own [`EnvironmentFacts`] shape; otherwise only from the plan (dataset size, prewarm).
+//! `monitoring` record when the run was monitored (the environment snapshot and
+//! per-step server figures); otherwise only from the plan (dataset size, prewarm).
 
+use dbdyno_engine::{Plan, StepResult};
+use dbdyno_results::{EnvironmentSnapshot, Monitoring, ResultsDocument, Sampled, ServerSample};
 use serde_json::Value;
 
 use super::{EnvironmentFacts, MysqlFigures, ReportRun, ReportStep, ServerFigures, ServerSecond};
 use crate::error::ReportError;
-use dbdyno_engine::StepResult;
 
 /// Bytes per sysbench OLTP row with its indexes: seed 000's rule of thumb
 /// ("16 tables × 10M rows … at roughly 250 bytes per row with indexes, about 40 GB").
@@ -26,24 +25,22 @@ pub fn runs_from_json(
     source: &str,
     default_name: &str,
 ) -> Result<Vec<ReportRun>, ReportError> {
-    let doc: Value = serde_json::from_str(text).map_err(|e| ReportError::Input {
-        source_name: source.to_string(),
-        detail: format!("not JSON: {e}"),
-    })?;
     let bad = |detail: String| ReportError::Input {
         source_name: source.to_string(),
         detail,
     };
+    // Which of the three kinds the file is, from its top level alone; then it is read
+    // as that kind's type, whose error names the field that is wrong.
+    let doc: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
     match &doc {
-        Value::Array(items) => items
-            .iter()
-            .map(|v| serde_json::from_value::<ReportRun>(v.clone()))
-            .collect::<Result<Vec<_>, _>>()
+        Value::Array(_) => serde_json::from_value::<Vec<ReportRun>>(doc)
             .map_err(|e| bad(format!("not an array of report runs: {e}"))),
         Value::Object(map) if map.contains_key("outcome") => {
-            Ok(vec![from_results_doc(&doc, default_name).map_err(bad)?])
+            let results: ResultsDocument = serde_json::from_value(doc)
+                .map_err(|e| bad(format!("not a DB Dyno results document: {e}")))?;
+            Ok(vec![from_results_doc(&results, default_name)])
         }
-        Value::Object(map) if map.contains_key("steps") => serde_json::from_value(doc.clone())
+        Value::Object(map) if map.contains_key("steps") => serde_json::from_value(doc)
             .map(|r| vec![r])
             .map_err(|e| bad(format!("not a report run: {e}"))),
         _ => Err(bad(
@@ -54,49 +51,17 @@ pub fn runs_from_json(
 }
 
 /// Converts a `--json` results document into a run named `env_name`.
-pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String> {
-    let steps_v = doc
-        .pointer("/outcome/steps")
-        .and_then(Value::as_array)
-        .ok_or("the document has no outcome.steps array")?;
-    let mut steps = Vec::with_capacity(steps_v.len());
-    for (i, s) in steps_v.iter().enumerate() {
-        let result: StepResult = serde_json::from_value(s.clone())
-            .map_err(|e| format!("outcome.steps[{i}] is not a step result: {e}"))?;
-        steps.push(result);
-    }
-    let plan = doc.get("plan").cloned().unwrap_or(Value::Null);
-    let environment: EnvironmentFacts = match doc.get("environment") {
-        Some(v) => serde_json::from_value(v.clone())
-            .map_err(|e| format!("`environment` is not a set of environment facts: {e}"))?,
-        None => EnvironmentFacts::default(),
-    };
-    let prewarm_done = doc
-        .pointer("/outcome/prewarm")
-        .is_some_and(|p| !p.is_null());
-    let outcome = doc.get("outcome");
-    let cancelled = outcome
-        .and_then(|o| o.get("cancelled"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let failure = outcome
-        .and_then(|o| o.get("failure"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
+pub fn from_results_doc(doc: &ResultsDocument, env_name: &str) -> ReportRun {
+    let outcome = &doc.outcome;
     // Steps that failed while the ladder went on (`--on-step-error=continue`).
     let failed_steps: Vec<String> = outcome
-        .and_then(|o| o.get("failed_steps"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|f| {
-            let text = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-            format!("{}: {}", text("label"), text("error"))
-        })
+        .failed_steps
+        .iter()
+        .map(|f| format!("{}: {}", f.label, f.error))
         .collect();
-    let state = if failure.is_some() {
+    let state = if outcome.failure.is_some() {
         "failed"
-    } else if cancelled {
+    } else if outcome.cancelled {
         "cancelled"
     } else if !failed_steps.is_empty() {
         "partial"
@@ -104,13 +69,16 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
         "finished"
     };
     let mut run = assemble(
-        plan,
-        steps,
-        doc.get("monitoring"),
-        environment,
-        Some(prewarm_done),
+        Some(doc.plan.clone()),
+        outcome.steps.clone(),
+        doc.monitoring.as_ref(),
+        EnvironmentFacts::default(),
+        Some(outcome.prewarm.is_some()),
     );
-    if let Some(f) = failure {
+    if let Some(m) = &doc.monitoring {
+        per_second_from_samples(&mut run.steps, &m.server_samples);
+    }
+    if let Some(f) = &outcome.failure {
         run.warnings.push(format!("the run stopped early: {f}"));
     }
     run.warnings.extend(
@@ -118,43 +86,26 @@ pub fn from_results_doc(doc: &Value, env_name: &str) -> Result<ReportRun, String
             .iter()
             .map(|l| format!("a step failed and was not measured: {l}")),
     );
-    run.id = doc
-        .get("id")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .unwrap_or_else(|| env_name.to_string());
+    run.id = env_name.to_string();
     run.env_name = env_name.to_string();
     run.state = Some(state.to_string());
-    // `command_line` (as typed, secrets redacted) is written since it was added;
-    // older documents only name the subcommand.
-    run.command_line = doc
-        .get("command_line")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| {
-            doc.get("command")
-                .and_then(Value::as_str)
-                .map(|c| format!("dbdyno {c}"))
-        });
-    run.tool_version = doc
-        .get("tool_version")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    Ok(run)
+    run.command_line = doc.command_line_or_name();
+    run.tool_version = doc.tool_version.clone();
+    run
 }
 
 /// What every source of runs shares (the `--json` document and the history): the plan,
-/// the step results and the `monitoring` object (the checks crate's environment snapshot,
-/// per-step server figures and missing metrics) become a [`ReportRun`] with its
-/// environment facts, per-step server and MySQL figures, warnings about missing metrics,
-/// and start/end times. `environment` holds facts already known (they win over the
-/// snapshot's). `prewarm_done` is `None` when the source cannot know (a run imported
-/// from sysbench's output). The caller fills in the identity: id, names, state, command,
-/// version.
+/// the step results and the monitoring record (environment snapshot, per-step server
+/// figures and missing metrics) become a [`ReportRun`] with its environment facts,
+/// per-step server and MySQL figures, warnings about missing metrics, and start/end
+/// times. `environment` holds facts already known (they win over the snapshot's).
+/// `prewarm_done` is `None` when the source cannot know (a run imported from sysbench's
+/// output). The caller fills in the identity (id, names, state, command, version) and
+/// the per-second samples ([`per_second_from_samples`]).
 pub fn assemble(
-    plan: Value,
+    plan: Option<Plan>,
     results: Vec<StepResult>,
-    monitoring: Option<&Value>,
+    monitoring: Option<&Monitoring>,
     mut environment: EnvironmentFacts,
     prewarm_done: Option<bool>,
 ) -> ReportRun {
@@ -166,37 +117,23 @@ pub fn assemble(
             mysql: None,
         })
         .collect();
-    let monitoring = monitoring.filter(|m| !m.is_null());
     if let Some(m) = monitoring {
-        monitoring_facts(&mut environment, m);
+        monitoring_facts(&mut environment, &m.environment);
         monitoring_steps(&mut steps, m);
-        // The `--json` document carries the per-second samples (the history keeps them
-        // in tables of their own, read by `from_history`).
-        if let Some(rows) = m.get("server_samples").and_then(Value::as_array) {
-            per_second_from_samples(
-                &mut steps,
-                rows.iter().filter_map(|r| {
-                    Some((
-                        r.get("step_index")
-                            .and_then(Value::as_u64)
-                            .map(|i| i as u32),
-                        r.get("unix_ms")?.as_i64()?,
-                        r.get("sample")?,
-                    ))
-                }),
-            );
-        }
     }
     if environment.dataset_gb_estimate.is_none() {
-        environment.dataset_gb_estimate = dataset_gb_from_plan(&plan);
+        environment.dataset_gb_estimate = plan.as_ref().map(dataset_gb_from_plan);
     }
     if environment.prewarm_done.is_none() {
         environment.prewarm_done = prewarm_done;
     }
     let warnings: Vec<String> = monitoring
-        .and_then(|m| m.get("missing"))
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(missing_words).collect())
+        .map(|m| {
+            m.missing
+                .iter()
+                .map(|x| format!("not measured: {} ({})", x.what, x.why))
+                .collect()
+        })
         .unwrap_or_default();
     let started_at = steps.iter().map(|s| s.result.started_unix_ms).min();
     let finished_at = steps.iter().map(|s| s.result.ended_unix_ms).max();
@@ -216,67 +153,61 @@ pub fn assemble(
     }
 }
 
-/// Environment facts from the monitoring snapshot (`monitoring.environment`).
-fn monitoring_facts(e: &mut EnvironmentFacts, m: &Value) {
-    let Some(env) = m.get("environment") else {
-        return;
-    };
-    let s = |p: &str| env.pointer(p).and_then(Value::as_str).map(str::to_string);
-    let n = |p: &str| env.pointer(p).and_then(Value::as_f64);
-    e.cpu_model = e.cpu_model.take().or_else(|| s("/os/cpu_model"));
-    e.cores = e.cores.or_else(|| n("/os/cpus").map(|v| v as u32));
+/// Environment facts from the monitoring snapshot.
+fn monitoring_facts(e: &mut EnvironmentFacts, env: &EnvironmentSnapshot) {
+    let os = env.os.as_ref();
+    e.cpu_model = e
+        .cpu_model
+        .take()
+        .or_else(|| os.and_then(|o| o.cpu_model.clone()));
+    e.cores = e.cores.or_else(|| os.and_then(|o| o.cpus));
     e.memory_gb = e
         .memory_gb
-        .or_else(|| n("/os/mem_total_mb").map(|mb| mb / 1024.0));
-    e.kernel = e.kernel.take().or_else(|| s("/os/kernel"));
+        .or_else(|| os.and_then(|o| o.mem_total_mb).map(|mb| mb / 1024.0));
+    e.kernel = e
+        .kernel
+        .take()
+        .or_else(|| os.and_then(|o| o.kernel.clone()));
+    let disk = env.data_disks.first();
     if e.data_disk.is_none() {
-        e.data_disk = data_disk(env);
+        e.data_disk = disk.and_then(|d| {
+            (!d.devices.is_empty()).then(|| {
+                format!(
+                    "{} ({}, {})",
+                    d.devices.join(", "),
+                    d.mount_point,
+                    d.fs_type
+                )
+            })
+        });
     }
-    e.mysql_version = e.mysql_version.take().or_else(|| s("/server/version"));
-    e.flavour = e.flavour.take().or_else(|| s("/server/flavour"));
-    e.disk_size_gb = e.disk_size_gb.or_else(|| disk_size_gb(env));
+    let server = env.server.as_ref();
+    e.mysql_version = e
+        .mysql_version
+        .take()
+        .or_else(|| server.map(|s| s.version.clone()));
+    e.flavour = e
+        .flavour
+        .take()
+        .or_else(|| server.map(|s| s.flavour.key().to_string()));
+    e.disk_size_gb = e.disk_size_gb.or_else(|| {
+        let d = disk?;
+        // The data disk's size: its block devices' sizes, else its filesystem's.
+        let devices: u64 = d.device_bytes.iter().flatten().sum();
+        let bytes = if devices > 0 {
+            devices
+        } else {
+            d.filesystem.as_ref()?.total_bytes
+        };
+        Some(bytes as f64 / crate::format::GIB)
+    });
     server_variables(e, env);
-    e.client_cores = e
-        .client_cores
-        .or_else(|| n("/client/cores").map(|v| v as u32));
-}
-
-/// The data disk as "devices (mount point, filesystem)".
-fn data_disk(env: &Value) -> Option<String> {
-    let d = env.pointer("/data_disks/0")?;
-    let devices: Vec<&str> = d
-        .get("devices")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mount = d.get("mount_point").and_then(Value::as_str).unwrap_or("?");
-    let fs = d.get("fs_type").and_then(Value::as_str).unwrap_or("?");
-    (!devices.is_empty()).then(|| format!("{} ({mount}, {fs})", devices.join(", ")))
-}
-
-/// The data disk's size: its block devices' sizes, else its filesystem's.
-fn disk_size_gb(env: &Value) -> Option<f64> {
-    let d = env.pointer("/data_disks/0")?;
-    let devices: f64 = d
-        .get("device_bytes")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_f64).sum())
-        .unwrap_or(0.0);
-    let bytes = if devices > 0.0 {
-        devices
-    } else {
-        d.pointer("/filesystem/total_bytes")?.as_f64()?
-    };
-    Some(bytes / crate::format::GIB)
+    e.client_cores = e.client_cores.or(Some(env.client.cores));
 }
 
 /// The server variables the environment table shows, where the facts lack them.
-fn server_variables(e: &mut EnvironmentFacts, env: &Value) {
-    let var = |k: &str| {
-        env.pointer(&format!("/variables/{k}"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
+fn server_variables(e: &mut EnvironmentFacts, env: &EnvironmentSnapshot) {
+    let var = |k: &str| env.variables.get(k).cloned();
     e.buffer_pool_gb = e.buffer_pool_gb.or_else(|| {
         var("innodb_buffer_pool_size")?
             .parse::<f64>()
@@ -315,70 +246,44 @@ fn server_variables(e: &mut EnvironmentFacts, env: &Value) {
 }
 
 /// Per-step server figures (`monitoring.steps[]`, matched by their `step` index).
-fn monitoring_steps(steps: &mut [ReportStep], m: &Value) {
-    let Some(items) = m.get("steps").and_then(Value::as_array) else {
-        return;
-    };
-    for item in items {
-        let Some(i) = item.get("step").and_then(Value::as_u64) else {
+fn monitoring_steps(steps: &mut [ReportStep], m: &Monitoring) {
+    for item in &m.steps {
+        let Some(step) = steps.get_mut(item.step) else {
             continue;
         };
-        let Some(step) = steps.get_mut(i as usize) else {
-            continue;
-        };
-        let expected = item
-            .get("expected_samples")
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as u32;
-        if let Some(os) = item.get("os").filter(|o| !o.is_null()) {
-            let f = |k: &str| os.get(k).and_then(Value::as_f64);
+        if let Some(os) = &item.os {
             // The data disk is the busiest sampled device.
-            let disk = os.get("disks").and_then(Value::as_array).and_then(|d| {
-                d.iter().max_by(|a, b| {
-                    let u =
-                        |x: &Value| x.get("util_pct_avg").and_then(Value::as_f64).unwrap_or(0.0);
-                    u(a).total_cmp(&u(b))
-                })
-            });
-            let df = |k: &str| {
-                disk.and_then(|d| d.get(k))
-                    .and_then(Value::as_f64)
-                    .unwrap_or(0.0)
-            };
+            let disk = os
+                .disks
+                .iter()
+                .max_by(|a, b| a.util_pct_avg.total_cmp(&b.util_pct_avg));
             step.server = Some(ServerFigures {
-                cpu_pct_avg: f("cpu_util_avg").unwrap_or(0.0),
-                cpu_pct_max: f("cpu_util_max").unwrap_or(0.0),
-                iowait_pct_avg: f("cpu_iowait_avg"),
-                disk_util_pct_avg: df("util_pct_avg"),
-                disk_util_pct_max: df("util_pct_max"),
-                samples: os.get("samples").and_then(Value::as_u64).unwrap_or(0) as u32,
-                expected_samples: expected,
+                cpu_pct_avg: os.cpu_util_avg.unwrap_or(0.0),
+                cpu_pct_max: os.cpu_util_max.unwrap_or(0.0),
+                iowait_pct_avg: os.cpu_iowait_avg,
+                disk_util_pct_avg: disk.map_or(0.0, |d| d.util_pct_avg),
+                disk_util_pct_max: disk.map_or(0.0, |d| d.util_pct_max),
+                samples: os.samples,
+                expected_samples: item.expected_samples,
                 per_second: Vec::new(),
             });
         }
-        if let Some(my) = item.get("mysql").filter(|o| !o.is_null()) {
+        if let Some(my) = &item.mysql {
             step.mysql = Some(MysqlFigures {
-                hit_rate_pct: my.get("hit_rate_pct").and_then(Value::as_f64),
-                row_lock_waits: my.get("row_lock_waits").and_then(Value::as_u64),
-                row_lock_time_ms: my.get("row_lock_time_ms").and_then(Value::as_f64),
-                threads_running_max: my
-                    .get("threads_running_max")
-                    .and_then(Value::as_u64)
-                    .map(|v| v as u32),
+                hit_rate_pct: my.hit_rate_pct,
+                row_lock_waits: Some(my.row_lock_waits),
+                row_lock_time_ms: Some(my.row_lock_time_ms as f64),
+                threads_running_max: Some(my.threads_running_max as u32),
             });
         }
     }
 }
 
-/// Each step's server seconds from per-second samples (the monitor's `ServerSample`,
-/// with the index of the step whose window holds it): busy CPU and the busiest disk's
-/// utilisation and IOPS, `t_s` after the step's measurement started. Steps without
-/// server figures are left alone.
-pub fn per_second_from_samples<'a>(
-    steps: &mut [ReportStep],
-    samples: impl Iterator<Item = (Option<u32>, i64, &'a Value)>,
-) {
-    let samples: Vec<(Option<u32>, i64, &Value)> = samples.collect();
+/// Each step's server seconds from per-second samples (with the index of the step
+/// whose window holds each): busy CPU and the busiest disk's utilisation and IOPS,
+/// `t_s` after the step's measurement started. Steps without server figures are left
+/// alone.
+pub fn per_second_from_samples(steps: &mut [ReportStep], samples: &[Sampled<ServerSample>]) {
     for (i, step) in steps.iter_mut().enumerate() {
         let Some(server) = step.server.as_mut() else {
             continue;
@@ -386,75 +291,56 @@ pub fn per_second_from_samples<'a>(
         let start = step.result.started_unix_ms;
         server.per_second = samples
             .iter()
-            .filter(|(idx, _, _)| *idx == Some(i as u32))
-            .map(|&(_, unix_ms, sample)| {
-                let disk = sample.get("disks").and_then(Value::as_array).and_then(|d| {
-                    d.iter().max_by(|a, b| {
-                        let u =
-                            |x: &Value| x.get("util_pct").and_then(Value::as_f64).unwrap_or(0.0);
-                        u(a).total_cmp(&u(b))
-                    })
-                });
-                let df = |k: &str| {
-                    disk.and_then(|d| d.get(k))
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0)
-                };
+            .filter(|s| s.step_index == Some(i as u32))
+            .map(|s| {
+                let disk = s
+                    .sample
+                    .disks
+                    .iter()
+                    .max_by(|a, b| a.util_pct.total_cmp(&b.util_pct));
                 ServerSecond {
-                    t_s: (unix_ms - start) as f64 / 1000.0,
-                    cpu_pct: sample
-                        .pointer("/cpu/util")
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0),
-                    disk_util_pct: df("util_pct"),
-                    r_s: df("r_per_s"),
-                    w_s: df("w_per_s"),
+                    t_s: (s.unix_ms - start) as f64 / 1000.0,
+                    cpu_pct: s.sample.cpu.map_or(0.0, |c| c.util),
+                    disk_util_pct: disk.map_or(0.0, |d| d.util_pct),
+                    r_s: disk.map_or(0.0, |d| d.r_per_s),
+                    w_s: disk.map_or(0.0, |d| d.w_per_s),
                 }
             })
             .collect();
     }
 }
 
-/// One `monitoring.missing` entry in words.
-fn missing_words(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(o) => {
-            let what = o
-                .get("what")
-                .or_else(|| o.get("metric"))
-                .and_then(Value::as_str)?;
-            let why = o
-                .get("why")
-                .or_else(|| o.get("reason"))
-                .and_then(Value::as_str);
-            Some(match why {
-                Some(w) => format!("not measured: {what} ({w})"),
-                None => format!("not measured: {what}"),
-            })
-        }
-        _ => None,
-    }
-}
-
 /// Dataset size the plan asks for, in GiB (as the buffer pool is counted), from
 /// `workload.tables` × `workload.table_size`.
-pub fn dataset_gb_from_plan(plan: &Value) -> Option<f64> {
-    let tables = plan.pointer("/workload/tables")?.as_f64()?;
-    let rows = plan.pointer("/workload/table_size")?.as_f64()?;
-    Some(tables * rows * BYTES_PER_ROW_ESTIMATE / crate::format::GIB)
+pub fn dataset_gb_from_plan(plan: &Plan) -> f64 {
+    plan.workload.tables as f64 * plan.workload.table_size as f64 * BYTES_PER_ROW_ESTIMATE
+        / crate::format::GIB
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A monitored two-step ladder's `--json`, as an earlier DB Dyno wrote it
+    /// (tests/fixtures/results/README.md).
+    fn fixture() -> ResultsDocument {
+        serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/results/v1_ladder.json"
+        ))
+        .unwrap()
+    }
+
+    fn monitoring(doc: &mut ResultsDocument) -> &mut Monitoring {
+        doc.monitoring.as_mut().expect("the fixture is monitored")
+    }
+
     #[test]
     fn seed_000_dataset_is_about_40_gb_that_is_37_gib() {
         // 16 × 10M rows × 250 bytes = 4e10 bytes, "about 40 GB" in the seed's decimal
         // words; the report counts in GiB like the buffer pool it is compared with.
-        let plan = serde_json::json!({"workload": {"tables": 16, "table_size": 10_000_000}});
-        let gib = dataset_gb_from_plan(&plan).unwrap();
+        let mut plan = fixture().plan;
+        (plan.workload.tables, plan.workload.table_size) = (16, 10_000_000);
+        let gib = dataset_gb_from_plan(&plan);
         assert!((gib - 37.2529).abs() < 0.001, "{gib}");
         assert_eq!(crate::format::gib(gib), "37 GiB");
     }
@@ -469,28 +355,34 @@ mod tests {
 
     #[test]
     fn monitoring_fills_environment_and_server_figures() {
-        let doc = serde_json::json!({
-            "plan": {"workload": {"tables": 4, "table_size": 1000}},
-            "outcome": {"steps": [], "cancelled": false},
-            "monitoring": {
-                "environment": {
-                    "os": {"cpu_model": "AMD EPYC", "cpus": 16, "mem_total_mb": 65536.0, "kernel": "6.1"},
-                    "server": {"version": "10.11.6-MariaDB", "flavour": "mariadb"},
-                    "variables": {"innodb_buffer_pool_size": "268435456", "sync_binlog": "0", "log_bin": "OFF", "innodb_io_capacity": "200"},
-                    "data_disks": [{"devices": ["nvme0n1"], "device_bytes": [536870912000u64], "mount_point": "/", "fs_type": "ext4"}],
-                    "client": {"cores": 2}
-                },
-                "steps": [],
-                "missing": [{"what": "disk utilisation", "why": "no SSH access"}]
-            }
-        });
-        let r = from_results_doc(&doc, "lab").unwrap();
+        let mut doc = fixture();
+        let m = monitoring(&mut doc);
+        let env = &mut m.environment;
+        let os = env.os.as_mut().unwrap();
+        os.cpu_model = Some("AMD EPYC".into());
+        os.mem_total_mb = Some(65536.0);
+        for (k, v) in [
+            ("innodb_buffer_pool_size", "268435456"),
+            ("log_bin", "OFF"),
+            ("innodb_io_capacity", "200"),
+        ] {
+            env.variables.insert(k.into(), v.into());
+        }
+        let disk = &mut env.data_disks[0];
+        (disk.devices, disk.device_bytes) = (vec!["nvme0n1".into()], vec![Some(536_870_912_000)]);
+        (disk.mount_point, disk.fs_type) = ("/".into(), "ext4".into());
+        m.missing = vec![dbdyno_results::Missing::new(
+            "disk utilisation",
+            "no SSH access",
+        )];
+        let r = from_results_doc(&doc, "lab");
         let e = &r.environment;
         assert_eq!(e.cpu_model.as_deref(), Some("AMD EPYC"));
         assert_eq!(e.memory_gb, Some(64.0));
         assert_eq!(e.buffer_pool_gb, Some(0.25));
         assert_eq!(e.disk_size_gb, Some(500.0));
         assert_eq!(e.log_bin, Some(false));
+        assert_eq!(e.flavour.as_deref(), Some("mariadb"));
         assert_eq!(e.data_disk.as_deref(), Some("nvme0n1 (/, ext4)"));
         assert_eq!(
             e.extra.get("innodb_io_capacity").map(String::as_str),
@@ -500,31 +392,42 @@ mod tests {
             r.warnings,
             ["not measured: disk utilisation (no SSH access)"]
         );
+        // Each step's server figures, from the record's per-step figures.
+        let server = r.steps[0].server.as_ref().expect("server figures");
+        assert_eq!(server.expected_samples, 2);
+        assert!(server.cpu_pct_avg > 0.0, "{server:?}");
     }
 
     #[test]
     fn the_variables_whose_defaults_mysql_8_4_changed_reach_the_environment_table() {
         // An 8.0 and an 8.4 server on their defaults (values from their manuals).
-        let env = |version: &str, vars: serde_json::Value| {
-            let doc = serde_json::json!({
-                "plan": {"workload": {"tables": 1, "table_size": 1000}},
-                "outcome": {"steps": [], "cancelled": false},
-                "monitoring": {"environment": {
-                    "server": {"version": version, "flavour": "mysql"},
-                    "variables": vars,
-                }, "steps": [], "missing": []}
-            });
-            from_results_doc(&doc, version).unwrap().environment.extra
+        let env = |version: &str, vars: [(&str, &str); 4]| {
+            let mut doc = fixture();
+            let m = monitoring(&mut doc);
+            m.environment.server.as_mut().unwrap().version = version.into();
+            m.environment.variables = vars
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            from_results_doc(&doc, version).environment.extra
         };
         let old = env(
             "8.0.40",
-            serde_json::json!({"innodb_change_buffering": "all", "innodb_io_capacity": "200",
-                "innodb_use_fdatasync": "OFF", "temptable_use_mmap": "ON"}),
+            [
+                ("innodb_change_buffering", "all"),
+                ("innodb_io_capacity", "200"),
+                ("innodb_use_fdatasync", "OFF"),
+                ("temptable_use_mmap", "ON"),
+            ],
         );
         let new = env(
             "8.4.3",
-            serde_json::json!({"innodb_change_buffering": "none", "innodb_io_capacity": "10000",
-                "innodb_use_fdatasync": "ON", "temptable_use_mmap": "OFF"}),
+            [
+                ("innodb_change_buffering", "none"),
+                ("innodb_io_capacity", "10000"),
+                ("innodb_use_fdatasync", "ON"),
+                ("temptable_use_mmap", "OFF"),
+            ],
         );
         for k in [
             "innodb_change_buffering",
@@ -541,29 +444,42 @@ mod tests {
 
     #[test]
     fn per_second_samples_of_the_document_become_the_steps_server_seconds() {
-        // A real step result from a fixture, its window moved to 10 s after the epoch.
-        let fixture: Vec<ReportRun> = serde_json::from_str(include_str!(
-            "../../../../tests/fixtures/report/seed_000.json"
-        ))
-        .unwrap();
-        let mut result = fixture[0].steps[0].result.clone();
-        result.started_unix_ms = 10_000;
-        let doc = serde_json::json!({
-            "plan": {},
-            "outcome": {"steps": [result], "cancelled": false},
-            "monitoring": {
-                "steps": [{"step": 0, "expected_samples": 2, "os": {"cpu_util_avg": 40.0, "samples": 2}}],
-                "server_samples": [
-                    {"step_index": 0, "unix_ms": 11_000, "sample": {"cpu": {"util": 30.0}, "disks": [
-                        {"name": "sda", "util_pct": 5.0, "r_per_s": 1.0, "w_per_s": 9.0},
-                        {"name": "nvme0n1", "util_pct": 60.0, "r_per_s": 100.0, "w_per_s": 50.0}]}},
-                    {"step_index": 0, "unix_ms": 12_000, "sample": {"cpu": {"util": 50.0}, "disks": []}},
-                    {"step_index": null, "unix_ms": 13_000, "sample": {"cpu": {"util": 99.0}}}
-                ],
-                "mysql_samples": []
-            }
-        });
-        let r = from_results_doc(&doc, "lab").unwrap();
+        let mut doc = fixture();
+        doc.outcome.steps[0].started_unix_ms = 10_000;
+        let m = monitoring(&mut doc);
+        let template = m.server_samples[0].sample.clone();
+        let sample = |util: f64, disks: &[(&str, f64, f64, f64)]| {
+            let mut s = template.clone();
+            s.cpu.as_mut().unwrap().util = util;
+            s.disks = disks
+                .iter()
+                .map(|&(name, util_pct, r_per_s, w_per_s)| {
+                    let mut d = template.disks[0].clone();
+                    (d.name, d.util_pct, d.r_per_s, d.w_per_s) =
+                        (name.into(), util_pct, r_per_s, w_per_s);
+                    d
+                })
+                .collect();
+            s
+        };
+        let at = |step_index, unix_ms, sample| Sampled {
+            step_index,
+            unix_ms,
+            sample,
+        };
+        m.server_samples = vec![
+            at(
+                Some(0),
+                11_000,
+                sample(
+                    30.0,
+                    &[("sda", 5.0, 1.0, 9.0), ("nvme0n1", 60.0, 100.0, 50.0)],
+                ),
+            ),
+            at(Some(0), 12_000, sample(50.0, &[])),
+            at(None, 13_000, sample(99.0, &[])),
+        ];
+        let r = from_results_doc(&doc, "lab");
         let secs = &r.steps[0].server.as_ref().unwrap().per_second;
         assert_eq!(secs.len(), 2, "{secs:?}");
         assert_eq!((secs[0].t_s, secs[0].cpu_pct), (1.0, 30.0));
@@ -579,8 +495,12 @@ mod tests {
 
     #[test]
     fn results_doc_without_steps_names_the_problem() {
-        let doc = serde_json::json!({"plan": {}, "outcome": {"cancelled": false}});
-        let e = from_results_doc(&doc, "x").unwrap_err();
-        assert!(e.contains("outcome.steps"), "{e}");
+        let mut doc: Value = serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/results/v1_ladder.json"
+        ))
+        .unwrap();
+        doc["outcome"].as_object_mut().unwrap().remove("steps");
+        let e = runs_from_json(&doc.to_string(), "x.json", "x").unwrap_err();
+        assert!(e.to_string().contains("steps"), "{e}");
     }
 }

@@ -2,12 +2,14 @@
 //! the settings read from the stored plan, and a `dbdyno ladder` command rebuilt from
 //! that plan (no password: it comes from MYSQL_PWD or the prompt).
 //!
-//! The plan is read as JSON, not as the engine's `Plan` type, so that a plan written by an
-//! older version still yields whatever it can.
+//! The plan is the engine's own type (a run whose stored plan this version cannot read
+//! has none, and its appendix says only what was recorded).
 
 use std::collections::BTreeMap;
 
-use dbdyno_engine::WorkloadOptions;
+use dbdyno_engine::open_loop::RateDist;
+use dbdyno_engine::{ConnectOptions, Phase, Plan, RunSettings, WorkloadOptions};
+use dbdyno_mysql::TlsMode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -46,39 +48,45 @@ pub fn for_run(r: &ReportRun) -> AppendixRun {
         finished_at: r.finished_at,
         tool_version: r.tool_version.clone(),
         command_line: r.command_line.clone(),
-        reproduce: reproduce(&r.plan),
-        settings: settings(&r.plan),
+        reproduce: r.plan.as_ref().and_then(reproduce),
+        settings: r.plan.as_ref().map(settings).unwrap_or_default(),
         labels: r.labels.clone(),
-        plan_json: serde_json::to_string_pretty(&r.plan).unwrap_or_default(),
+        // Keys sorted (through a JSON value), as the stored plan always showed them.
+        plan_json: serde_json::to_value(&r.plan)
+            .and_then(|v| serde_json::to_string_pretty(&v))
+            .unwrap_or_default(),
         clients: super::load_clients::shares(r),
     }
 }
 
 /// The measured steps of a plan: (scenario, threads, settings).
-fn steps(plan: &Value) -> Vec<(&str, u64, &Value)> {
-    plan.get("phases")
-        .and_then(Value::as_array)
-        .map(|phases| {
-            phases
-                .iter()
-                .filter(|p| p.get("phase").and_then(Value::as_str) == Some("step"))
-                .filter_map(|p| {
-                    Some((
-                        p.get("scenario")?.as_str()?,
-                        p.get("threads")?.as_u64()?,
-                        p.get("settings")?,
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+fn steps(plan: &Plan) -> Vec<(&'static str, u64, &RunSettings)> {
+    plan.steps()
+        .map(|s| (s.scenario.name(), s.threads as u64, &s.settings))
+        .collect()
 }
 
-fn phase<'a>(plan: &'a Value, name: &str) -> Option<&'a Value> {
-    plan.get("phases")?
-        .as_array()?
-        .iter()
-        .find(|p| p.get("phase").and_then(Value::as_str) == Some(name))
+/// Whether the plan has a phase of this kind.
+fn has_phase(plan: &Plan, kind: &str) -> bool {
+    plan.phases.iter().any(|p| phase_kind(p) == kind)
+}
+
+fn phase_kind(p: &Phase) -> &'static str {
+    match p {
+        Phase::Prepare { .. } => "prepare",
+        Phase::Prewarm(_) => "prewarm",
+        Phase::Step(_) => "step",
+        Phase::Cooldown { .. } => "cooldown",
+        Phase::Cleanup { .. } => "cleanup",
+        Phase::Sla(_) => "sla",
+    }
+}
+
+fn cooldown_s(plan: &Plan) -> Option<u64> {
+    plan.phases.iter().find_map(|p| match p {
+        Phase::Cooldown { seconds } => Some(*seconds),
+        _ => None,
+    })
 }
 
 /// Distinct values in first-seen order.
@@ -92,31 +100,20 @@ fn distinct<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
-pub fn settings(plan: &Value) -> Vec<(String, String)> {
+pub fn settings(plan: &Plan) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut add = |k: &str, v: String| out.push((k.to_string(), v));
-    if let Some(c) = plan.get("connect") {
-        let endpoint = match c.get("socket").and_then(Value::as_str) {
-            Some(s) => format!("socket {s}"),
-            None => format!(
-                "{}:{}",
-                c.get("host").and_then(Value::as_str).unwrap_or("?"),
-                c.get("port").and_then(Value::as_u64).unwrap_or(3306)
-            ),
-        };
-        add("Server", endpoint);
-        if let Some(db) = c.get("database").and_then(Value::as_str) {
-            add("Database", db.to_string());
-        }
-        if let Some(u) = c.get("user").and_then(Value::as_str) {
-            add("User", u.to_string());
-        }
-        if let Some(t) = c.get("tls").and_then(Value::as_str) {
-            add("TLS", t.to_string());
-        }
-    }
+    let c = &plan.connect;
+    let endpoint = match &c.socket {
+        Some(s) => format!("socket {s}"),
+        None => format!("{}:{}", c.host, c.port),
+    };
+    add("Server", endpoint);
+    add("Database", c.database.clone());
+    add("User", c.user.clone());
+    add("TLS", c.tls.name().to_string());
     let st = steps(plan);
-    if !st.is_empty() {
+    if let Some(&(_, _, first)) = st.first() {
         add("Scenarios", distinct(st.iter().map(|s| s.0)).join(", "));
         add(
             "Thread counts",
@@ -127,60 +124,53 @@ pub fn settings(plan: &Value) -> Vec<(String, String)> {
                 .join(", "),
         );
         add("Measured steps", st.len().to_string());
-        let first = st[0].2;
-        let num = |k: &str| first.get(k).and_then(Value::as_f64);
-        if let Some(t) = num("time_s") {
-            add("Seconds per step", format!("{t}"));
+        add("Seconds per step", format!("{}", first.time_s));
+        if first.warmup_s > 0 {
+            add("Warm-up per step", format!("{} s", first.warmup_s));
         }
-        if let Some(w) = num("warmup_s").filter(|w| *w > 0.0) {
-            add("Warm-up per step", format!("{w} s"));
+        if first.events > 0 {
+            add("Events per step", format!("{}", first.events));
         }
-        if let Some(e) = num("events").filter(|e| *e > 0.0) {
-            add("Events per step", format!("{e}"));
+        if first.rate > 0.0 {
+            add("Rate", format!("{} TPS", first.rate));
         }
-        if let Some(r) = num("rate").filter(|r| *r > 0.0) {
-            add("Rate", format!("{r} TPS"));
-        }
-        if let Some(i) = num("report_interval_s") {
-            add("Report interval", format!("{i} s"));
-        }
-        if let Some(p) = num("percentile") {
-            add("Percentile", format!("{p}"));
-        }
+        add("Report interval", format!("{} s", first.report_interval_s));
+        add("Percentile", format!("{}", first.percentile));
     }
-    if let Some(w) = plan.get("workload") {
-        if let Some(d) = super::environment::dataset_words(plan) {
-            add("Dataset", d);
-        }
-        for (k, v) in workload_diffs(w) {
-            if k != "tables" && k != "table_size" {
-                add(&k, v);
-            }
+    if let Some(d) = super::environment::dataset_words(Some(plan)) {
+        add("Dataset", d);
+    }
+    for (k, v) in workload_diffs(&plan.workload) {
+        if k != "tables" && k != "table_size" {
+            add(&k, v);
         }
     }
     for p in ["prepare", "prewarm", "cleanup"] {
-        if phase(plan, p).is_some() {
+        if has_phase(plan, p) {
             add("Phase", p.to_string());
         }
     }
-    if let Some(c) = phase(plan, "cooldown").and_then(|c| c.get("seconds")?.as_u64()) {
+    if let Some(c) = cooldown_s(plan) {
         add("Cool-down between steps", format!("{c} s"));
     }
     out
 }
 
-/// Workload options that differ from sysbench's defaults, as (option name, value).
-fn workload_diffs(w: &Value) -> Vec<(String, String)> {
-    let defaults = serde_json::to_value(WorkloadOptions::default()).unwrap_or(Value::Null);
-    let mut out = Vec::new();
-    let Some(map) = w.as_object() else {
-        return out;
+/// Workload options that differ from sysbench's defaults, as (option name, value): the
+/// options compared field by field in their serialized form, so that every option is
+/// listed without a list here.
+fn workload_diffs(w: &WorkloadOptions) -> Vec<(String, String)> {
+    let as_map = |w: &WorkloadOptions| match serde_json::to_value(w) {
+        Ok(Value::Object(map)) => map,
+        _ => Default::default(),
     };
-    for (k, v) in map {
-        if k == "rand" {
-            if let Some(r) = v.as_object() {
+    let (have, defaults) = (as_map(w), as_map(&WorkloadOptions::default()));
+    let mut out = Vec::new();
+    for (k, v) in &have {
+        match (v, defaults.get(k)) {
+            (Value::Object(r), Some(Value::Object(dr))) if k == "rand" => {
                 for (rk, rv) in r {
-                    if defaults.pointer(&format!("/rand/{rk}")) != Some(rv) {
+                    if dr.get(rk) != Some(rv) {
                         let name = if rk == "rand_type" {
                             rk.clone()
                         } else {
@@ -190,8 +180,8 @@ fn workload_diffs(w: &Value) -> Vec<(String, String)> {
                     }
                 }
             }
-        } else if defaults.get(k) != Some(v) {
-            out.push((k.clone(), scalar(v)));
+            (v, d) if d != Some(v) => out.push((k.clone(), scalar(v))),
+            _ => {}
         }
     }
     out
@@ -209,7 +199,7 @@ fn scalar(v: &Value) -> String {
 
 /// A `dbdyno ladder` command that runs the same plan, or `None` when the plan is not a
 /// ladder (steps with different settings, or not every scenario at every thread count).
-pub fn reproduce(plan: &Value) -> Option<String> {
+pub fn reproduce(plan: &Plan) -> Option<String> {
     let st = steps(plan);
     let (scenarios, (axis, values), first) = match ladder(&st) {
         Some((scenarios, threads, first)) => {
@@ -219,10 +209,8 @@ pub fn reproduce(plan: &Value) -> Option<String> {
         None => rate_ladder(&st)?,
     };
     let mut cmd = Command(vec!["dbdyno".into(), "ladder".into()]);
-    connect_options(&mut cmd, plan.get("connect"));
-    if let Some(w) = plan.get("workload") {
-        workload_options(&mut cmd, w);
-    }
+    connect_options(&mut cmd, &plan.connect);
+    workload_options(&mut cmd, &plan.workload);
     cmd.opt("scenarios", scenarios.join(","));
     cmd.opt(axis, values);
     step_options(&mut cmd, &first);
@@ -230,9 +218,11 @@ pub fn reproduce(plan: &Value) -> Option<String> {
     Some(cmd.0.join(" "))
 }
 
+type Steps<'a> = [(&'static str, u64, &'a RunSettings)];
+
 /// The scenarios, thread counts and shared step settings of a plan whose steps are every
 /// scenario at every thread count with the same settings; `None` otherwise.
-fn ladder<'a>(st: &[(&'a str, u64, &'a Value)]) -> Option<(Vec<&'a str>, Vec<u64>, &'a Value)> {
+fn ladder<'a>(st: &Steps<'a>) -> Option<(Vec<&'static str>, Vec<u64>, &'a RunSettings)> {
     let first = st.first()?.2;
     if st.iter().any(|s| s.2 != first) {
         return None;
@@ -252,32 +242,32 @@ fn ladder<'a>(st: &[(&'a str, u64, &'a Value)]) -> Option<(Vec<&'a str>, Vec<u64
 /// A rate ladder (`--rates`): every scenario at every rate, the steps' settings equal
 /// but for their `rate` (their connections follow from it). Returns the scenarios,
 /// `("rates", "500,1000")` and the shared settings without the rate.
-type RateLadder<'a> = (Vec<&'a str>, (&'static str, String), Value);
+type RateLadder = (Vec<&'static str>, (&'static str, String), RunSettings);
 
-fn rate_ladder<'a>(st: &[(&'a str, u64, &'a Value)]) -> Option<RateLadder<'a>> {
-    let without_rate = |v: &Value| -> Option<(Value, f64)> {
-        let mut v = v.clone();
-        let rate = v.as_object_mut()?.remove("rate")?.as_f64()?;
-        Some((v, rate))
+fn rate_ladder(st: &Steps) -> Option<RateLadder> {
+    let without_rate = |s: &RunSettings| RunSettings {
+        rate: 0.0,
+        ..s.clone()
     };
-    let steps: Vec<(&str, Value, f64)> = st
+    let first = without_rate(st.first()?.2);
+    if st
         .iter()
-        .map(|s| without_rate(s.2).map(|(v, r)| (s.0, v, r)))
-        .collect::<Option<_>>()?;
-    let first = steps.first()?.1.clone();
-    if steps
-        .iter()
-        .any(|s| s.1 != first || s.2 <= 0.0 || s.2.fract() != 0.0)
+        .any(|s| without_rate(s.2) != first || s.2.rate <= 0.0 || s.2.rate.fract() != 0.0)
     {
         return None;
     }
-    let scenarios = distinct(steps.iter().map(|s| s.0));
-    let rates = distinct(steps.iter().map(|s| s.2 as u64));
+    let scenarios = distinct(st.iter().map(|s| s.0));
+    let rates = distinct(st.iter().map(|s| s.2.rate as u64));
     let grid: Vec<(&str, u64)> = scenarios
         .iter()
         .flat_map(|s| rates.iter().map(move |r| (*s, *r)))
         .collect();
-    if grid != steps.iter().map(|s| (s.0, s.2 as u64)).collect::<Vec<_>>() {
+    if grid
+        != st
+            .iter()
+            .map(|s| (s.0, s.2.rate as u64))
+            .collect::<Vec<_>>()
+    {
         return None;
     }
     let rates: Vec<String> = rates.iter().map(u64::to_string).collect();
@@ -295,34 +285,26 @@ impl Command {
 }
 
 /// Where to connect and as whom; never the password.
-fn connect_options(cmd: &mut Command, c: Option<&Value>) {
-    let cs = |k: &str| c.and_then(|c| c.get(k)).and_then(Value::as_str);
-    if let Some(s) = cs("socket") {
-        cmd.opt("mysql-socket", s.into());
+fn connect_options(cmd: &mut Command, c: &ConnectOptions) {
+    if let Some(s) = &c.socket {
+        cmd.opt("mysql-socket", s.clone());
     } else {
-        cmd.opt("mysql-host", cs("host").unwrap_or("localhost").into());
-        let port = c
-            .and_then(|c| c.get("port"))
-            .and_then(Value::as_u64)
-            .unwrap_or(3306);
-        if port != 3306 {
-            cmd.opt("mysql-port", port.to_string());
+        cmd.opt("mysql-host", c.host.clone());
+        if c.port != 3306 {
+            cmd.opt("mysql-port", c.port.to_string());
         }
     }
-    cmd.opt("mysql-user", cs("user").unwrap_or("sbtest").into());
-    cmd.opt("mysql-db", cs("database").unwrap_or("sbtest").into());
-    if let Some(t) = cs("tls").filter(|t| *t != "disabled") {
-        cmd.opt("mysql-ssl-mode", t.into());
+    cmd.opt("mysql-user", c.user.clone());
+    cmd.opt("mysql-db", c.database.clone());
+    if c.tls != TlsMode::Disabled {
+        cmd.opt("mysql-ssl-mode", c.tls.name().into());
     }
 }
 
 /// The dataset's size, then every workload option that differs from sysbench's default.
-fn workload_options(cmd: &mut Command, w: &Value) {
-    for key in ["tables", "table_size"] {
-        if let Some(v) = w.get(key) {
-            cmd.opt(&key.replace('_', "-"), scalar(v));
-        }
-    }
+fn workload_options(cmd: &mut Command, w: &WorkloadOptions) {
+    cmd.opt("tables", w.tables.to_string());
+    cmd.opt("table-size", w.table_size.to_string());
     for (k, v) in workload_diffs(w) {
         if k == "tables" || k == "table_size" {
             continue;
@@ -337,43 +319,44 @@ fn workload_options(cmd: &mut Command, w: &Value) {
 }
 
 /// The settings every step shares; optional ones only when set.
-fn step_options(cmd: &mut Command, first: &Value) {
-    let num = |k: &str| first.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-    cmd.opt("time", format!("{}", num("time_s")));
-    cmd.opt("report-interval", format!("{}", num("report_interval_s")));
-    if num("warmup_s") > 0.0 {
-        cmd.opt("warmup", format!("{}", num("warmup_s")));
+fn step_options(cmd: &mut Command, first: &RunSettings) {
+    cmd.opt("time", first.time_s.to_string());
+    cmd.opt("report-interval", first.report_interval_s.to_string());
+    if first.warmup_s > 0 {
+        cmd.opt("warmup", first.warmup_s.to_string());
     }
-    if num("events") > 0.0 {
-        cmd.opt("events", format!("{}", num("events")));
+    if first.events > 0 {
+        cmd.opt("events", first.events.to_string());
     }
-    if num("rate") > 0.0 {
-        cmd.opt("rate", format!("{}", num("rate")));
+    if first.rate > 0.0 {
+        cmd.opt("rate", format!("{}", first.rate));
     }
-    if let Some(dist) = first.get("rate_dist").and_then(Value::as_str) {
-        if dist != "fixed" {
-            cmd.opt("rate-dist", dist.to_string());
-        }
+    if first.rate_dist == RateDist::Poisson {
+        cmd.opt("rate-dist", "poisson".to_string());
     }
-    if (num("percentile") - 95.0).abs() > 1e-9 {
-        cmd.opt("percentile", format!("{}", num("percentile")));
+    if (first.percentile - 95.0).abs() > 1e-9 {
+        cmd.opt("percentile", format!("{}", first.percentile));
     }
 }
 
 /// The cool-down between steps, the phases around the ladder, and `--force`.
-fn phase_options(cmd: &mut Command, plan: &Value) {
-    if let Some(c) = phase(plan, "cooldown").and_then(|c| c.get("seconds")?.as_u64()) {
+fn phase_options(cmd: &mut Command, plan: &Plan) {
+    if let Some(c) = cooldown_s(plan) {
         cmd.opt("cooldown", c.to_string());
     }
     for p in ["prepare", "prewarm", "cleanup"] {
-        if phase(plan, p).is_some() {
+        if has_phase(plan, p) {
             cmd.0.push(format!("--{p}"));
         }
     }
-    if let Some(h) = phase(plan, "prewarm").and_then(|p| p.get("until_hit_rate")?.as_f64()) {
+    let until_hit_rate = plan.phases.iter().find_map(|p| match p {
+        Phase::Prewarm(w) => w.until_hit_rate,
+        _ => None,
+    });
+    if let Some(h) = until_hit_rate {
         cmd.0.push(format!("--prewarm-until-hit-rate={h}"));
     }
-    if plan.get("force").and_then(Value::as_bool) == Some(true) {
+    if plan.force {
         cmd.0.push("--force".into());
     }
 }
@@ -409,7 +392,7 @@ mod tests {
     use super::*;
     use dbdyno_engine::{ConnectOptions, LadderSpec, Plan, Scenario};
 
-    fn ladder_plan() -> Value {
+    fn ladder_plan() -> Plan {
         let spec = LadderSpec {
             scenarios: vec![Scenario::OltpPointSelect, Scenario::OltpWriteOnly],
             threads: vec![1, 128],
@@ -417,7 +400,7 @@ mod tests {
             prewarm: true,
             ..Default::default()
         };
-        let plan = Plan {
+        Plan {
             connect: ConnectOptions {
                 host: "10.0.0.5".into(),
                 port: 3307,
@@ -433,8 +416,7 @@ mod tests {
             phases: spec.phases(),
             force: false,
             on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
-        };
-        serde_json::to_value(plan).unwrap()
+        }
     }
 
     #[test]
@@ -468,7 +450,7 @@ mod tests {
             force: false,
             on_step_error: dbdyno_engine::StepErrorPolicy::Stop,
         };
-        let cmd = reproduce(&serde_json::to_value(plan).unwrap()).unwrap();
+        let cmd = reproduce(&plan).unwrap();
         assert!(
             cmd.ends_with(
                 "--scenarios=oltp_point_select --rates=500,2000 --time=30 --report-interval=1 --rate-dist=poisson"

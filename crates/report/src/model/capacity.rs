@@ -91,15 +91,11 @@ pub fn target(runs: &[&ReportRun], chosen: Option<SlaTarget>) -> Option<SlaTarge
 }
 
 /// The target a stored plan was made with: its `sla` phase.
-fn target_of_plan(plan: &serde_json::Value) -> Option<SlaTarget> {
-    plan.get("phases")?
-        .as_array()?
-        .iter()
-        .find(|p| p.get("phase").and_then(|v| v.as_str()) == Some("sla"))?
-        .get("target")?
-        .as_str()?
-        .parse()
-        .ok()
+fn target_of_plan(plan: &Option<dbdyno_engine::Plan>) -> Option<SlaTarget> {
+    plan.as_ref()?.phases.iter().find_map(|p| match p {
+        dbdyno_engine::Phase::Sla(sla) => Some(sla.target),
+        _ => None,
+    })
 }
 
 /// The capacity section: `None` without a target.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use dbdyno_engine::Plan;
 
 use super::EnvRow;
 use crate::format;
@@ -93,7 +93,7 @@ fn server(t: &mut Rows) {
 
 /// The dataset, how it compares with the buffer pool, and whether it was prewarmed.
 fn dataset(t: &mut Rows) {
-    t.add("Dataset", true, &|r| dataset_words(&r.plan));
+    t.add("Dataset", true, &|r| dataset_words(r.plan.as_ref()));
     t.add("Dataset size (estimate)", true, &|r| {
         r.environment.dataset_gb_estimate.map(format::gib)
     });
@@ -151,9 +151,9 @@ pub fn server_value(name: &str, value: &str) -> String {
 }
 
 /// "16 tables × 10,000,000 rows" from the plan's workload.
-pub fn dataset_words(plan: &Value) -> Option<String> {
-    let tables = plan.pointer("/workload/tables")?.as_u64()?;
-    let rows = plan.pointer("/workload/table_size")?.as_u64()?;
+pub fn dataset_words(plan: Option<&Plan>) -> Option<String> {
+    let w = &plan?.workload;
+    let (tables, rows) = (w.tables, w.table_size);
     Some(format!(
         "{tables} tables × {} rows",
         format::grouped(rows as f64, 0)
@@ -161,13 +161,8 @@ pub fn dataset_words(plan: &Value) -> Option<String> {
 }
 
 /// The measured time of the plan's steps ("30 s"; "10–30 s" when they differ).
-pub fn step_seconds(plan: &Value) -> Option<String> {
-    let phases = plan.get("phases")?.as_array()?;
-    let times: BTreeSet<u64> = phases
-        .iter()
-        .filter(|p| p.get("phase").and_then(Value::as_str) == Some("step"))
-        .filter_map(|p| p.pointer("/settings/time_s")?.as_u64())
-        .collect();
+pub fn step_seconds(plan: &Option<Plan>) -> Option<String> {
+    let times: BTreeSet<u64> = plan.as_ref()?.steps().map(|s| s.settings.time_s).collect();
     match (times.first(), times.last()) {
         (Some(a), Some(b)) if a == b => Some(format!("{a} s")),
         (Some(a), Some(b)) => Some(format!("{a}–{b} s")),

@@ -275,7 +275,7 @@ fn dataset_in_memory(run: &ReportRun, name: &str) -> Option<(Severity, String)> 
 fn different_datasets(runs: &[&ReportRun]) -> Option<String> {
     let datasets: BTreeSet<Option<String>> = runs
         .iter()
-        .map(|r| super::environment::dataset_words(&r.plan))
+        .map(|r| super::environment::dataset_words(r.plan.as_ref()))
         .collect();
     if datasets.len() <= 1 {
         return None;
@@ -286,7 +286,8 @@ fn different_datasets(runs: &[&ReportRun]) -> Option<String> {
             format!(
                 "{}: {}",
                 r.label(),
-                super::environment::dataset_words(&r.plan).unwrap_or_else(|| "unknown".into())
+                super::environment::dataset_words(r.plan.as_ref())
+                    .unwrap_or_else(|| "unknown".into())
             )
         })
         .collect();

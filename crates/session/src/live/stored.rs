@@ -4,7 +4,6 @@
 
 use dbdyno_history::StoredRun;
 use dbdyno_monitor::timeline::{SampleGap, Source};
-use dbdyno_monitor::{MysqlSample, ServerSample};
 
 use super::{data_disk_util, MysqlPoint, ServerPoint};
 
@@ -13,16 +12,10 @@ use super::{data_disk_util, MysqlPoint, ServerPoint};
 pub fn stored_series(run: &StoredRun) -> (Vec<ServerPoint>, Vec<MysqlPoint>) {
     let t_of = |unix_ms: i64| (unix_ms - run.started_at_ms) as f64 / 1000.0;
     // The data disk as the run sampled it (empty: every device, as on the Run screen).
-    let devices: Vec<String> = run
-        .monitoring
-        .as_ref()
-        .and_then(|m| serde_json::from_value(m["devices"].clone()).ok())
-        .unwrap_or_default();
-    let gaps: Vec<SampleGap> = run
-        .monitoring
-        .as_ref()
-        .and_then(|m| serde_json::from_value(m["gaps"].clone()).ok())
-        .unwrap_or_default();
+    let (devices, gaps): (&[String], &[SampleGap]) = match &run.monitoring {
+        Some(m) => (&m.devices, &m.gaps),
+        None => (&[], &[]),
+    };
     // A stored gap becomes an empty point in its middle, as on the Run screen: the line
     // breaks there instead of bridging the time without samples.
     let gap_times = |source: Source| -> Vec<(i64, f64)> {
@@ -37,14 +30,13 @@ pub fn stored_series(run: &StoredRun) -> (Vec<ServerPoint>, Vec<MysqlPoint>) {
     let mut server: Vec<(i64, ServerPoint)> = run
         .server_samples
         .iter()
-        .filter_map(|x| {
-            let sample: ServerSample = serde_json::from_value(x.sample.clone()).ok()?;
+        .map(|x| {
             let point = ServerPoint {
                 t_s: t_of(x.unix_ms),
-                cpu_pct: sample.cpu.as_ref().map(|c| c.util),
-                disk_util_pct: data_disk_util(&sample, &devices),
+                cpu_pct: x.sample.cpu.as_ref().map(|c| c.util),
+                disk_util_pct: data_disk_util(&x.sample, devices),
             };
-            Some((x.unix_ms, point))
+            (x.unix_ms, point)
         })
         .collect();
     server.extend(gap_times(Source::Os).into_iter().map(|(at, t_s)| {
@@ -58,14 +50,13 @@ pub fn stored_series(run: &StoredRun) -> (Vec<ServerPoint>, Vec<MysqlPoint>) {
     let mut mysql: Vec<(i64, MysqlPoint)> = run
         .mysql_samples
         .iter()
-        .filter_map(|x| {
-            let sample: MysqlSample = serde_json::from_value(x.sample.clone()).ok()?;
+        .map(|x| {
             let point = MysqlPoint {
                 t_s: t_of(x.unix_ms),
-                qps: Some(sample.questions_per_s),
-                tps: Some(sample.transactions_per_s),
+                qps: Some(x.sample.questions_per_s),
+                tps: Some(x.sample.transactions_per_s),
             };
-            Some((x.unix_ms, point))
+            (x.unix_ms, point)
         })
         .collect();
     mysql.extend(gap_times(Source::Mysql).into_iter().map(|(at, t_s)| {

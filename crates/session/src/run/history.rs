@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use dbdyno_checks::{Check, CheckStatus, EnvironmentSnapshot};
 use dbdyno_engine::{EngineError, EngineEvent, FailedStep, Plan, RunOutcome};
-use dbdyno_history::import_results::SpillRecord;
+use dbdyno_history::import_results::{ResultsFile, SpillRecord};
 use dbdyno_history::{BlockingHistory, HistoryWriter, NewRun, RunState, WriterReport};
 
 use super::spill::Spill;
@@ -203,9 +203,8 @@ impl Recording {
         let dir = dbdyno_history::paths::resolve_data_dir(t.data_dir.as_deref());
         let opened = (|| {
             let dir = dir.as_ref().map_err(|e| e.to_string())?;
-            let mut new = NewRun::new(t.environment.clone(), t.command_line.clone())
-                .with_plan(plan)
-                .map_err(|e| e.to_string())?;
+            let mut new =
+                NewRun::new(t.environment.clone(), t.command_line.clone()).with_plan(plan);
             new.labels = t.labels.clone();
             new.profile = t.profile.clone();
             new.environment = Some(environment_json.clone());
@@ -467,16 +466,13 @@ impl Recorder {
             monitoring: self.monitoring.as_ref(),
             samples: &self.samples,
         };
-        let mut doc = so_far.document(
-            &dbdyno_history::command_name(&self.command_line),
-            &self.command_line,
-        );
-        if let Some(o) = doc.as_object_mut() {
-            o.insert(
-                "record".into(),
-                serde_json::to_value(&self.record).unwrap_or_default(),
-            );
-        }
+        let doc = ResultsFile {
+            document: so_far.document(
+                &dbdyno_history::command_name(&self.command_line),
+                &self.command_line,
+            ),
+            record: Some(self.record.clone()),
+        };
         match self.spill.write(&doc) {
             Ok(_) => {
                 self.spill_error = None;

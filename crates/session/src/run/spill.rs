@@ -83,7 +83,7 @@ impl Spill {
     /// Writes `doc` whole, durably, in the first place from the current one on that
     /// takes it; a copy left in an earlier place is removed. Err: every place refused,
     /// each with its reason.
-    pub fn write(&mut self, doc: &serde_json::Value) -> Result<&Path, String> {
+    pub fn write<T: serde::Serialize>(&mut self, doc: &T) -> Result<&Path, String> {
         let text = match serde_json::to_vec_pretty(doc) {
             Ok(mut t) => {
                 t.push(b'\n');

@@ -23,7 +23,19 @@ use crate::results::{QueryCounts, QueryKind};
 use crate::workload::rand::SbRand;
 
 /// The transactions of tpcc.lua's mix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TxnKind {
     NewOrder,
