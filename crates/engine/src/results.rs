@@ -11,10 +11,6 @@ use crate::repeat::Repeat;
 use crate::stats::StepConfidence;
 use crate::workload::{Scenario, StatementClass};
 
-/// Version of the JSON layout written by `--json` (see docs/json-schema.md).
-/// Version 2: every measured step carries its `confidence`.
-pub const RESULTS_SCHEMA_VERSION: u32 = 2;
-
 /// How sysbench counts statements: SELECT is a read, INSERT/UPDATE/DELETE a write,
 /// BEGIN/COMMIT and everything else "other".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -105,11 +105,12 @@ impl Drop for BlockingHistory {
 
 #[cfg(test)]
 impl BlockingHistory {
-    /// Replaces a run's stored plan text (what an older version might have written).
-    pub(crate) fn set_plan_text_for_test(&self, id: i64, text: &str) {
+    /// Runs `sql` with a text and a run id bound (to store what an older version might
+    /// have written).
+    pub(crate) fn exec_for_test(&self, sql: &str, text: &str, id: i64) {
         self.rt
             .block_on(
-                sqlx::query("UPDATE runs SET plan_json = ? WHERE id = ?")
+                sqlx::query(sql)
                     .bind(text)
                     .bind(id)
                     .execute(&self.history.pool),

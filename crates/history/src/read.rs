@@ -153,14 +153,18 @@ impl History {
             text,
         })
         .collect();
+        run.server_samples = self
+            .load_samples("server_samples", "server", id, &mut unreadable)
+            .await?;
+        run.mysql_samples = self
+            .load_samples("mysql_samples", "MySQL", id, &mut unreadable)
+            .await?;
         run.warnings
             .extend(unreadable.into_iter().map(|text| StoredWarning {
                 step_index: None,
                 at_ms: started_at_ms,
                 text,
             }));
-        run.server_samples = self.load_samples("server_samples", id).await?;
-        run.mysql_samples = self.load_samples("mysql_samples", id).await?;
         Ok(run)
     }
 
@@ -198,23 +202,40 @@ impl History {
         intervals_of(&mut conn, id, step).await
     }
 
+    /// The run's per-second samples of one kind, in time order. Samples this version
+    /// cannot read (another layout) are left out, and `unreadable` says how many.
     async fn load_samples<T: serde::de::DeserializeOwned>(
         &self,
         table: &str,
+        kind: &str,
         id: i64,
+        unreadable: &mut Vec<String>,
     ) -> Result<Vec<Sampled<T>>, HistoryError> {
         let sql = format!("SELECT step_index, unix_ms, sample_json FROM {table} WHERE run_id = ? ORDER BY unix_ms, rowid");
         let rows: Vec<(Option<i64>, i64, String)> =
             sqlx::query_as(&sql).bind(id).fetch_all(&self.pool).await?;
-        rows.into_iter()
-            .map(|(step, unix_ms, json)| {
-                Ok(Sampled {
+        let (total, mut first_error) = (rows.len(), None);
+        let samples: Vec<Sampled<T>> = rows
+            .into_iter()
+            .filter_map(|(step, unix_ms, json)| match serde_json::from_str(&json) {
+                Ok(sample) => Some(Sampled {
                     step_index: step.map(|s| s as u32),
                     unix_ms,
-                    sample: parse_json(id, "sample", &json)?,
-                })
+                    sample,
+                }),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    None
+                }
             })
-            .collect()
+            .collect();
+        if let Some(e) = first_error {
+            unreadable.push(format!(
+                "{} of the run's {total} {kind} samples are left out: this version cannot read their layout ({e})",
+                total - samples.len()
+            ));
+        }
+        Ok(samples)
     }
 
     /// Runs imported from a file with this content (SHA-256, hex), oldest first, with the

@@ -738,19 +738,36 @@ fn an_older_recording_keeps_monitoring_in_the_environment() {
 }
 
 #[test]
-fn a_stored_plan_this_version_cannot_read_leaves_the_run_readable_and_says_so() {
+fn a_plan_or_sample_this_version_cannot_read_leaves_the_run_readable_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let w = HistoryWriter::start(dir.path(), NewRun::new("e", "ladder")).unwrap();
     let id = w.run_id();
     w.finish(RunState::Complete, None);
     let h = BlockingHistory::open(dir.path()).unwrap();
-    h.set_plan_text_for_test(id, r#"{"phases": "not a list"}"#);
+    h.exec_for_test(
+        "UPDATE runs SET plan_json = ? WHERE id = ?",
+        r#"{"phases": "not a list"}"#,
+        id,
+    );
+    let sample = serde_json::to_string(&fixture_monitoring().server_samples[0].sample).unwrap();
+    for text in [sample.as_str(), r#"{"cpu": "busy"}"#] {
+        h.exec_for_test(
+            "INSERT INTO server_samples (sample_json, run_id, step_index, unix_ms) VALUES (?, ?, 0, 1)",
+            text,
+            id,
+        );
+    }
     let run = h.load_run(id).unwrap();
     assert_eq!(run.plan, None);
+    assert_eq!(
+        run.server_samples.len(),
+        1,
+        "the sample it can read is kept"
+    );
+    let said = |start: &str| run.warnings.iter().any(|w| w.text.starts_with(start));
+    assert!(said("the run's plan is left out"), "{:?}", run.warnings);
     assert!(
-        run.warnings
-            .iter()
-            .any(|w| w.text.starts_with("the run's plan is left out")),
+        said("1 of the run's 2 server samples are left out"),
         "{:?}",
         run.warnings
     );

@@ -9,7 +9,8 @@ use crate::Monitoring;
 
 /// The layout's version (`schema_version`). A change that removes or renames a field
 /// increases it; new fields may appear within a version (readers ignore fields they do
-/// not know). Version 1 lacks what version 2 added (docs/json-schema.md); both load.
+/// not know). Version 2: every measured step carries its `confidence`; version 1 lacks
+/// what version 2 added (docs/json-schema.md), and both load.
 pub const RESULTS_SCHEMA_VERSION: u32 = 2;
 
 /// One run's results: `dbdyno run --json` / `dbdyno ladder --json`, and the body of the
