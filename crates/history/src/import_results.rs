@@ -32,7 +32,7 @@ pub struct SpillRecord {
     pub labels: Vec<String>,
     /// The profile the run came from (no secrets), when from a file.
     #[serde(default)]
-    pub profile: Option<serde_json::Value>,
+    pub profile: Option<dbdyno_profile::Profile>,
     /// The environment snapshot taken before the run started.
     #[serde(default)]
     pub environment: Option<serde_json::Value>,

@@ -3,6 +3,7 @@
 
 use dbdyno_engine::phases::{PrepareReport, PrewarmReport};
 use dbdyno_engine::{Plan, StepResult};
+use dbdyno_profile::Profile;
 use dbdyno_results::{Monitoring, MysqlSample, Sampled, ServerSample};
 use serde::{Deserialize, Serialize};
 
@@ -95,7 +96,7 @@ pub struct NewRun {
     /// [`command_name`] gives the short form lists show.
     pub command: String,
     pub labels: Vec<String>,
-    pub profile: Option<serde_json::Value>,
+    pub profile: Option<Profile>,
     pub plan: Option<Plan>,
     pub environment: Option<serde_json::Value>,
     /// Unix ms; None means now.
@@ -234,7 +235,7 @@ pub struct StoredRun {
     pub tool_version: String,
     pub labels: Vec<String>,
     /// The profile the run used (no secrets), when it used one.
-    pub profile: Option<serde_json::Value>,
+    pub profile: Option<Profile>,
     /// The engine's validated plan; None for imports without one, or when this version
     /// cannot read the stored one (the run's warnings then say why).
     pub plan: Option<Plan>,

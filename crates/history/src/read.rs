@@ -105,7 +105,7 @@ impl History {
             ended_at_ms: row.try_get("ended_at_ms")?,
             tool_version: row.try_get("tool_version")?,
             labels: parse_json(id, "labels", &labels)?,
-            profile: opt_json("profile_json", "profile")?,
+            profile: None,
             plan: None,
             environment: opt_json("environment_json", "environment")?,
             monitoring: None,
@@ -117,10 +117,15 @@ impl History {
             server_samples: Vec::new(),
             mysql_samples: Vec::new(),
         };
-        // The plan and the monitoring record as this version's types. One it cannot read
+        // The profile, plan, phase reports and monitoring record as this version's types. One it cannot read
         // (written by a version with another layout) leaves the run readable without it,
         // and its warnings say so.
         let mut unreadable = Vec::new();
+        run.profile = typed(
+            opt_json("profile_json", "profile")?,
+            "profile",
+            &mut unreadable,
+        );
         run.plan = typed(opt_json("plan_json", "plan")?, "plan", &mut unreadable);
         run.prepare = typed(
             opt_json("prepare_json", "prepare report")?,

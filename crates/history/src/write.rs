@@ -207,8 +207,15 @@ pub enum PhaseReport {
     Prewarm,
 }
 
-fn json_text(v: &Option<serde_json::Value>) -> Option<String> {
-    v.as_ref().map(|v| v.to_string())
+/// A snapshot column's text: `v` as JSON, or NULL.
+fn json_text<T: serde::Serialize>(
+    v: &Option<T>,
+    what: &'static str,
+) -> Result<Option<String>, HistoryError> {
+    Ok(v.as_ref()
+        .map(|v| to_value(v, what))
+        .transpose()?
+        .map(|v| v.to_string()))
 }
 
 /// Per-second samples into `table` (`server_samples`, `mysql_samples`), in `tx`.
@@ -253,15 +260,9 @@ pub(crate) async fn insert_run(
     .bind(new.started_at_ms.unwrap_or_else(time::now_ms))
     .bind(env!("CARGO_PKG_VERSION"))
     .bind(labels)
-    .bind(json_text(&new.profile))
-    .bind(
-        new.plan
-            .as_ref()
-            .map(|p| to_value(p, "the plan"))
-            .transpose()?
-            .map(|v| v.to_string()),
-    )
-    .bind(json_text(&new.environment))
+    .bind(json_text(&new.profile, "the profile")?)
+    .bind(json_text(&new.plan, "the plan")?)
+    .bind(json_text(&new.environment, "the environment")?)
     .bind(writer.map(|w| w.0 as i64))
     .bind(writer.map(|w| w.1 as i64))
     .execute(&mut **tx)

@@ -44,7 +44,7 @@ pub struct HistoryTarget {
     pub command_line: String,
     pub labels: Vec<String>,
     /// The profile the run came from, stored with it.
-    pub profile: Option<serde_json::Value>,
+    pub profile: Option<dbdyno_profile::Profile>,
     /// Delete the record at the end when the run never reached the server (its first
     /// connection failed, nothing ran): in the CLI a failed run with no step would only
     /// clutter the history, once per attempt.
@@ -67,9 +67,7 @@ impl HistoryTarget {
             environment: environment_name(profile, plan),
             command_line,
             labels: profile.labels.clone(),
-            profile: from_file
-                .then(|| serde_json::to_value(profile).ok())
-                .flatten(),
+            profile: from_file.then(|| profile.clone()),
             forget_unreached: false,
         }
     }
