@@ -256,6 +256,13 @@ pub struct StoredRun {
 }
 
 impl StoredRun {
+    /// The cores of the machine that ran the load, from the stored environment (the
+    /// history's own layout of it: `environment.rs`).
+    pub fn client_cores(&self) -> Option<u32> {
+        let cores = self.environment.as_ref()?.get("client")?.get("cores")?;
+        cores.as_u64().map(|c| c as u32)
+    }
+
     /// The step results in step order.
     pub fn results(&self) -> impl Iterator<Item = &StepResult> {
         self.steps.iter().map(|s| &s.result)

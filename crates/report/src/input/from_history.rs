@@ -4,7 +4,6 @@
 //! samples (the server CPU and disk of each second of each step).
 
 use dbdyno_history::{BlockingHistory, HistoryError, RunSource, RunState, RunSummary, StoredRun};
-use serde_json::Value;
 
 use super::results_doc::{assemble, per_second_from_samples};
 use super::ReportRun;
@@ -66,12 +65,7 @@ pub fn report_run(run: &StoredRun) -> ReportRun {
     r.command_line = Some(command_line(&run.command));
     r.tool_version = Some(run.tool_version.clone());
     if r.environment.client_cores.is_none() {
-        r.environment.client_cores = run
-            .environment
-            .as_ref()
-            .and_then(|e| e.pointer("/client/cores"))
-            .and_then(Value::as_u64)
-            .map(|c| c as u32);
+        r.environment.client_cores = run.client_cores();
     }
     if let (Some(f), false) = (&run.failure, run.state == RunState::Partial) {
         r.warnings.push(format!("the run stopped early: {f}"));
